@@ -1,0 +1,118 @@
+//! Command line: arguments parsed into a validated command, errors mapped to exit codes.
+
+use std::{
+    ops::ControlFlow,
+    io::{self, BufWriter, Write},
+    path::PathBuf,
+    process::ExitCode,
+};
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand};
+
+use crate::{explain, input, json, pgn};
+
+#[derive(Parser)]
+#[command(name = "threefold", version, about = "Find every repetition of a position under the FIDE Laws (Art. 9.2, 9.6) in PGN collections")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print each game's events and summary as one JSON object per line.
+    ///
+    /// Example: threefold dump games.pgn.zst --limit 100 > games.jsonl
+    Dump {
+        /// PGN file (plain, .zst, .bz2 or .gz; detected from its bytes), or - for stdin.
+        file: PathBuf,
+        /// Stop after this many games.
+        #[arg(long)]
+        limit: Option<u64>,
+    },
+    /// Print a readable timeline of one game's repetition events.
+    ///
+    /// Example: threefold explain karpov_miles.pgn --game 2
+    Explain {
+        /// PGN file, or - for stdin.
+        file: PathBuf,
+        /// Which game of the file, counting from 1.
+        #[arg(long, default_value_t = 1)]
+        game: u64,
+    },
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.command) {
+        Ok(code) => code,
+        Err(err) => {
+            if err.chain().any(|e| e.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("threefold: {err:#}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(command: Command) -> Result<ExitCode> {
+    match command {
+        Command::Dump { file, limit } => dump(&file, limit),
+        Command::Explain { file, game } => explain_game(&file, game),
+    }
+}
+
+fn open(file: &PathBuf) -> Result<Box<dyn io::Read>> {
+    let (_, reader) = input::open(file).with_context(|| format!("cannot open {}", file.display()))?;
+    Ok(reader)
+}
+
+fn dump(file: &PathBuf, limit: Option<u64>) -> Result<ExitCode> {
+    let mut out = BufWriter::new(io::stdout().lock());
+    let mut index = 0u64;
+    let mut write_error = None;
+    let limit = limit.unwrap_or(u64::MAX);
+    let read = pgn::for_each_game(open(file)?, |game| {
+        if index >= limit {
+            return ControlFlow::Break(());
+        }
+        let line = json::game_json(index, &game);
+        if let Err(e) = serde_json::to_writer(&mut out, &line).map_err(io::Error::from).and_then(|_| out.write_all(b"\n")) {
+            write_error = Some(e);
+            return ControlFlow::Break(());
+        }
+        index += 1;
+        ControlFlow::Continue(())
+    });
+    if let Some(e) = write_error {
+        return Err(e.into());
+    }
+    read.with_context(|| format!("error reading {} after {index} games", file.display()))?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn explain_game(file: &PathBuf, number: u64) -> Result<ExitCode> {
+    if number == 0 {
+        bail!("--game counts from 1");
+    }
+    let mut found = None;
+    let mut seen = 0u64;
+    pgn::for_each_game_with(open(file)?, pgn::GameVisitor::keeping_moves(), |game| {
+        seen += 1;
+        if seen == number {
+            found = Some(game);
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    })
+    .with_context(|| format!("error reading {}", file.display()))?;
+    let Some(game) = found else {
+        bail!("{} has {seen} games; there is no game {number}", file.display());
+    };
+    let mut out = io::stdout().lock();
+    out.write_all(explain::explain(&game).as_bytes())?;
+    Ok(ExitCode::SUCCESS)
+}

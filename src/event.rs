@@ -1,0 +1,95 @@
+//! Repetition events: one record for each thing a researcher may want to count.
+
+use shakmaty::Color;
+
+use crate::identity::Identity;
+
+/// One repetition event of a game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    /// Ply of the position the event is about (0 = start position).
+    pub ply: u32,
+    /// FEN full-move number at that ply.
+    pub fullmove: u32,
+    /// Side to move at that ply.
+    pub turn: Color,
+    /// Halfmove clock (plies since the last pawn move or capture) at that ply.
+    pub halfmove_clock: u32,
+    /// Identity of the position that repeats. For `ClaimByMove`, the position the move would produce.
+    pub identity: Identity,
+    pub detail: Detail,
+}
+
+/// Which identity component makes a board repetition not count.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Differs {
+    Castling,
+    EnPassant,
+    Both,
+}
+
+impl Differs {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Differs::Castling => "castling",
+            Differs::EnPassant => "en_passant",
+            Differs::Both => "both",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Detail {
+    /// The position occurs for the `occurrence`-th time (>= 2).
+    Repetition {
+        occurrence: u32,
+        earlier_plies: Vec<u32>,
+        /// occurrence >= 3: the side to move may claim a draw (9.2.1.2).
+        claimable: bool,
+        /// occurrence >= 5: the game is drawn (9.6.1).
+        automatic: bool,
+    },
+    /// The side to move may claim by declaring this move (9.2.1.1).
+    ClaimByMove {
+        san: String,
+        uci: String,
+        /// Occurrence the resulting position would reach (>= 3).
+        occurrence: u32,
+        earlier_plies: Vec<u32>,
+        /// The move is the one actually played next.
+        played: bool,
+    },
+    /// Board and side to move repeat, but castling rights or the legal e.p. square differ.
+    PseudoRepetition {
+        differs: Differs,
+        board_occurrence: u32,
+        fide_occurrence: u32,
+        earlier_plies: Vec<u32>,
+    },
+    /// The FIDE identity repeats, but the FEN e.p. field differs (a double push with no legal capture).
+    HiddenRepetition {
+        fen_occurrence: u32,
+        fide_occurrence: u32,
+        earlier_plies: Vec<u32>,
+    },
+}
+
+impl Event {
+    pub fn kind(&self) -> &'static str {
+        match self.detail {
+            Detail::Repetition { .. } => "repetition",
+            Detail::ClaimByMove { .. } => "claim_by_move",
+            Detail::PseudoRepetition { .. } => "pseudo_repetition",
+            Detail::HiddenRepetition { .. } => "hidden_repetition",
+        }
+    }
+
+    pub fn earlier_plies(&self) -> &[u32] {
+        match &self.detail {
+            Detail::Repetition { earlier_plies, .. }
+            | Detail::ClaimByMove { earlier_plies, .. }
+            | Detail::PseudoRepetition { earlier_plies, .. }
+            | Detail::HiddenRepetition { earlier_plies, .. } => earlier_plies,
+        }
+    }
+}

@@ -1,0 +1,191 @@
+//! A readable timeline of one game's repetition events, for checking a surprising row by eye.
+
+use std::fmt::Write;
+
+use shakmaty::{CastlingSide, Chess, Color, Position, Square};
+
+use crate::{
+    event::{Detail, Event},
+    pgn::Game,
+    start::Start,
+};
+
+fn ordinal(n: u32) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (1, 11) | (2, 12) | (3, 13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
+}
+
+fn color_name(c: Color) -> &'static str {
+    match c {
+        Color::White => "White",
+        Color::Black => "Black",
+    }
+}
+
+/// The positions of the replayed mainline and the label of the move that reached each one.
+struct Timeline {
+    positions: Vec<Chess>,
+    labels: Vec<String>,
+}
+
+impl Timeline {
+    fn new(game: &Game) -> Option<Timeline> {
+        let start = Start::new(&game.variant, game.tag("FEN")).ok()?;
+        let mut pos = start.pos;
+        let mut positions = vec![pos.clone()];
+        let mut labels = vec!["the start position".to_owned()];
+        for san in &game.moves {
+            let Ok(m) = san.san.to_move(&pos) else { break };
+            let number = pos.fullmoves();
+            let dots = if pos.turn() == Color::White { "." } else { "..." };
+            labels.push(format!("{number}{dots}{san}"));
+            pos.play_unchecked(m);
+            positions.push(pos.clone());
+        }
+        Some(Timeline { positions, labels })
+    }
+
+    fn label(&self, ply: u32) -> &str {
+        self.labels.get(ply as usize).map_or("?", String::as_str)
+    }
+
+    fn labels(&self, plies: &[u32]) -> String {
+        plies.iter().map(|&p| self.label(p)).collect::<Vec<_>>().join(", ")
+    }
+
+    /// The castling rights held at `earlier` and gone at `now`, in words.
+    fn lost_rights(&self, earlier: u32, now: u32) -> Vec<String> {
+        let (Some(a), Some(b)) = (self.positions.get(earlier as usize), self.positions.get(now as usize)) else {
+            return Vec::new();
+        };
+        let mut lost = Vec::new();
+        for color in Color::ALL {
+            for side in CastlingSide::ALL {
+                if a.castles().has(color, side) && !b.castles().has(color, side) {
+                    let side = if side == CastlingSide::KingSide { "kingside" } else { "queenside" };
+                    lost.push(format!("{}'s {side} castling right", color_name(color)));
+                }
+            }
+        }
+        lost
+    }
+
+    fn legal_ep(&self, ply: u32) -> Option<Square> {
+        self.positions.get(ply as usize).and_then(|p| p.legal_ep_square())
+    }
+}
+
+fn describe(t: &Timeline, e: &Event, out: &mut String) {
+    let here = t.label(e.ply);
+    let mover = color_name(e.turn);
+    let _ = match &e.detail {
+        Detail::Repetition { occurrence, earlier_plies, claimable, automatic } => {
+            let mut line = format!(
+                "{here}: the same position (9.2.2) as after {} occurs for the {} time.",
+                t.labels(earlier_plies),
+                ordinal(*occurrence)
+            );
+            if *automatic {
+                line.push_str(" The game is drawn automatically (fivefold, 9.6.1).");
+            } else if *claimable {
+                let _ = write!(line, " {mover}, to move, may claim a draw (9.2.1.2).");
+            }
+            writeln!(out, "  {line}")
+        }
+        Detail::PseudoRepetition { board_occurrence, fide_occurrence, earlier_plies, .. } => {
+            let first = earlier_plies.first().copied().unwrap_or(0);
+            let mut why = Vec::new();
+            for &p in earlier_plies {
+                for lost in t.lost_rights(p, e.ply) {
+                    if !why.contains(&lost) {
+                        why.push(lost);
+                    }
+                }
+            }
+            let mut reasons: Vec<String> = why.iter().map(|w| format!("{w} is gone")).collect();
+            let now_ep = t.legal_ep(e.ply);
+            if let Some(p) = earlier_plies.iter().copied().find(|&p| t.legal_ep(p) != now_ep) {
+                reasons.push(match (t.legal_ep(p), now_ep) {
+                    (Some(sq), None) => format!("the en-passant capture on {sq} possible after {} is not possible now", t.label(p)),
+                    (None, Some(sq)) => format!("an en-passant capture on {sq} is possible now, not after {}", t.label(p)),
+                    (a, b) => format!("the en-passant square differs ({a:?} then, {b:?} now)"),
+                });
+            }
+            writeln!(
+                out,
+                "  {here}: the board of {} again, but {}: not the same position (9.2.2). The board has occurred {board_occurrence} times, the position {fide_occurrence} {}.",
+                t.label(first),
+                if reasons.is_empty() { "the rights differ".to_owned() } else { reasons.join(" and ") },
+                if *fide_occurrence == 1 { "time" } else { "times" },
+            )
+        }
+        Detail::HiddenRepetition { fen_occurrence, fide_occurrence, earlier_plies } => writeln!(
+            out,
+            "  {here}: the same position (9.2.2) as after {}, though FEN strings differ in the e.p. field (a double push with no legal e.p. capture): FEN comparison counts {fen_occurrence}, FIDE counts {fide_occurrence}.",
+            t.labels(earlier_plies)
+        ),
+        Detail::ClaimByMove { san, occurrence, earlier_plies, played, .. } => writeln!(
+            out,
+            "  {here}: {mover} may claim a draw by declaring {san} (9.2.1.1): the position after it would occur for the {} time (as after {}){}.",
+            ordinal(*occurrence),
+            t.labels(earlier_plies),
+            if *played { "; the move was played" } else { "" }
+        ),
+    };
+}
+
+/// The whole timeline of `game` as text.
+pub fn explain(game: &Game) -> String {
+    let mut out = String::new();
+    let tag = |n: &str| game.tag(n).unwrap_or("?");
+    let _ = writeln!(
+        out,
+        "{} - {}, {} {} (round {}), {}",
+        tag("White"),
+        tag("Black"),
+        tag("Event"),
+        tag("Date"),
+        tag("Round"),
+        tag("Result")
+    );
+    let Some(analysis) = &game.analysis else {
+        let _ = writeln!(out, "Variant {}: not replayed.", game.variant.name());
+        return out;
+    };
+    let s = &analysis.summary;
+    let _ = writeln!(
+        out,
+        "Variant {}; {} plies replayed; highest occurrence {}; final position: {}; draw reason: {}.",
+        game.variant.name(),
+        s.plies,
+        s.max_occurrence,
+        s.final_status.as_str(),
+        s.draw_reason.map_or("-", |r| r.as_str())
+    );
+    if let Some(err) = &analysis.error {
+        let _ = writeln!(out, "Replay stopped: {err}.");
+    }
+    let Some(timeline) = Timeline::new(game) else {
+        return out;
+    };
+    if analysis.events.is_empty() {
+        let _ = writeln!(out, "No position occurs twice.");
+    }
+    for e in &analysis.events {
+        describe(&timeline, e, &mut out);
+    }
+    if s.claim_opportunities > 0 {
+        let _ = writeln!(
+            out,
+            "Claim opportunities: {}, missed: {}.",
+            s.claim_opportunities, s.missed_claims
+        );
+    }
+    out
+}

@@ -1,0 +1,159 @@
+//! Reading games from PGN with `pgn-reader`: tags, mainline moves, result.
+
+use std::{io, ops::ControlFlow};
+
+use pgn_reader::{Outcome, RawTag, Reader, SanPlus, Skip, Visitor};
+use shakmaty::{CastlingMode, Color, KnownOutcome};
+
+use crate::{
+    replay::{Analysis, GameResult, Replay},
+    start::{Start, Variant},
+};
+
+/// One game as read and analysed.
+#[derive(Clone, Debug)]
+pub struct Game {
+    /// Every tag in file order, decoded as UTF-8, or Latin-1 where it is not valid UTF-8.
+    pub tags: Vec<(String, String)>,
+    /// The variant replayed (Chess960 also when only the FEN needs it), or the one skipped.
+    pub variant: Variant,
+    pub result: GameResult,
+    /// `None` when the variant is not replayed.
+    pub analysis: Option<Analysis>,
+    /// The mainline moves as written, only when the visitor was asked to keep them.
+    pub moves: Vec<SanPlus>,
+}
+
+impl Game {
+    pub fn tag(&self, name: &str) -> Option<&str> {
+        self.tags.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
+
+    pub fn status(&self) -> &'static str {
+        match &self.analysis {
+            None => "skipped",
+            Some(a) if a.error.is_some() => "error",
+            Some(_) => "ok",
+        }
+    }
+}
+
+/// Decodes bytes as UTF-8, falling back to Latin-1 (every byte one character) for old files.
+pub fn decode_text(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_owned(),
+        Err(_) => bytes.iter().map(|&b| b as char).collect(),
+    }
+}
+
+/// Per-game state while the movetext is read.
+pub struct Movetext {
+    moves: Vec<SanPlus>,
+    tags: Vec<(String, String)>,
+    variant: Variant,
+    outcome: Option<GameResult>,
+}
+
+/// A `pgn-reader` visitor that replays each game with a reusable [`Replay`].
+#[derive(Default)]
+pub struct GameVisitor {
+    replay: Replay,
+    keep_moves: bool,
+}
+
+impl GameVisitor {
+    pub fn new() -> GameVisitor {
+        GameVisitor::default()
+    }
+
+    /// A visitor that also keeps each game's mainline moves (for `explain`).
+    pub fn keeping_moves() -> GameVisitor {
+        GameVisitor { keep_moves: true, ..GameVisitor::default() }
+    }
+}
+
+impl Visitor for GameVisitor {
+    type Tags = Vec<(String, String)>;
+    type Movetext = Movetext;
+    type Output = Game;
+
+    fn begin_tags(&mut self) -> ControlFlow<Game, Self::Tags> {
+        ControlFlow::Continue(Vec::new())
+    }
+
+    fn tag(&mut self, tags: &mut Self::Tags, name: &[u8], value: RawTag<'_>) -> ControlFlow<Game> {
+        tags.push((decode_text(name), decode_text(&value.decode())));
+        ControlFlow::Continue(())
+    }
+
+    fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Game, Movetext> {
+        let find = |name: &str| tags.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str());
+        let mut variant = Variant::from_tag(find("Variant"));
+        if let Variant::Other(_) = variant {
+            let result = GameResult::from_tag(find("Result").unwrap_or(""));
+            return ControlFlow::Break(Game { tags, variant, result, analysis: None, moves: Vec::new() });
+        }
+        match Start::new(&variant, find("FEN")) {
+            Ok(start) => {
+                if start.mode == CastlingMode::Chess960 {
+                    variant = Variant::Chess960;
+                }
+                self.replay.start(start);
+            }
+            Err(error) => self.replay.start_failed(error),
+        }
+        ControlFlow::Continue(Movetext { moves: Vec::new(), tags, variant, outcome: None })
+    }
+
+    fn san(&mut self, movetext: &mut Movetext, san_plus: SanPlus) -> ControlFlow<Game> {
+        if self.keep_moves && self.replay.is_replaying() {
+            movetext.moves.push(san_plus);
+        }
+        self.replay.play_san(&san_plus);
+        ControlFlow::Continue(())
+    }
+
+    fn begin_variation(&mut self, _movetext: &mut Movetext) -> ControlFlow<Game, Skip> {
+        ControlFlow::Continue(Skip(true))
+    }
+
+    fn outcome(&mut self, movetext: &mut Movetext, outcome: Outcome) -> ControlFlow<Game> {
+        movetext.outcome = Some(match outcome {
+            Outcome::Known(KnownOutcome::Decisive { winner: Color::White }) => GameResult::WhiteWins,
+            Outcome::Known(KnownOutcome::Decisive { winner: Color::Black }) => GameResult::BlackWins,
+            Outcome::Known(KnownOutcome::Draw) => GameResult::Draw,
+            Outcome::Unknown => GameResult::Unknown,
+        });
+        ControlFlow::Continue(())
+    }
+
+    fn end_game(&mut self, movetext: Movetext) -> Game {
+        let tag_result = movetext.tags.iter().find(|(n, _)| n == "Result").map(|(_, v)| GameResult::from_tag(v));
+        let result = match tag_result {
+            Some(r) if r != GameResult::Unknown => r,
+            _ => movetext.outcome.or(tag_result).unwrap_or(GameResult::Unknown),
+        };
+        let analysis = self.replay.finish(result);
+        Game { tags: movetext.tags, variant: movetext.variant, result, analysis: Some(analysis), moves: movetext.moves }
+    }
+}
+
+/// Reads every game of `input`, calling `f` with each in order until it breaks.
+pub fn for_each_game<R: io::Read>(input: R, f: impl FnMut(Game) -> ControlFlow<()>) -> io::Result<()> {
+    for_each_game_with(input, GameVisitor::new(), f)
+}
+
+/// Like [`for_each_game`] with a given visitor; `f` may stop the reading early.
+pub fn for_each_game_with<R: io::Read>(
+    input: R,
+    mut visitor: GameVisitor,
+    mut f: impl FnMut(Game) -> ControlFlow<()>,
+) -> io::Result<()> {
+    let mut reader = Reader::new(input);
+    while let Some(game) = reader.read_game(&mut visitor)? {
+        if f(game).is_break() {
+            break;
+        }
+    }
+    Ok(())
+}

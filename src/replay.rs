@@ -1,0 +1,385 @@
+//! Replays one game's mainline and turns it into events and a summary.
+//!
+//! [`Replay`] is a state machine fed by the PGN reader (or by tests): [`Replay::start`] with the
+//! game's start, [`Replay::play`] per move, [`Replay::finish`] at the end. It owns the repetition
+//! window and scratch buffers and is reused from game to game by one worker thread.
+
+use shakmaty::{
+    CastlingMode, Chess, Color, EnPassantMode, Move, Position,
+    san::{San, SanError, SanPlus},
+    uci::UciMove,
+    zobrist::Zobrist64,
+};
+
+use crate::{
+    event::{Detail, Differs, Event},
+    identity::{Identity, Key},
+    start::{GameError, ErrorKind, Start},
+    summary::{DrawReason, FinalStatus, Summary},
+    tracker::{Counts, Tracker},
+};
+
+/// The result of a game, from its `Result` tag.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum GameResult {
+    WhiteWins,
+    BlackWins,
+    Draw,
+    Unknown,
+}
+
+impl GameResult {
+    pub fn from_tag(tag: &str) -> GameResult {
+        match tag.trim() {
+            "1-0" => GameResult::WhiteWins,
+            "0-1" => GameResult::BlackWins,
+            "1/2-1/2" | "½-½" => GameResult::Draw,
+            _ => GameResult::Unknown,
+        }
+    }
+
+    /// Final score of `color`, if known.
+    pub fn score(self, color: Color) -> Option<f64> {
+        match (self, color) {
+            (GameResult::Draw, _) => Some(0.5),
+            (GameResult::WhiteWins, Color::White) | (GameResult::BlackWins, Color::Black) => Some(1.0),
+            (GameResult::WhiteWins, Color::Black) | (GameResult::BlackWins, Color::White) => Some(0.0),
+            (GameResult::Unknown, _) => None,
+        }
+    }
+
+    pub fn is_decisive(self) -> bool {
+        matches!(self, GameResult::WhiteWins | GameResult::BlackWins)
+    }
+}
+
+/// Everything the engine found in one game.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Analysis {
+    pub error: Option<GameError>,
+    pub summary: Summary,
+    pub events: Vec<Event>,
+}
+
+/// Per-game running statistics, folded into the [`Summary`] at the end.
+#[derive(Default)]
+struct Stats {
+    max_occurrence: u32,
+    first_occurrence: [Option<u32>; 3],
+    positions_reaching_3: u32,
+    /// Plies at which the side to move could claim.
+    opportunities: Vec<u32>,
+    pseudo: u32,
+    hidden: u32,
+    first_halfmove_100: Option<u32>,
+    first_halfmove_150: Option<u32>,
+    /// Last ply's counts and whether a claim by move existed there.
+    last_counts: Counts,
+    last_claim_by_move: bool,
+}
+
+#[derive(Default)]
+pub struct Replay {
+    tracker: Tracker,
+    pos: Chess,
+    mode: Option<CastlingMode>,
+    start_turn: Option<Color>,
+    zobrist: u64,
+    ply: u32,
+    events: Vec<Event>,
+    /// Claim-by-move events of the current ply, with their moves, to mark the one played.
+    pending: Vec<(usize, Move)>,
+    stats: Stats,
+    error: Option<GameError>,
+    scratch: Vec<u32>,
+}
+
+impl Replay {
+    pub fn new() -> Replay {
+        Replay::default()
+    }
+
+    /// Starts a game from `start` and records its first position (ply 0).
+    pub fn start(&mut self, start: Start) {
+        self.tracker.reset();
+        self.events.clear();
+        self.pending.clear();
+        self.stats = Stats::default();
+        self.error = None;
+        self.ply = 0;
+        self.mode = Some(start.mode);
+        self.start_turn = Some(start.pos.turn());
+        self.zobrist = start.pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
+        self.pos = start.pos;
+        self.visit();
+    }
+
+    /// Starts a game that cannot be replayed (its FEN is impossible).
+    pub fn start_failed(&mut self, error: GameError) {
+        self.tracker.reset();
+        self.events.clear();
+        self.pending.clear();
+        self.stats = Stats::default();
+        self.mode = None;
+        self.error = Some(error);
+    }
+
+    /// Whether moves are still being replayed (no error so far).
+    pub fn is_replaying(&self) -> bool {
+        self.mode.is_some() && self.error.is_none()
+    }
+
+    pub fn position(&self) -> &Chess {
+        &self.pos
+    }
+
+    pub fn ply(&self) -> u32 {
+        self.ply
+    }
+
+    /// Plays the next mainline move, written as `san`. On an error the replay stops; later calls
+    /// are ignored.
+    pub fn play_san(&mut self, san: &SanPlus) {
+        if !self.is_replaying() {
+            return;
+        }
+        let kind = match san.san {
+            San::Null => Err(ErrorKind::NullMove),
+            _ => san.san.to_move(&self.pos).map_err(|e| match e {
+                SanError::AmbiguousSan => ErrorKind::AmbiguousMove,
+                SanError::IllegalSan => ErrorKind::IllegalMove,
+            }),
+        };
+        match kind {
+            Ok(m) => self.play(m),
+            Err(kind) => self.fail(kind, san.san.to_string()),
+        }
+    }
+
+    /// Stops the replay at the current ply with an error (e.g. a token that is not a move).
+    pub fn fail(&mut self, kind: ErrorKind, token: String) {
+        if self.is_replaying() {
+            self.error = Some(GameError { kind, ply: self.ply, token });
+        }
+    }
+
+    /// Plays a legal move.
+    pub fn play(&mut self, m: Move) {
+        for &(i, pm) in &self.pending {
+            if pm == m {
+                if let Detail::ClaimByMove { played, .. } = &mut self.events[i].detail {
+                    *played = true;
+                }
+            }
+        }
+        self.pending.clear();
+        let updated = self.pos.update_zobrist_hash(Zobrist64(self.zobrist), m, EnPassantMode::Legal);
+        self.pos.play_unchecked(m);
+        self.zobrist = match updated {
+            Some(z) => z.0,
+            None => self.pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0,
+        };
+        if m.is_zeroing() {
+            self.tracker.reset();
+        }
+        self.ply += 1;
+        self.visit();
+    }
+
+    fn mode(&self) -> CastlingMode {
+        self.mode.unwrap_or(CastlingMode::Standard)
+    }
+
+    /// Counts the current position and records its events.
+    fn visit(&mut self) {
+        let ply = self.ply;
+        let turn = self.pos.turn();
+        let halfmove_clock = self.pos.halfmoves();
+        let fullmove = self.pos.fullmoves().get();
+        let counts = self.tracker.observe(Key::new(&self.pos, Some(self.zobrist)), ply);
+
+        let st = &mut self.stats;
+        st.last_counts = counts;
+        st.max_occurrence = st.max_occurrence.max(counts.fide);
+        for (i, n) in [2, 3, 5].into_iter().enumerate() {
+            if counts.fide >= n && st.first_occurrence[i].is_none() {
+                st.first_occurrence[i] = Some(ply);
+            }
+        }
+        if counts.fide == 3 {
+            st.positions_reaching_3 += 1;
+        }
+        if halfmove_clock >= 100 && st.first_halfmove_100.is_none() {
+            st.first_halfmove_100 = Some(ply);
+        }
+        if halfmove_clock >= 150 && st.first_halfmove_150.is_none() {
+            st.first_halfmove_150 = Some(ply);
+        }
+
+        let repeats = counts.board >= 2;
+        if repeats {
+            let key = self.tracker.last_key().expect("just observed");
+            let identity = Identity::of(key, self.mode());
+            let event = |detail| Event { ply, fullmove, turn, halfmove_clock, identity: identity.clone(), detail };
+            if counts.fide >= 2 {
+                self.events.push(event(Detail::Repetition {
+                    occurrence: counts.fide,
+                    earlier_plies: self.tracker.fide_earlier().to_vec(),
+                    claimable: counts.fide >= 3,
+                    automatic: counts.fide >= 5,
+                }));
+            }
+            if counts.board > counts.fide {
+                let differs = match (counts.castling_differs, counts.ep_differs) {
+                    (true, true) => Differs::Both,
+                    (true, false) => Differs::Castling,
+                    _ => Differs::EnPassant,
+                };
+                self.stats.pseudo += 1;
+                self.events.push(event(Detail::PseudoRepetition {
+                    differs,
+                    board_occurrence: counts.board,
+                    fide_occurrence: counts.fide,
+                    earlier_plies: self.tracker.board_earlier().to_vec(),
+                }));
+            }
+            if counts.fide >= 2 && counts.fen < counts.fide {
+                self.stats.hidden += 1;
+                self.events.push(event(Detail::HiddenRepetition {
+                    fen_occurrence: counts.fen,
+                    fide_occurrence: counts.fide,
+                    earlier_plies: self.tracker.fide_earlier().to_vec(),
+                }));
+            }
+        }
+
+        let by_move = self.claims_by_move(ply, fullmove, turn, halfmove_clock);
+        self.stats.last_claim_by_move = by_move;
+        if counts.fide >= 3 || by_move {
+            self.stats.opportunities.push(ply);
+        }
+    }
+
+    /// Records a `claim_by_move` event for each legal move that would make a position occur for
+    /// the third time or more. Returns whether there was one.
+    fn claims_by_move(&mut self, ply: u32, fullmove: u32, turn: Color, halfmove_clock: u32) -> bool {
+        // A move leads to a position with the opponent to move; only if such a position already
+        // occurred twice can any move reach a third occurrence.
+        if !self.tracker.any_twice(!turn) {
+            return false;
+        }
+        let mode = self.mode();
+        let mut found = false;
+        for m in self.pos.legal_moves() {
+            if m.is_zeroing() {
+                continue; // a pawn move or capture reaches a position never seen before
+            }
+            let mut after = self.pos.clone();
+            after.play_unchecked(m);
+            let key = Key::new(&after, None);
+            let seen = self.tracker.lookup(&key, &mut self.scratch);
+            if seen < 2 {
+                continue;
+            }
+            found = true;
+            self.pending.push((self.events.len(), m));
+            self.events.push(Event {
+                ply,
+                fullmove,
+                turn,
+                halfmove_clock,
+                identity: Identity::of(&key, mode),
+                detail: Detail::ClaimByMove {
+                    san: SanPlus::from_move(self.pos.clone(), m).to_string(),
+                    uci: UciMove::from_move(m, mode).to_string(),
+                    occurrence: seen + 1,
+                    earlier_plies: self.scratch.clone(),
+                    played: false,
+                },
+            });
+        }
+        found
+    }
+
+    /// Ends the game and returns what was found. `result` is the game's result.
+    pub fn finish(&mut self, result: GameResult) -> Analysis {
+        let events = std::mem::take(&mut self.events);
+        self.pending.clear();
+        let error = self.error.take();
+        if self.mode.is_none() {
+            return Analysis { error, summary: Summary::empty(), events };
+        }
+        let st = std::mem::take(&mut self.stats);
+        let start_turn = self.start_turn.unwrap_or(Color::White);
+        let color_at = |ply: u32| if ply % 2 == 0 { start_turn } else { !start_turn };
+
+        // An opportunity is missed when a further move followed it (an erroneous move too), or
+        // when it is the last ply of a decisive game.
+        let went_on_after = |ply: u32| ply < self.ply || error.is_some();
+        let missed: Vec<u32> = st
+            .opportunities
+            .iter()
+            .copied()
+            .filter(|&p| went_on_after(p) || result.is_decisive())
+            .collect();
+
+        let final_status = if self.pos.is_checkmate() {
+            FinalStatus::Checkmate
+        } else if self.pos.is_stalemate() {
+            FinalStatus::Stalemate
+        } else if self.pos.is_insufficient_material() {
+            FinalStatus::InsufficientMaterial
+        } else {
+            FinalStatus::None
+        };
+
+        let draw_reason = (result == GameResult::Draw && error.is_none())
+            .then(|| self.draw_reason(final_status, st.last_counts.fide, st.last_claim_by_move));
+
+        let summary = Summary {
+            plies: self.ply,
+            max_occurrence: st.max_occurrence,
+            first_ply_occurrence_2: st.first_occurrence[0],
+            first_ply_occurrence_3: st.first_occurrence[1],
+            first_ply_occurrence_5: st.first_occurrence[2],
+            positions_reaching_3: st.positions_reaching_3,
+            claim_opportunities: st.opportunities.len() as u32,
+            first_claim_ply: st.opportunities.first().copied(),
+            first_claim_color: st.opportunities.first().map(|&p| color_at(p)),
+            missed_claims: missed.len() as u32,
+            first_missed_claim_ply: missed.first().copied(),
+            claimant_score_after_first_missed: missed.first().and_then(|&p| result.score(color_at(p))),
+            plies_after_fivefold: st.first_occurrence[2].map(|p| self.ply - p),
+            pseudo_repetitions: st.pseudo,
+            hidden_repetitions: st.hidden,
+            first_ply_halfmove_100: st.first_halfmove_100,
+            first_ply_halfmove_150: st.first_halfmove_150,
+            final_status,
+            draw_reason,
+        };
+        Analysis { error, summary, events }
+    }
+
+    fn draw_reason(&self, status: FinalStatus, occurrence: u32, claim_by_move: bool) -> DrawReason {
+        let clock = self.pos.halfmoves();
+        if status == FinalStatus::Stalemate {
+            DrawReason::Stalemate
+        } else if status == FinalStatus::InsufficientMaterial {
+            DrawReason::InsufficientMaterial
+        } else if occurrence >= 5 {
+            DrawReason::Fivefold
+        } else if clock >= 150 && status != FinalStatus::Checkmate {
+            DrawReason::SeventyFiveMoves
+        } else if occurrence >= 3 {
+            DrawReason::Threefold
+        } else if claim_by_move {
+            DrawReason::ThreefoldByMove
+        } else if clock >= 100
+            || (clock == 99 && self.pos.legal_moves().iter().any(|m| !m.is_zeroing()))
+        {
+            DrawReason::FiftyMoves
+        } else {
+            DrawReason::Agreement
+        }
+    }
+}

@@ -1,0 +1,113 @@
+//! Where a game starts: the variant it is played in and its first position.
+
+use std::fmt;
+
+use shakmaty::{CastlingMode, Chess, fen::Fen};
+
+/// Why the replay of a game stopped.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// A SAN move with no legal move matching it.
+    IllegalMove,
+    /// A SAN move that matches several legal moves.
+    AmbiguousMove,
+    /// A token in move position that is not SAN.
+    InvalidMove,
+    /// A null move (`--`, `Z0`).
+    NullMove,
+    /// A FEN that cannot be parsed or describes an impossible position.
+    InvalidFen,
+}
+
+impl ErrorKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::IllegalMove => "illegal_move",
+            ErrorKind::AmbiguousMove => "ambiguous_move",
+            ErrorKind::InvalidMove => "invalid_move",
+            ErrorKind::NullMove => "null_move",
+            ErrorKind::InvalidFen => "invalid_fen",
+        }
+    }
+}
+
+/// A per-game error: what went wrong, at which ply, on which token.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameError {
+    pub kind: ErrorKind,
+    /// Moves played before the bad one (0 for a FEN error).
+    pub ply: u32,
+    /// The move as written, or the FEN.
+    pub token: String,
+}
+
+impl fmt::Display for GameError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} at ply {}: {:?}", self.kind.as_str(), self.ply, self.token)
+    }
+}
+
+/// The variant a game is played in, from its `Variant` tag.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Variant {
+    Standard,
+    Chess960,
+    /// Not replayed (crazyhouse, atomic, ...): the tag as written.
+    Other(String),
+}
+
+impl Variant {
+    /// Reads a `Variant` tag. Names compare lowercased, without spaces, dashes and underscores.
+    pub fn from_tag(tag: Option<&str>) -> Variant {
+        let Some(raw) = tag else { return Variant::Standard };
+        let name: String = raw
+            .chars()
+            .filter(|c| !matches!(c, ' ' | '-' | '_'))
+            .flat_map(char::to_lowercase)
+            .collect();
+        match name.as_str() {
+            "" | "standard" | "fromposition" | "normal" | "chess" => Variant::Standard,
+            "chess960" | "fischerandom" | "fischerrandom" | "960" | "frc" => Variant::Chess960,
+            _ => Variant::Other(raw.trim().to_owned()),
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        match self {
+            Variant::Standard => "standard",
+            Variant::Chess960 => "chess960",
+            Variant::Other(name) => name,
+        }
+    }
+}
+
+/// A game's first position and castling rules.
+#[derive(Clone, Debug)]
+pub struct Start {
+    pub pos: Chess,
+    pub mode: CastlingMode,
+}
+
+impl Start {
+    /// The start of a standard or Chess960 game from its `FEN` tag (or the standard position).
+    /// A FEN whose castling rights are valid only in Chess960 makes the game Chess960.
+    pub fn new(variant: &Variant, fen: Option<&str>) -> Result<Start, GameError> {
+        let wanted = match variant {
+            Variant::Chess960 => CastlingMode::Chess960,
+            _ => CastlingMode::Standard,
+        };
+        let Some(fen_text) = fen.map(str::trim).filter(|f| !f.is_empty()) else {
+            return Ok(Start { pos: Chess::default(), mode: wanted });
+        };
+        let error = || GameError { kind: ErrorKind::InvalidFen, ply: 0, token: fen_text.to_owned() };
+        let parsed = Fen::from_ascii(fen_text.as_bytes()).map_err(|_| error())?;
+        match parsed.clone().into_position::<Chess>(wanted) {
+            Ok(pos) => Ok(Start { pos, mode: wanted }),
+            Err(_) if wanted == CastlingMode::Standard => parsed
+                .into_position::<Chess>(CastlingMode::Chess960)
+                .map(|pos| Start { pos, mode: CastlingMode::Chess960 })
+                .map_err(|_| error()),
+            Err(_) => Err(error()),
+        }
+    }
+}

@@ -1,0 +1,111 @@
+//! The per-game summary: what a researcher filters games by.
+
+use shakmaty::Color;
+
+/// Status of the final position of the replayed moves.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum FinalStatus {
+    Checkmate,
+    Stalemate,
+    /// Neither side has mating material.
+    InsufficientMaterial,
+    None,
+}
+
+impl FinalStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FinalStatus::Checkmate => "checkmate",
+            FinalStatus::Stalemate => "stalemate",
+            FinalStatus::InsufficientMaterial => "insufficient_material",
+            FinalStatus::None => "none",
+        }
+    }
+}
+
+/// Why a drawn game (Result 1/2-1/2) was drawn, inferred from its final position. The first
+/// reason that holds wins, in this order: automatic endings before claims, and among claims the
+/// one on the board before the one by a declared move.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum DrawReason {
+    Stalemate,
+    InsufficientMaterial,
+    Fivefold,
+    SeventyFiveMoves,
+    Threefold,
+    ThreefoldByMove,
+    FiftyMoves,
+    Agreement,
+}
+
+impl DrawReason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DrawReason::Stalemate => "stalemate",
+            DrawReason::InsufficientMaterial => "insufficient_material",
+            DrawReason::Fivefold => "fivefold",
+            DrawReason::SeventyFiveMoves => "seventy_five_moves",
+            DrawReason::Threefold => "threefold",
+            DrawReason::ThreefoldByMove => "threefold_by_move",
+            DrawReason::FiftyMoves => "fifty_moves",
+            DrawReason::Agreement => "agreement",
+        }
+    }
+}
+
+/// One game's summary over the replayed part of its mainline.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    /// Half-moves replayed (= the last ply).
+    pub plies: u32,
+    /// Highest FIDE occurrence reached (1 if nothing repeats, 0 if nothing was replayed).
+    pub max_occurrence: u32,
+    pub first_ply_occurrence_2: Option<u32>,
+    pub first_ply_occurrence_3: Option<u32>,
+    pub first_ply_occurrence_5: Option<u32>,
+    /// Distinct positions that reached a third occurrence.
+    pub positions_reaching_3: u32,
+    /// Plies at which the side to move could claim a threefold (on the board or by a move).
+    pub claim_opportunities: u32,
+    pub first_claim_ply: Option<u32>,
+    pub first_claim_color: Option<Color>,
+    /// Opportunities after which the game went on, or at its end when it was decisive.
+    pub missed_claims: u32,
+    pub first_missed_claim_ply: Option<u32>,
+    /// Final score (1, 0.5, 0) of the player who missed the first claim; None if unknown.
+    pub claimant_score_after_first_missed: Option<f64>,
+    pub plies_after_fivefold: Option<u32>,
+    pub pseudo_repetitions: u32,
+    pub hidden_repetitions: u32,
+    pub first_ply_halfmove_100: Option<u32>,
+    pub first_ply_halfmove_150: Option<u32>,
+    pub final_status: FinalStatus,
+    pub draw_reason: Option<DrawReason>,
+}
+
+impl Summary {
+    /// The summary of a game of which nothing could be replayed (an impossible FEN).
+    pub fn empty() -> Summary {
+        Summary {
+            plies: 0,
+            max_occurrence: 0,
+            first_ply_occurrence_2: None,
+            first_ply_occurrence_3: None,
+            first_ply_occurrence_5: None,
+            positions_reaching_3: 0,
+            claim_opportunities: 0,
+            first_claim_ply: None,
+            first_claim_color: None,
+            missed_claims: 0,
+            first_missed_claim_ply: None,
+            claimant_score_after_first_missed: None,
+            plies_after_fivefold: None,
+            pseudo_repetitions: 0,
+            hidden_repetitions: 0,
+            first_ply_halfmove_100: None,
+            first_ply_halfmove_150: None,
+            final_status: FinalStatus::None,
+            draw_reason: None,
+        }
+    }
+}
