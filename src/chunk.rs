@@ -1,0 +1,306 @@
+//! Cutting a decompressed PGN stream into chunks of whole games, so that chunks can be parsed on
+//! different threads and give exactly the games one `pgn_reader::Reader` over the whole stream
+//! gives.
+//!
+//! A cut is made only at the start of a line where `pgn-reader` itself starts a new game: a line
+//! beginning with `[` after movetext (the reader ends movetext at any newline followed by `[`), or
+//! any content line after movetext was ended by an empty line. Never inside a `{}` comment, and
+//! never after a tag line (the reader reads tags on, across blank lines). The splitter follows
+//! the reader's rules line by line: tag lines, `;` comments, `%` escape lines, `\r\n` endings.
+
+use std::io::{self, Read};
+
+/// Default target size of a chunk in bytes.
+pub const CHUNK_BYTES: usize = 1 << 20;
+
+/// A run of whole games.
+#[derive(Debug)]
+pub struct Chunk {
+    /// Position of the chunk in its input, counting from 0.
+    pub seq: u64,
+    /// Offset of the chunk's first byte in the decompressed stream.
+    pub offset: u64,
+    pub data: Vec<u8>,
+}
+
+/// What the reader is doing at the start of a line.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum State {
+    /// Between games: the next content starts a game.
+    Between,
+    /// In a tag section: more `[` lines are more tags of the same game.
+    Tags,
+    /// In movetext.
+    Movetext,
+}
+
+/// Line-by-line model of where `pgn-reader` starts games.
+#[derive(Debug)]
+struct Lines {
+    state: State,
+    in_comment: bool,
+}
+
+impl Lines {
+    fn new() -> Lines {
+        Lines { state: State::Between, in_comment: false }
+    }
+
+    /// Takes one line (without its `\n`); returns whether a game starts at its first byte.
+    fn line(&mut self, line: &[u8]) -> bool {
+        if self.in_comment {
+            if let Some(end) = memchr(b'}', line) {
+                self.in_comment = false;
+                self.movetext(&line[end + 1..]);
+            }
+            return false;
+        }
+        let mut l = line;
+        if self.state == State::Between {
+            l = l.strip_prefix(b"\xef\xbb\xbf").unwrap_or(l);
+        }
+        let blank = l.is_empty() || l == b"\r";
+        let space_only = l.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'));
+        match self.state {
+            State::Movetext if blank => {
+                self.state = State::Between;
+                false
+            }
+            _ if space_only || l[0] == b'%' => false,
+            State::Between => {
+                self.game(l);
+                true
+            }
+            State::Movetext if l[0] == b'[' => {
+                self.game(l);
+                true
+            }
+            State::Tags if l[0] == b'[' => {
+                self.tags(l);
+                false
+            }
+            State::Movetext | State::Tags => {
+                self.state = State::Movetext;
+                self.movetext(l);
+                false
+            }
+        }
+    }
+
+    fn game(&mut self, l: &[u8]) {
+        if l[0] == b'[' {
+            self.tags(l);
+        } else {
+            self.state = State::Movetext;
+            self.movetext(l);
+        }
+    }
+
+    fn tags(&mut self, l: &[u8]) {
+        self.state = State::Tags;
+        if let Some(rest) = tags_end(l) {
+            self.state = State::Movetext;
+            self.movetext(&l[rest..]);
+        }
+    }
+
+    /// Follows `{}` comments and `;` comments through movetext.
+    fn movetext(&mut self, mut l: &[u8]) {
+        loop {
+            let Some(i) = l.iter().position(|&b| b == b'{' || b == b';') else { return };
+            if l[i] == b';' {
+                return;
+            }
+            match memchr(b'}', &l[i + 1..]) {
+                Some(end) => l = &l[i + 1 + end + 1..],
+                None => {
+                    self.in_comment = true;
+                    return;
+                }
+            }
+        }
+    }
+}
+
+fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
+    haystack.iter().position(|&b| b == needle)
+}
+
+/// Where movetext starts on a line that starts with tags (as `pgn-reader` reads tags), or `None`
+/// when the tags take the whole line.
+fn tags_end(l: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    loop {
+        if i >= l.len() {
+            return None;
+        }
+        if l[i] != b'[' {
+            return Some(i);
+        }
+        i += 1;
+        let d = l[i..].iter().position(|&b| b == b'"' || b == b']')?;
+        if l[i + d] == b'"' {
+            let mut j = i + d + 1;
+            loop {
+                let e = l[j..].iter().position(|&b| b == b'\\' || b == b'"')?;
+                if l[j + e] == b'"' {
+                    i = j + e + 1;
+                    break;
+                }
+                j = (j + e + 2).min(l.len());
+            }
+        } else {
+            i += d + 1;
+        }
+        while i < l.len() && matches!(l[i], b' ' | b'\t' | b'\r') {
+            i += 1;
+        }
+        if i < l.len() && l[i] == b']' {
+            i += 1;
+            while i < l.len() && matches!(l[i], b' ' | b'\t' | b'\r') {
+                i += 1;
+            }
+        }
+    }
+}
+
+/// A read error with the decompressed offset where it happened.
+#[derive(Debug)]
+pub struct ReadError {
+    pub offset: u64,
+    pub error: io::Error,
+}
+
+/// Cuts a byte stream into [`Chunk`]s of about `target` bytes of whole games.
+pub struct Splitter<R> {
+    input: R,
+    target: usize,
+    lines: Lines,
+    /// Bytes read and not yet handed out; `pending[..scanned]` is classified line by line.
+    pending: Vec<u8>,
+    scanned: usize,
+    /// Decompressed offset of `pending[0]`.
+    offset: u64,
+    seq: u64,
+    eof: bool,
+}
+
+impl<R: Read> Splitter<R> {
+    pub fn new(input: R, target: usize) -> Splitter<R> {
+        Splitter {
+            input,
+            target: target.max(1),
+            lines: Lines::new(),
+            pending: Vec::with_capacity(target.max(1) + (1 << 16)),
+            scanned: 0,
+            offset: 0,
+            seq: 0,
+            eof: false,
+        }
+    }
+
+    /// Decompressed bytes read so far.
+    pub fn bytes_read(&self) -> u64 {
+        self.offset + self.pending.len() as u64
+    }
+
+    /// The next chunk, `None` at the end of the input.
+    pub fn next_chunk(&mut self) -> Result<Option<Chunk>, ReadError> {
+        loop {
+            // Classify complete lines; cut at the first game start past the target size.
+            while let Some(nl) = memchr(b'\n', &self.pending[self.scanned..]) {
+                let start = self.scanned;
+                let end = start + nl;
+                let starts_game = self.lines.line(&self.pending[start..end]);
+                if starts_game && start >= self.target {
+                    let rest = self.pending.split_off(start);
+                    let data = std::mem::replace(&mut self.pending, rest);
+                    self.scanned = nl + 1;
+                    return Ok(Some(self.emit(data)));
+                }
+                self.scanned = end + 1;
+            }
+            if self.eof {
+                if self.pending.is_empty() {
+                    return Ok(None);
+                }
+                let data = std::mem::take(&mut self.pending);
+                self.scanned = 0;
+                return Ok(Some(self.emit(data)));
+            }
+            self.fill()?;
+        }
+    }
+
+    fn emit(&mut self, data: Vec<u8>) -> Chunk {
+        let chunk = Chunk { seq: self.seq, offset: self.offset, data };
+        self.seq += 1;
+        self.offset += chunk.data.len() as u64;
+        chunk
+    }
+
+    fn fill(&mut self) -> Result<(), ReadError> {
+        const READ: usize = 1 << 16;
+        let len = self.pending.len();
+        self.pending.resize(len + READ, 0);
+        loop {
+            match self.input.read(&mut self.pending[len..]) {
+                Ok(n) => {
+                    self.pending.truncate(len + n);
+                    if n == 0 {
+                        self.eof = true;
+                    }
+                    return Ok(());
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(error) => {
+                    self.pending.truncate(len);
+                    return Err(ReadError { offset: self.bytes_read(), error });
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn starts(text: &str) -> Vec<usize> {
+        let mut lines = Lines::new();
+        text.split('\n').enumerate().filter(|(_, l)| lines.line(l.as_bytes())).map(|(i, _)| i).collect()
+    }
+
+    #[test]
+    fn games_start_after_movetext() {
+        let pgn = "[Event \"a\"]\n\n1. e4 e5 1-0\n[Event \"b\"]\n[Site \"x\"]\n\n1. d4 { [%clk 1]\n[Event \"no\"] }\n*\n\n1. c4 *";
+        assert_eq!(starts(pgn), vec![0, 3, 10]);
+    }
+
+    #[test]
+    fn header_only_games_merge_like_the_reader() {
+        assert_eq!(starts("[Event \"a\"]\n\n[Event \"b\"]\n\n1. e4 *"), vec![0]);
+    }
+
+    #[test]
+    fn tags_and_moves_on_one_line() {
+        assert_eq!(starts("[Event \"a\"] 1. e4 {x\n[y] } *\n[Event \"b\"] *"), vec![0, 2]);
+        assert_eq!(tags_end(b"[A \"x\\\"y\"] [B \"z\"]  1. e4"), Some(20));
+    }
+
+    #[test]
+    fn splitter_keeps_every_byte() {
+        let pgn = "[Event \"a\"]\n\n1. e4 1-0\n\n[Event \"b\"]\n\n1. d4 0-1\n".repeat(50);
+        let mut splitter = Splitter::new(pgn.as_bytes(), 10);
+        let mut all = Vec::new();
+        let mut n = 0;
+        while let Some(chunk) = splitter.next_chunk().unwrap() {
+            assert_eq!(chunk.offset as usize, all.len());
+            assert!(chunk.data.starts_with(b"[Event"));
+            all.extend_from_slice(&chunk.data);
+            n += 1;
+        }
+        assert_eq!(all, pgn.as_bytes());
+        assert_eq!(n, 100);
+    }
+}
