@@ -12,6 +12,7 @@ pub mod explain;
 pub mod identity;
 pub mod input;
 pub mod json;
+pub mod movetext;
 pub mod pgn;
 pub mod replay;
 pub mod start;

@@ -6,8 +6,9 @@ use pgn_reader::{Outcome, RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::{CastlingMode, Color, KnownOutcome};
 
 use crate::{
+    movetext::{self, BadToken},
     replay::{Analysis, GameResult, Replay},
-    start::{Start, Variant},
+    start::{ErrorKind, Start, Variant},
 };
 
 /// One game as read and analysed.
@@ -59,6 +60,10 @@ pub struct Movetext {
 pub struct GameVisitor {
     replay: Replay,
     keep_moves: bool,
+    /// The first mainline token of the current game that the reader will skip, if known.
+    bad_token: Option<BadToken>,
+    /// SAN tokens of the current game's mainline seen so far.
+    sans: u32,
 }
 
 impl GameVisitor {
@@ -72,12 +77,37 @@ impl GameVisitor {
     }
 }
 
+impl GameVisitor {
+    /// Reads the games of `slice`, which holds whole games as [`crate::chunk`] cuts them (one
+    /// game, unless the reader splits it further), checking each mainline for tokens the reader
+    /// would skip.
+    pub fn read_slice(&mut self, slice: &[u8], out: &mut Vec<Game>) -> io::Result<()> {
+        self.bad_token = movetext::first_bad_token(slice);
+        let mut reader = Reader::new(slice);
+        while let Some(game) = reader.read_game(self)? {
+            out.push(game);
+        }
+        self.bad_token = None;
+        Ok(())
+    }
+
+    /// Stops the replay when the next mainline token is one the reader skipped.
+    fn stop_at_bad_token(&mut self) {
+        if let Some(bad) = self.bad_token.as_ref().filter(|b| b.moves_before == self.sans) {
+            let kind = if bad.null_move { ErrorKind::NullMove } else { ErrorKind::InvalidMove };
+            self.replay.fail(kind, bad.token.clone());
+            self.bad_token = None;
+        }
+    }
+}
+
 impl Visitor for GameVisitor {
     type Tags = Vec<(String, String)>;
     type Movetext = Movetext;
     type Output = Game;
 
     fn begin_tags(&mut self) -> ControlFlow<Game, Self::Tags> {
+        self.sans = 0;
         ControlFlow::Continue(Vec::new())
     }
 
@@ -106,10 +136,12 @@ impl Visitor for GameVisitor {
     }
 
     fn san(&mut self, movetext: &mut Movetext, san_plus: SanPlus) -> ControlFlow<Game> {
+        self.stop_at_bad_token();
         if self.keep_moves && self.replay.is_replaying() {
             movetext.moves.push(san_plus);
         }
         self.replay.play_san(&san_plus);
+        self.sans += 1;
         ControlFlow::Continue(())
     }
 
@@ -128,6 +160,8 @@ impl Visitor for GameVisitor {
     }
 
     fn end_game(&mut self, movetext: Movetext) -> Game {
+        self.stop_at_bad_token();
+        self.bad_token = None;
         let tag_result = movetext.tags.iter().find(|(n, _)| n == "Result").map(|(_, v)| GameResult::from_tag(v));
         let result = match tag_result {
             Some(r) if r != GameResult::Unknown => r,

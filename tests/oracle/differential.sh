@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Differential test: threefold and the python-chess oracle must agree record by record.
+# Usage: tests/oracle/differential.sh   (after scripts/test.sh has built the venv and the binary)
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+corpus="${THREEFOLD_CORPUS:-$root/../shared/corpus}"
+py="${THREEFOLD_PYTHON:-$root/.venv/bin/python}"
+bin="$root/target/release/threefold"
+pgnmentor_games="${PGNMENTOR_GAMES:-20000}"
+out="$(mktemp -d)"
+trap 'rm -rf "$out"' EXIT
+
+# file and game limit (0 = all games)
+cases=()
+for f in "$corpus"/edge/*.pgn "$corpus"/lichess/*; do cases+=("$f 0"); done
+cases+=("$corpus/otb/world-championship-matches.pgn 0")
+cases+=("$corpus/otb/karpov_miles_tilburg_1986.pgn 0")
+cases+=("$corpus/engine/tcec-chess960.pgn.zst 1000")
+cases+=("$corpus/otb/pgnmentor-players.pgn.zst $pgnmentor_games")
+
+total=0; bad=0; failed_files=()
+for c in "${cases[@]}"; do
+  file="${c% *}"; limit="${c##* }"
+  name="$(basename "$file")"
+  args=(); [ "$limit" != 0 ] && args=(--limit "$limit")
+  "$bin" dump "$file" "${args[@]}" > "$out/rust.jsonl"
+  "$py" "$here/oracle.py" "$file" --pgn-reader-split "${args[@]}" > "$out/oracle.jsonl"
+  if line=$("$py" "$here/compare.py" "$out/rust.jsonl" "$out/oracle.jsonl" --max-show 5 | tee "$out/cmp.txt" | tail -n 1); then :; fi
+  n=$(sed -n 's/^compared \([0-9]*\) games, \([0-9]*\) disagreements$/\1/p' <<<"$line")
+  d=$(sed -n 's/^compared \([0-9]*\) games, \([0-9]*\) disagreements$/\2/p' <<<"$line")
+  if [ -z "$n" ]; then n=0; d=1; fi
+  total=$((total + n)); bad=$((bad + d))
+  printf '%-60s %7s games %5s disagreements\n' "$name" "$n" "$d"
+  if [ "$d" != 0 ]; then failed_files+=("$name"); head -n 40 "$out/cmp.txt"; fi
+done
+echo "differential against python-chess: compared $total games, $bad disagreements"
+echo "oracle: $((total - bad)) passed, $bad failed"
+[ "$bad" = 0 ]

@@ -1,0 +1,794 @@
+#!/usr/bin/env python3
+"""Independent correctness oracle for `threefold dump`, built on python-chess.
+
+Usage:  python3 oracle.py FILE [--limit N] [--jobs J] [--pgn-reader-split] > out.jsonl
+
+FILE is .pgn or zstd-compressed PGN (detected by the magic bytes 28 b5 2f fd of a zstd
+frame, or 50..5f 2a 4d 18 of a skippable frame, which pzstd writes first; any extension).
+Writes one JSON object per game, in input order, in the record format of
+FORMAT.md (same folder).  Games are split exactly as `chess.pgn.read_game` splits them (or,
+with --pgn-reader-split, where the pgn-reader crate splits them: see PgnReaderLines) and
+only the mainline is replayed.  See README.md for python-chess's token rules.
+
+Choices made where FORMAT.md is silent (the Rust side must make the same ones):
+  * Text is decoded as UTF-8 with errors="replace" (each invalid byte sequence becomes
+    U+FFFD, like Rust's String::from_utf8_lossy) and universal newlines (CRLF -> LF).
+  * Duplicate tags: the last value wins (python-chess Headers semantics).
+  * Variant tag "" (empty or blank) counts as a missing tag, i.e. standard chess.
+  * `variant` of an error game is "standard"/"chess960" as decided from the Variant tag and,
+    when the FEN parses, from its castling rights.
+  * invalid_fen: FEN tag (with or without SetUp) that python-chess cannot parse (ValueError) or
+    whose board.status() is not STATUS_VALID.  Then error = {"kind": "invalid_fen", "ply": 0,
+    "token": <FEN tag value as written>}, events = [], and the summary is the "empty" summary:
+    plies 0, max_occurrence 0, all counts 0, all first_* / score / fivefold fields null,
+    final_status "none", draw_reason null.  No position exists, so nothing else is computed.
+  * A FEN is parsed by python-chess's Board.set_fen, which accepts missing trailing fields
+    (defaults: "w", "-", "-", 0, 1) and turns full-move number 0 into 1.
+  * Window = plies since the last pawn move or capture (python-chess Board.is_zeroing), or
+    ply 0.  Castling does not reset it (so pre-castling positions count for pseudo_repetition).
+  * claim_by_move ignores moves that are pawn moves or captures (they start a new window, so
+    the resulting position occurs once).  `played` is false for every such event at the last
+    ply, even when a bad move token follows.
+  * missed_claims: an opportunity at the last replayed ply counts as missed when the game
+    stopped with an error other than invalid_fen (the bad token is "a further move token"),
+    or when the Result tag is 1-0 / 0-1.
+  * Castling field: standard games "KQkq" subset from the rights on h1/a1/h8/a8; chess960
+    games python-chess castling_shredder_fen(): white then black, each rook file descending
+    (h-side first), e.g. "HAha", "GA", "fc".
+  * Zobrist: Polyglot key (chess.polyglot.POLYGLOT_RANDOM_ARRAY) with the e.p. file hashed
+    only when has_legal_en_passant() (python-chess's own zobrist_hash hashes it when a capturing
+    pawn merely stands next to the pushed pawn, i.e. pseudo-legally; we do not use that part).
+  * A game that raises an unexpected Python exception gets status "error" with
+    error kind "oracle_exception" (a warning goes to stderr); such a game is not trustworthy.
+"""
+
+import argparse
+import io
+import json
+import multiprocessing
+import re
+import sys
+
+import chess
+import chess.pgn
+import chess.polyglot
+
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+
+STANDARD_NAMES = {"standard", "fromposition", "normal", "chess"}
+CHESS960_NAMES = {"chess960", "fischerandom", "fischerrandom", "960", "frc"}
+
+KIND_ORDER = {"repetition": 0, "pseudo_repetition": 1, "hidden_repetition": 2, "claim_by_move": 3}
+
+_HASHER = chess.polyglot.ZobristHasher(chess.polyglot.POLYGLOT_RANDOM_ARRAY)
+_RANDOM = chess.polyglot.POLYGLOT_RANDOM_ARRAY
+
+
+# --------------------------------------------------------------------------------------------
+# Input
+
+
+def open_text(path):
+    f = open(path, "rb")
+    head = f.read(4)
+    f.seek(0)
+    # pzstd (and the Lichess dumps) start with a *skippable* frame: 5? 2a 4d 18
+    if head == ZSTD_MAGIC or (len(head) == 4 and head[0] & 0xF0 == 0x50 and head[1:] == b"\x2a\x4d\x18"):
+        import zstandard
+
+        # (no io.BufferedReader around it: that combination loses data across frames)
+        raw = zstandard.ZstdDecompressor().stream_reader(f, read_across_frames=True)
+    else:
+        raw = f
+    return io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline=None)
+
+
+class RecordingHandle:
+    """Text handle that remembers every line read since the last take()."""
+
+    def __init__(self, handle):
+        self.handle = handle
+        self.lines = []
+
+    def readline(self):
+        line = self.handle.readline()
+        if line:
+            self.lines.append(line)
+        return line
+
+    def take(self):
+        text = "".join(self.lines)
+        self.lines = []
+        return text
+
+
+class PgnReaderLines:
+    """Optional (--pgn-reader-split): rewrites the line structure so that read_game splits
+    games where the pgn-reader crate (0.29) does; each game is then still read by read_game.
+
+    pgn-reader: whitespace, blank lines and %-lines before and between tags are skipped
+    (python-chess allows one blank line between tags and treats an indented "[" line as
+    movetext); tags may share a line with each other and with the first moves (python-chess
+    drops such a line); movetext ends at an empty line or at a line starting with "[",
+    outside a {comment} (python-chess ends it only at a blank line, and a line of spaces
+    ends it too).  We drop/strip/split/insert lines accordingly."""
+
+    def __init__(self, handle):
+        self.handle = handle
+        self.queue = []
+        self.state = "start"  # start | tags | movetext
+        self.in_brace = False
+
+    def _scan(self, line):
+        for ch in line:
+            if self.in_brace:
+                if ch == "}":
+                    self.in_brace = False
+            elif ch == "{":
+                self.in_brace = True
+            elif ch == ";":
+                break
+
+    def _tag_lines(self, line):
+        """Splits `[A "x"] [B "y"] 1. e4` into one line per tag plus a movetext line."""
+        out = []
+        rest = line.rstrip("\n")
+        while rest.startswith("["):
+            q = next((i for i, ch in enumerate(rest) if ch in '"]'), None)
+            if q is None or rest[q] != '"':
+                out.append(rest + "\n")  # malformed: both readers drop it
+                return out
+            i = q + 1
+            while i < len(rest) and rest[i] != '"':
+                i += 2 if rest[i] == "\\" else 1
+            if i >= len(rest):
+                out.append(rest + "\n")
+                return out
+            out.append(rest[:i + 1] + "]\n")
+            j = i + 1
+            while j < len(rest) and rest[j] in " \t]":
+                j += 1
+            rest = rest[j:]
+        if rest and not rest.startswith("%"):
+            out.append(rest + "\n")
+            self.state = "movetext"
+            self._scan(rest)
+        return out
+
+    def _emit(self, lines):
+        self.queue.extend(lines[1:])
+        return lines[0]
+
+    def readline(self):
+        if self.queue:
+            return self.queue.pop(0)
+        while True:
+            line = self.handle.readline()
+            if not line:
+                return line
+            if self.state in ("start", "tags"):
+                if line.isspace() or line.startswith("%"):
+                    if self.state == "start":
+                        return line
+                    continue  # pgn-reader skips these between tags
+                stripped = line.lstrip()
+                if stripped.startswith("["):
+                    self.state = "tags"
+                    return self._emit(self._tag_lines(stripped))
+                self.state = "movetext"
+                self._scan(line)
+                return line
+            # movetext
+            if self.in_brace:
+                self._scan(line)
+                return line
+            if line == "\n":
+                self.state = "start"
+                return line
+            if line.isspace():
+                return "%\n"  # a line of spaces does not end a pgn-reader game
+            if line.startswith("["):
+                self.state = "tags"
+                return self._emit(["\n"] + self._tag_lines(line))
+            if not line.startswith("%"):
+                self._scan(line)
+            return line
+
+
+# --------------------------------------------------------------------------------------------
+# Game setup (shared by the splitter and the worker so both take the same read_game path)
+
+
+def norm_variant(name):
+    return name.lower().replace(" ", "").replace("-", "").replace("_", "")
+
+
+def decide_start(headers):
+    """Returns (variant, board_or_None, error_or_None, skipped)."""
+    vtag = headers.get("Variant")
+    is960 = False
+    if vtag is not None and vtag.strip() != "":
+        n = norm_variant(vtag)
+        if n in CHESS960_NAMES:
+            is960 = True
+        elif n not in STANDARD_NAMES:
+            return vtag, None, None, True
+    fen = headers.get("FEN")
+    if fen is None:
+        return ("chess960" if is960 else "standard"), chess.Board(chess960=is960), None, False
+    variant = "chess960" if is960 else "standard"
+    try:
+        board = chess.Board(fen, chess960=is960)
+        if not is960 and board.has_chess960_castling_rights():
+            is960 = True
+            variant = "chess960"
+            board = chess.Board(fen, chess960=True)
+    except ValueError:
+        return variant, None, {"kind": "invalid_fen", "ply": 0, "token": fen}, False
+    if board.status() != chess.STATUS_VALID:
+        return variant, None, {"kind": "invalid_fen", "ply": 0, "token": fen}, False
+    return variant, board, None, False
+
+
+class SplitVisitor(chess.pgn.BaseVisitor):
+    """Consumes one game exactly like the full visitor, without parsing any move."""
+
+    def begin_game(self):
+        self.headers = {}
+
+    def visit_header(self, tagname, tagvalue):
+        self.headers[tagname] = tagvalue
+
+    def end_headers(self):
+        _, board, _, skipped = decide_start(self.headers)
+        if skipped or board is None:
+            return chess.pgn.SKIP
+        return None
+
+    def begin_parse_san(self, board, san):
+        return chess.pgn.SKIP
+
+    def begin_variation(self):
+        return chess.pgn.SKIP
+
+    def handle_error(self, error):
+        pass
+
+    def result(self):
+        return True
+
+
+def split_games(handle, limit=None):
+    """Yields (index, game_text): PgnReaderLines rewrites the line structure so that
+    chess.pgn.read_game (with a visitor that parses no move) cuts games where pgn-reader does."""
+    handle = PgnReaderLines(handle)
+    rec = RecordingHandle(handle)
+    index = 0
+    while limit is None or index < limit:
+        try:
+            found = chess.pgn.read_game(rec, Visitor=SplitVisitor)
+        except Exception as exc:  # never seen; keep going with the next lines
+            print(f"oracle.py: warning: splitter raised {exc!r} at game {index}", file=sys.stderr)
+            found = True
+        text = rec.take()
+        if found is None:
+            return
+        yield index, text
+        index += 1
+
+
+# --------------------------------------------------------------------------------------------
+# Analysis
+
+
+def empty_summary():
+    return {
+        "plies": 0,
+        "max_occurrence": 0,
+        "first_ply_occurrence_2": None,
+        "first_ply_occurrence_3": None,
+        "first_ply_occurrence_5": None,
+        "positions_reaching_3": 0,
+        "claim_opportunities": 0,
+        "first_claim_ply": None,
+        "first_claim_color": None,
+        "missed_claims": 0,
+        "first_missed_claim_ply": None,
+        "claimant_score_after_first_missed": None,
+        "plies_after_fivefold": None,
+        "pseudo_repetitions": 0,
+        "hidden_repetitions": 0,
+        "first_ply_halfmove_100": None,
+        "first_ply_halfmove_150": None,
+        "final_status": "none",
+        "draw_reason": None,
+    }
+
+
+def legal_ep(board):
+    if board.ep_square is not None and board.has_legal_en_passant():
+        return board.ep_square
+    return None
+
+
+def fide_key(board):
+    return (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
+            board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK],
+            board.turn, board.castling_rights, legal_ep(board))
+
+
+class Analyzer:
+    def __init__(self, board, is960):
+        self.board = board
+        self.is960 = is960
+        self.events = []
+        self.ply = 0
+        self.fide = {}       # fide key -> plies in window
+        self.bmap = {}       # board key -> [(ply, castling_rights, legal_ep)]
+        self.fenmap = {}     # fen key -> count
+        self.twice = [0, 0]  # per turn (index int(turn)): fide keys with >= 2 plies in window
+        self.occ = []        # per ply: fide occurrence
+        self.turns = []      # per ply: turn (bool)
+        self.clocks = []     # per ply: halfmove clock
+        self.reached3 = set()
+        self.claim_plies = set()
+        self.claims_at = {}  # ply -> number of claim_by_move events
+        self.pseudo = 0
+        self.hidden = 0
+        self._record()
+
+    # -- strings
+    def castling_str(self, b):
+        if self.is960:
+            return b.castling_shredder_fen()
+        cr = b.castling_rights
+        s = "".join(ch for ch, bb in (("K", chess.BB_H1), ("Q", chess.BB_A1),
+                                      ("k", chess.BB_H8), ("q", chess.BB_A8)) if cr & bb)
+        return s or "-"
+
+    def pos_fields(self, b, ep_sq):
+        placement = b.board_fen()
+        turn = "w" if b.turn else "b"
+        castling = self.castling_str(b)
+        ep = chess.square_name(ep_sq) if ep_sq is not None else None
+        z = _HASHER.hash_board(b) ^ _HASHER.hash_castling(b) ^ _HASHER.hash_turn(b)
+        if ep_sq is not None:
+            z ^= _RANDOM[772 + chess.square_file(ep_sq)]
+        return {
+            "placement": placement,
+            "castling": castling,
+            "ep": ep,
+            "fen": f"{placement} {turn} {castling} {ep or '-'}",
+            "zobrist": f"{z:016x}",
+        }
+
+    def common(self, b, ep_sq):
+        d = {
+            "ply": self.ply,
+            "fullmove": b.fullmove_number,
+            "turn": "w" if b.turn else "b",
+            "halfmove_clock": b.halfmove_clock,
+        }
+        d.update(self.pos_fields(b, ep_sq))
+        return d
+
+    # -- per position
+    def _record(self):
+        b = self.board
+        key = fide_key(b)
+        ep_sq = key[10]
+        bkey = key[:9]
+        fkey = (key[:10], b.ep_square)
+        plies = self.fide.setdefault(key, [])
+        plies.append(self.ply)
+        n = len(plies)
+        if n == 2:
+            self.twice[int(b.turn)] += 1
+        blist = self.bmap.setdefault(bkey, [])
+        blist.append((self.ply, key[9], ep_sq))
+        board_occ = len(blist)
+        fen_occ = self.fenmap.get(fkey, 0) + 1
+        self.fenmap[fkey] = fen_occ
+        self.occ.append(n)
+        self.turns.append(b.turn)
+        self.clocks.append(b.halfmove_clock)
+        if n >= 3:
+            self.reached3.add(key)
+            self.claim_plies.add(self.ply)
+
+        common = None
+        if n >= 2:
+            common = self.common(b, ep_sq)
+            ev = {"kind": "repetition"}
+            ev.update(common)
+            ev.update({"occurrence": n, "earlier_plies": plies[:-1],
+                       "claimable": n >= 3, "automatic": n >= 5})
+            self.events.append(ev)
+        if board_occ >= 2 and board_occ > n:
+            if common is None:
+                common = self.common(b, ep_sq)
+            cast = epd = False
+            for (_, cr, e) in blist[:-1]:
+                if cr != key[9] or e != ep_sq:
+                    if cr != key[9]:
+                        cast = True
+                    if e != ep_sq:
+                        epd = True
+            differs = "both" if (cast and epd) else ("castling" if cast else "en_passant")
+            ev = {"kind": "pseudo_repetition"}
+            ev.update(common)
+            ev.update({"board_occurrence": board_occ, "fide_occurrence": n,
+                       "earlier_plies": [p for (p, _, _) in blist[:-1]], "differs": differs})
+            self.events.append(ev)
+            self.pseudo += 1
+        if n >= 2 and fen_occ < n:
+            ev = {"kind": "hidden_repetition"}
+            ev.update(common)
+            ev.update({"fen_occurrence": fen_occ, "fide_occurrence": n,
+                       "earlier_plies": plies[:-1]})
+            self.events.append(ev)
+            self.hidden += 1
+
+    def _claims(self, played):
+        b = self.board
+        if not self.twice[int(not b.turn)]:
+            return
+        hits = []
+        for m in b.legal_moves:
+            if b.is_zeroing(m):
+                continue
+            b.push(m)
+            lst = self.fide.get(fide_key(b))
+            b.pop()
+            if lst is not None and len(lst) >= 2:
+                hits.append((m, lst))
+        if not hits:
+            return
+        base = {
+            "ply": self.ply,
+            "fullmove": b.fullmove_number,
+            "turn": "w" if b.turn else "b",
+            "halfmove_clock": b.halfmove_clock,
+        }
+        for m, lst in hits:
+            san = b.san(m)
+            uci = b.uci(m, chess960=self.is960)
+            b.push(m)
+            ev = {"kind": "claim_by_move"}
+            ev.update(base)
+            ev.update(self.pos_fields(b, legal_ep(b)))
+            b.pop()
+            ev.update({"san": san, "uci": uci, "occurrence": len(lst) + 1,
+                       "earlier_plies": list(lst), "played": played is not None and m == played})
+            self.events.append(ev)
+        self.claim_plies.add(self.ply)
+        self.claims_at[self.ply] = len(hits)
+
+    def before_push(self, move):
+        """Called with the board at the current ply, before `move` is pushed onto it."""
+        self._claims(move)
+        if self.board.is_zeroing(move):
+            self.fide.clear()
+            self.bmap.clear()
+            self.fenmap.clear()
+            self.twice = [0, 0]
+
+    def after_push(self):
+        self.ply += 1
+        self._record()
+
+    def finish(self, result, error):
+        self._claims(None)
+        b = self.board
+        plies = self.ply
+        s = empty_summary()
+        s["plies"] = plies
+        s["max_occurrence"] = max(self.occ)
+        for t in (2, 3, 5):
+            s[f"first_ply_occurrence_{t}"] = next((k for k, n in enumerate(self.occ) if n >= t), None)
+        s["positions_reaching_3"] = len(self.reached3)
+        opps = sorted(self.claim_plies)
+        s["claim_opportunities"] = len(opps)
+        if opps:
+            s["first_claim_ply"] = opps[0]
+            s["first_claim_color"] = "white" if self.turns[opps[0]] else "black"
+        goes_on = error is not None  # a bad move token follows the last replayed ply
+        missed = [k for k in opps if k < plies or goes_on or result in ("1-0", "0-1")]
+        s["missed_claims"] = len(missed)
+        if missed:
+            k = missed[0]
+            s["first_missed_claim_ply"] = k
+            white = self.turns[k]
+            if result == "1-0":
+                s["claimant_score_after_first_missed"] = 1 if white else 0
+            elif result == "0-1":
+                s["claimant_score_after_first_missed"] = 0 if white else 1
+            elif result == "1/2-1/2":
+                s["claimant_score_after_first_missed"] = 0.5
+        if s["first_ply_occurrence_5"] is not None:
+            s["plies_after_fivefold"] = plies - s["first_ply_occurrence_5"]
+        s["pseudo_repetitions"] = self.pseudo
+        s["hidden_repetitions"] = self.hidden
+        s["first_ply_halfmove_100"] = next((k for k, c in enumerate(self.clocks) if c >= 100), None)
+        s["first_ply_halfmove_150"] = next((k for k, c in enumerate(self.clocks) if c >= 150), None)
+        if b.is_checkmate():
+            s["final_status"] = "checkmate"
+        elif b.is_stalemate():
+            s["final_status"] = "stalemate"
+        elif b.is_insufficient_material():
+            s["final_status"] = "insufficient_material"
+        else:
+            s["final_status"] = "none"
+        if result == "1/2-1/2" and error is None:
+            occ = self.occ[-1]
+            clock = b.halfmove_clock
+            if b.is_stalemate():
+                reason = "stalemate"
+            elif b.is_insufficient_material():
+                reason = "insufficient_material"
+            elif occ >= 5:
+                reason = "fivefold"
+            elif clock >= 150:
+                reason = "seventy_five_moves"
+            elif occ >= 3:
+                reason = "threefold"
+            elif self.claims_at.get(plies, 0) > 0:
+                reason = "threefold_by_move"
+            elif clock >= 100 or (clock == 99 and any(not b.is_zeroing(m) for m in b.legal_moves)):
+                reason = "fifty_moves"
+            else:
+                reason = "agreement"
+            s["draw_reason"] = reason
+        return s
+
+
+# --------------------------------------------------------------------------------------------
+# Reading one game text (FORMAT.md "Reading: game boundaries and move tokens").  Only the game
+# boundaries come from the splitter above; tags, movetext tokens and SAN are our own code.
+
+TAG_REGEX = re.compile(r"^\[([A-Za-z0-9][A-Za-z0-9_+#=:-]*)\s+\"([^\r]*)\"\]\s*$")
+
+
+def split_tags(text):
+    """(headers, movetext) of one game text, with read_game's tag-section rules: leading blank,
+    `%` and `;` lines skipped; tag lines are the following lines starting with `[` (`%`/`;`
+    lines and at most one blank line between them skipped; a `[` line that is not a well-formed
+    tag is dropped whole); the first other line starts the movetext, which runs to the end of
+    the text (the splitter cut the text at the game's end).  Duplicate tags: last wins."""
+    lines = text.splitlines(keepends=True)
+    headers = {}
+    i, n = 0, len(lines)
+    if n:
+        lines[0] = lines[0].lstrip("\ufeff")
+    while i < n and (lines[i].isspace() or lines[i].startswith("%") or lines[i].startswith(";")):
+        i += 1
+    empty = 0
+    while i < n:
+        line = lines[i]
+        if line.startswith("%") or line.startswith(";"):
+            i += 1
+            continue
+        if empty < 1 and line.isspace():
+            empty += 1
+            i += 1
+            continue
+        if not line.startswith("["):
+            break
+        empty = 0
+        m = TAG_REGEX.match(line)
+        if m:
+            headers[m.group(1)] = m.group(2)
+        i += 1
+    return headers, "".join(lines[i:])
+
+
+# One regex alternative per kind of movetext item; tried at the current position (re.M so that
+# `^` means "at the start of a line").  Token-end characters: whitespace { } ( ) ! ? $ ; . *
+_ITEM = re.compile(r"""
+     (?P<ws>[ \t\r\n]+)
+    |(?P<pct>^%[^\n]*)                  # % line (escape mechanism)
+    |(?P<brace>\{[^}]*\}?)              # comment, not nested; unterminated: to the end
+    |(?P<semi>;[^\n]*)                  # comment to the end of the line
+    |(?P<open>\()                       # variation: skipped with nesting
+    |(?P<skip>[)}.*]|\$[0-9]*|[!?]+)    # stray ) }, dots, result *, NAG, !? runs
+    |(?P<ep>e\.p\.)                     # "e.p." annotation
+    |(?P<tok>[^ \t\r\n{}()!?$;.*]+)     # anything else is one token
+""", re.M | re.X)
+
+# Inside a variation only these matter: ( ) and what hides them ({...}, ;..., % lines).
+_VAR = re.compile(r"[(){;]|^%", re.M)
+
+_SAN = re.compile(r"([PNBRQK])?([a-h])?([1-8])?(x)?([a-h][1-8])(?:=([NBRQK]))?[+#]?\Z")
+_CASTLE = re.compile(r"(?:(O-O-O|0-0-0)|(O-O|0-0))[+#]?\Z")
+_NUMBER = re.compile(r"[0-9]+\Z")
+_RESULTS = frozenset(("1-0", "0-1", "1/2-1/2"))
+_NULLS = frozenset(("--", "Z0", "0000", "@@@@"))
+_ROLES = {"P": chess.PAWN, "N": chess.KNIGHT, "B": chess.BISHOP, "R": chess.ROOK,
+          "Q": chess.QUEEN, "K": chess.KING}
+
+
+def skip_variation(text, pos):
+    """pos is just after a `(`; returns the position after the matching `)` (or the end)."""
+    depth = 1
+    while True:
+        m = _VAR.search(text, pos)
+        if m is None:
+            return len(text)
+        ch = m.group(0)
+        pos = m.end()
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth == 0:
+                return pos
+        elif ch == "{":
+            close = text.find("}", pos)
+            pos = len(text) if close < 0 else close + 1
+        else:  # ";" or "%": to the end of the line
+            nl = text.find("\n", pos)
+            pos = len(text) if nl < 0 else nl
+
+
+def move_tokens(movetext):
+    """Yields the mainline tokens that are in move position (everything that is not a
+    comment, NAG, annotation, move number, result or variation), as written."""
+    pos, n = 0, len(movetext)
+    match = _ITEM.match
+    while pos < n:
+        m = match(movetext, pos)
+        # (every character starts some alternative, so m is never None)
+        pos = m.end()
+        kind = m.lastgroup
+        if kind == "tok":
+            tok = m.group(0)
+            if tok in _RESULTS or (_NUMBER.match(tok) and tok != "0000"):
+                continue
+            yield tok
+        elif kind == "open":
+            pos = skip_variation(movetext, pos)
+
+
+def classify(tok):
+    """('move', parsed) | ('castle', kingside) | ('null_move', None) | ('invalid_move', None)."""
+    m = _SAN.match(tok)
+    if m:
+        return "move", m.groups()
+    m = _CASTLE.match(tok)
+    if m:
+        return "castle", m.group(2) is not None
+    if tok in _NULLS:
+        return "null_move", None
+    return "invalid_move", None
+
+
+def resolve(board, kind, parsed):
+    """Matches a parsed SAN against the legal moves (shakmaty semantics, FORMAT.md):
+    returns (move, None) or (None, "illegal_move" | "ambiguous_move")."""
+    us = board.occupied_co[board.turn]
+    if kind == "castle":
+        kingside = parsed
+        found = [mv for mv in board.generate_legal_moves(board.kings & us)
+                 if board.is_castling(mv) and board.is_kingside_castling(mv) == kingside]
+    else:
+        piece, ffile, frank, capture, dest, promo = parsed
+        role = _ROLES[piece] if piece else chess.PAWN
+        from_mask = board.pieces_mask(role, board.turn)
+        if ffile:
+            from_mask &= chess.BB_FILES[ord(ffile) - 97]
+        if frank:
+            from_mask &= chess.BB_RANKS[ord(frank) - 49]
+        to_mask = chess.BB_SQUARES[chess.parse_square(dest)]
+        promotion = _ROLES[promo] if promo else None
+        want_capture = capture is not None
+        found = [mv for mv in board.generate_legal_moves(from_mask, to_mask)
+                 if mv.promotion == promotion and not board.is_castling(mv)
+                 and board.is_capture(mv) == want_capture]
+    if len(found) == 1:
+        return found[0], None
+    return None, ("illegal_move" if not found else "ambiguous_move")
+
+
+def base_record(index, headers):
+    return {
+        "index": index,
+        "white": headers.get("White"),
+        "black": headers.get("Black"),
+        "result": headers.get("Result"),
+    }
+
+
+def process_game(index, text):
+    headers, movetext = split_tags(text)
+    rec = base_record(index, headers)
+    variant, board, error, skipped = decide_start(headers)
+    rec["variant"] = variant
+    if skipped:
+        rec.update({"status": "skipped", "error": None, "summary": None, "events": []})
+        return rec
+    if board is None:  # invalid_fen
+        rec.update({"status": "error", "error": error, "summary": empty_summary(), "events": []})
+        return rec
+    a = Analyzer(board, variant == "chess960")
+    for tok in move_tokens(movetext):
+        kind, parsed = classify(tok)
+        if kind in ("move", "castle"):
+            move, kind = resolve(board, kind, parsed)
+        if kind is not None:
+            error = {"kind": kind, "ply": a.ply,
+                     "token": tok.rstrip("+#") if kind in ("illegal_move", "ambiguous_move") else tok}
+            break
+        a.before_push(move)
+        board.push(move)
+        a.after_push()
+    summary = a.finish(rec["result"], error)
+    events = sorted(a.events, key=lambda e: (e["ply"], KIND_ORDER[e["kind"]], e.get("uci") or ""))
+    rec.update({"status": "error" if error else "ok", "error": error,
+                "summary": summary, "events": events})
+    return rec
+
+
+def headers_of(text):
+    """Best-effort tags of a game chunk, for a record of a game that crashed."""
+    try:
+        return split_tags(text)[0]
+    except Exception:
+        return {}
+
+
+def safe_process(item):
+    index, text = item
+    try:
+        rec = process_game(index, text)
+    except Exception as exc:
+        print(f"oracle.py: warning: game {index} raised {exc!r}; recorded as oracle_exception",
+              file=sys.stderr)
+        rec = base_record(index, headers_of(text))
+        rec.update({"status": "error", "variant": "standard",
+                    "error": {"kind": "oracle_exception", "ply": 0, "token": repr(exc)[:200]},
+                    "summary": empty_summary(), "events": []})
+    return json.dumps(rec, ensure_ascii=False)
+
+
+def process_batch(batch):
+    return [safe_process(item) for item in batch]
+
+
+def batches(games, size):
+    batch = []
+    for item in games:
+        batch.append(item)
+        if len(batch) >= size:
+            yield batch
+            batch = []
+    if batch:
+        yield batch
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("file")
+    ap.add_argument("--limit", type=int, default=None, help="only the first N games")
+    ap.add_argument("--jobs", type=int, default=2, help="worker processes (1 = in-process)")
+    ap.add_argument("--batch", type=int, default=100, help="games per work unit")
+    ap.add_argument("--pgn-reader-split", action="store_true",
+                    help="accepted for compatibility: games are always split where the "
+                         "pgn-reader crate splits them (see PgnReaderLines)")
+    args = ap.parse_args(argv)
+
+    out = sys.stdout
+    with open_text(args.file) as handle:
+        games = split_games(handle, args.limit)
+        if args.jobs <= 1:
+            for item in games:
+                out.write(safe_process(item) + "\n")
+        else:
+            with multiprocessing.Pool(args.jobs) as pool:
+                for lines in pool.imap(process_batch, batches(games, args.batch)):
+                    for line in lines:
+                        out.write(line + "\n")
+    out.flush()
+
+
+if __name__ == "__main__":
+    main()
