@@ -59,6 +59,14 @@ impl Lines {
         if self.state == State::Between {
             l = l.strip_prefix(b"\xef\xbb\xbf").unwrap_or(l);
         }
+        if self.state != State::Movetext {
+            // Between games and after tags the reader skips all whitespace; in movetext only a
+            // line break directly followed by `[` or another line break ends the game.
+            let lead = l.iter().take_while(|b| matches!(b, b' ' | b'\t' | b'\r')).count();
+            if lead < l.len() {
+                l = &l[lead..];
+            }
+        }
         let blank = l.is_empty() || l == b"\r";
         let space_only = l.iter().all(|b| matches!(b, b' ' | b'\t' | b'\r'));
         match self.state {
@@ -275,6 +283,11 @@ mod tests {
     fn games_start_after_movetext() {
         let pgn = "[Event \"a\"]\n\n1. e4 e5 1-0\n[Event \"b\"]\n[Site \"x\"]\n\n1. d4 { [%clk 1]\n[Event \"no\"] }\n*\n\n1. c4 *";
         assert_eq!(starts(pgn), vec![0, 3, 10]);
+    }
+
+    #[test]
+    fn leading_whitespace_outside_movetext() {
+        assert_eq!(starts("  [V \"a\"]\n\n1. e4 *\n\n  [V \"b\"]\n  [W \"c\"]\n1. d4\n  [X \"no\"]"), vec![0, 4]);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::{
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand};
 
-use crate::{explain, input, json, pgn};
+use crate::{chunk, explain, ingest, input, json, pgn};
 
 #[derive(Parser)]
 #[command(name = "threefold", version, about = "Find every repetition of a position under the FIDE Laws (Art. 9.2, 9.6) in PGN collections")]
@@ -41,6 +41,39 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         game: u64,
     },
+    /// Turn PGN collections into a Parquet dataset of games and repetition events.
+    ///
+    /// Writes DIR/games/source=<name>/part-00000.parquet, DIR/events/source=<name>/part-00000.parquet,
+    /// DIR/views.sql (DuckDB views) and DIR/_manifest.json. Re-ingesting a source replaces its
+    /// partition. Exit status 1 when an input could not be read to its end (see the manifest).
+    ///
+    /// Examples:
+    ///   threefold ingest lichess_db_standard_rated_2024-01.pgn.zst --out dataset
+    ///   threefold ingest data-samples/ --out dataset --threads 4
+    ///   zstdcat x.pgn.zst | threefold ingest - --out dataset --source 2024-01
+    ///   duckdb -c ".read dataset/views.sql" -c "SELECT count(*) FROM games"
+    #[command(verbatim_doc_comment)]
+    Ingest {
+        /// PGN files (plain, .zst, .bz2, .gz; detected from their bytes), directories (searched
+        /// recursively for .pgn, .pgn.zst, .pgn.bz2, .pgn.gz), or - for stdin.
+        #[arg(required = true)]
+        inputs: Vec<PathBuf>,
+        /// Dataset directory: new, empty, or an earlier threefold dataset.
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+        /// Partition name for the (single) input; default: its file name without extensions.
+        #[arg(long, value_name = "NAME")]
+        source: Option<String>,
+        /// Replay threads; default: all cores.
+        #[arg(long, value_name = "N")]
+        threads: Option<usize>,
+        /// No progress bar, log lines or summary on stderr.
+        #[arg(long)]
+        quiet: bool,
+        /// Target size of the chunks of games handed to the threads (testing).
+        #[arg(long, hide = true, default_value_t = chunk::CHUNK_BYTES)]
+        chunk_bytes: usize,
+    },
 }
 
 pub fn main() -> ExitCode {
@@ -61,6 +94,9 @@ fn run(command: Command) -> Result<ExitCode> {
     match command {
         Command::Dump { file, limit } => dump(&file, limit),
         Command::Explain { file, game } => explain_game(&file, game),
+        Command::Ingest { inputs, out, source, threads, quiet, chunk_bytes } => {
+            ingest::run(ingest::Options { inputs, out, source, threads, quiet, chunk_bytes })
+        }
     }
 }
 

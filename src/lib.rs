@@ -6,15 +6,21 @@
 //! [`event`]s and a [`summary`]. [`json`] writes those records as JSON lines and [`explain`] as a
 //! readable timeline.
 
+pub mod chunk;
 pub mod cli;
+pub mod dataset;
 pub mod event;
 pub mod explain;
 pub mod identity;
+pub mod ingest;
 pub mod input;
 pub mod json;
 pub mod movetext;
 pub mod pgn;
+pub mod progress;
 pub mod replay;
+pub mod schema;
 pub mod start;
 pub mod summary;
+pub mod tags;
 pub mod tracker;

@@ -1,0 +1,508 @@
+//! `threefold ingest`: PGN collections to the Parquet dataset, in three stages joined by bounded
+//! channels:
+//!
+//! 1. a reader thread decompresses the input and cuts it into chunks of whole games ([`chunk`]);
+//! 2. workers on a rayon pool replay each chunk with one `pgn_reader::Reader` and a reused
+//!    [`GameVisitor`], building Arrow batches ([`schema`]);
+//! 3. this thread puts the batches back in input order and writes them ([`dataset`]).
+//!
+//! At most `2 × threads + 2` chunks are in flight (the reader takes a slot before each chunk and
+//! the writer gives it back after writing it), so memory does not depend on the input size, and
+//! the output bytes do not depend on the number of threads.
+
+use std::{
+    cell::Cell,
+    collections::BTreeMap,
+    fs::{self, File},
+    io::{self, Read},
+    path::{Path, PathBuf},
+    process::ExitCode,
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering::Relaxed},
+    },
+    time::Instant,
+};
+
+use anyhow::{Context, Result, bail};
+use arrow_array::RecordBatch;
+use crossbeam_channel::bounded;
+use pgn_reader::Reader;
+use serde_json::{Value, json};
+
+use crate::{
+    chunk::{Chunk, ReadError, Splitter},
+    dataset::Dataset,
+    input::{self, Compression},
+    pgn::GameVisitor,
+    progress::{Counters, Progress},
+    schema::{self, EventsBuilder, GamesBuilder},
+};
+
+/// What the command line asked for.
+pub struct Options {
+    pub inputs: Vec<PathBuf>,
+    pub out: PathBuf,
+    pub source: Option<String>,
+    pub threads: Option<usize>,
+    pub quiet: bool,
+    pub chunk_bytes: usize,
+}
+
+const KINDS: [&str; 4] = ["repetition", "claim_by_move", "pseudo_repetition", "hidden_repetition"];
+const EXTENSIONS: [&str; 4] = [".pgn", ".pgn.zst", ".pgn.bz2", ".pgn.gz"];
+
+/// Counts over games, summed over chunks and inputs.
+#[derive(Default, Clone, Debug)]
+struct Tally {
+    games: u64,
+    /// Games whose replay stopped on an error.
+    errors: u64,
+    /// Games in a variant that is not replayed.
+    skipped: u64,
+    events: [u64; 4],
+    /// Syntax errors `pgn-reader` could not read past inside a game (the reader resumes after them).
+    parse_errors: u64,
+    first_parse_error: Option<(u64, String)>,
+}
+
+impl Tally {
+    fn add(&mut self, other: &Tally) {
+        self.games += other.games;
+        self.errors += other.errors;
+        self.skipped += other.skipped;
+        for (a, b) in self.events.iter_mut().zip(other.events) {
+            *a += b;
+        }
+        self.parse_errors += other.parse_errors;
+        if self.first_parse_error.is_none() {
+            self.first_parse_error.clone_from(&other.first_parse_error);
+        }
+    }
+
+    fn event_total(&self) -> u64 {
+        self.events.iter().sum()
+    }
+
+    fn events_json(&self) -> Value {
+        Value::Object(KINDS.iter().zip(self.events).map(|(k, n)| (k.to_string(), json!(n))).collect())
+    }
+}
+
+/// One input to read, and the source (partition) it goes to.
+struct Input {
+    path: PathBuf,
+    source: String,
+}
+
+pub fn run(options: Options) -> Result<ExitCode> {
+    let started = Instant::now();
+    let inputs = plan(&options)?;
+    let dataset = Dataset::open(&options.out)?;
+    let threads = options.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("replay-{i}"))
+        .build()
+        .context("cannot start the replay threads")?;
+
+    let mut total = Tally::default();
+    let mut entries = Vec::new();
+    let mut failed = 0usize;
+    for input in &inputs {
+        let (entry, tally) = ingest_input(input, &dataset, &pool, threads, &options)?;
+        if entry.get("status").and_then(Value::as_str) != Some("ok") {
+            failed += 1;
+            if let Some(error) = entry.get("error").and_then(Value::as_str) {
+                eprintln!("threefold: {error}");
+            }
+        }
+        total.add(&tally);
+        entries.push(entry);
+    }
+    dataset.write_views()?;
+    dataset.update_manifest(entries)?;
+
+    if !options.quiet {
+        let secs = started.elapsed().as_secs_f64();
+        let kinds: Vec<String> = KINDS.iter().zip(total.events).map(|(k, n)| format!("{k} {n}")).collect();
+        eprintln!(
+            "threefold: {} input(s), {failed} failed; {} games ({} with errors, {} skipped variants{}); {} events ({}); {secs:.1} s, {:.0} games/s; dataset {}",
+            inputs.len(),
+            total.games,
+            total.errors,
+            total.skipped,
+            if total.parse_errors > 0 { format!(", {} PGN syntax errors", total.parse_errors) } else { String::new() },
+            total.event_total(),
+            kinds.join(", "),
+            total.games as f64 / secs.max(1e-3),
+            dataset.root().display(),
+        );
+    }
+    Ok(if failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
+
+/// Expands directories and names each input's source; refuses two inputs for one source.
+fn plan(options: &Options) -> Result<Vec<Input>> {
+    let mut paths = Vec::new();
+    for path in &options.inputs {
+        if path.is_dir() {
+            let mut found = Vec::new();
+            find_pgn(path, &mut found)?;
+            if found.is_empty() {
+                bail!("{} contains no {} files", path.display(), EXTENSIONS.join(", "));
+            }
+            found.sort();
+            paths.extend(found);
+        } else {
+            paths.push(path.clone());
+        }
+    }
+    if options.source.is_some() && paths.len() != 1 {
+        bail!("--source names one input's partition, but {} inputs were given; ingest them one by one", paths.len());
+    }
+    let mut inputs: Vec<Input> = Vec::new();
+    for path in paths {
+        let source = match &options.source {
+            Some(name) => {
+                if !valid_source(name) {
+                    bail!("--source {name:?}: use letters, digits, '.', '_' and '-' only, not starting with '.'");
+                }
+                name.clone()
+            }
+            None if path.as_os_str() == "-" => bail!("reading stdin needs --source NAME to name its partition"),
+            None => source_name(&path),
+        };
+        if let Some(other) = inputs.iter().find(|i| i.source == source) {
+            bail!(
+                "{} and {} would both be source {source:?}; ingest one of them with --source",
+                other.path.display(),
+                path.display()
+            );
+        }
+        inputs.push(Input { path, source });
+    }
+    Ok(inputs)
+}
+
+fn find_pgn(dir: &Path, found: &mut Vec<PathBuf>) -> Result<()> {
+    for entry in fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
+        let path = entry.with_context(|| format!("cannot list {}", dir.display()))?.path();
+        if path.is_dir() {
+            find_pgn(&path, found)?;
+        } else {
+            let name = path.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
+            if EXTENSIONS.iter().any(|ext| name.ends_with(ext)) {
+                found.push(path);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn valid_source(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with('.')
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
+/// The file name without its extensions (`.pgn`, `.zst`, `.bz2`, `.gz`), other characters than
+/// letters, digits, `.`, `_` and `-` replaced by `_`.
+fn source_name(path: &Path) -> String {
+    let mut name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    loop {
+        let lower = name.to_lowercase();
+        match [".zst", ".bz2", ".gz", ".pgn"].iter().find(|ext| lower.ends_with(*ext)) {
+            Some(ext) if name.len() > ext.len() => name.truncate(name.len() - ext.len()),
+            _ => break,
+        }
+    }
+    let name: String =
+        name.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '_' }).collect();
+    let name = name.trim_start_matches('.');
+    if name.is_empty() { "input".to_owned() } else { name.to_owned() }
+}
+
+/// Counts raw bytes read, for progress against the file size.
+struct Counted<R> {
+    inner: R,
+    counters: Arc<Counters>,
+}
+
+impl<R: Read> Read for Counted<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.counters.raw_bytes.fetch_add(n as u64, Relaxed);
+        Ok(n)
+    }
+}
+
+/// Reads a chunk and counts how much of it the PGN reader has taken.
+struct SliceReader<'a> {
+    data: &'a [u8],
+    pos: &'a Cell<usize>,
+}
+
+impl Read for SliceReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let start = self.pos.get().min(self.data.len());
+        let n = buf.len().min(self.data.len() - start);
+        buf[..n].copy_from_slice(&self.data[start..start + n]);
+        self.pos.set(start + n);
+        Ok(n)
+    }
+}
+
+/// What a worker made of one chunk.
+struct Replayed {
+    seq: u64,
+    games: RecordBatch,
+    events: RecordBatch,
+    tally: Tally,
+}
+
+/// Replays the games of one chunk; `game_index` in the batches counts from 0 within the chunk.
+fn replay_chunk(chunk: &Chunk, source: &str, visitor: &mut GameVisitor) -> Result<Replayed> {
+    let consumed = Cell::new(0usize);
+    let mut reader = Reader::new(SliceReader { data: &chunk.data, pos: &consumed });
+    let mut games = GamesBuilder::new();
+    let mut events = EventsBuilder::new();
+    let mut tally = Tally::default();
+    let position = |reader: &Reader<SliceReader>| consumed.get().saturating_sub(reader.buffer().len());
+    let mut index = 0u64;
+    let mut last_error_at = None;
+    loop {
+        let result = reader.has_more().and_then(|more| {
+            let offset = chunk.offset + position(&reader) as u64;
+            Ok(if more { reader.read_game(visitor)?.map(|g| (offset, g)) } else { None })
+        });
+        match result {
+            Ok(None) => break,
+            Ok(Some((offset, game))) => {
+                games.append(source, index, offset, &game);
+                match game.status() {
+                    "error" => tally.errors += 1,
+                    "skipped" => tally.skipped += 1,
+                    _ => {}
+                }
+                if let Some(analysis) = &game.analysis {
+                    for event in &analysis.events {
+                        events.append(source, index, event);
+                        if let Some(k) = KINDS.iter().position(|k| *k == event.kind()) {
+                            tally.events[k] += 1;
+                        }
+                    }
+                }
+                index += 1;
+            }
+            Err(e) => {
+                // pgn-reader resumes after the line it could not read; stop if it cannot.
+                let at = position(&reader);
+                tally.parse_errors += 1;
+                if tally.first_parse_error.is_none() {
+                    tally.first_parse_error = Some((chunk.offset + at as u64, e.to_string()));
+                }
+                if last_error_at == Some(at) {
+                    break;
+                }
+                last_error_at = Some(at);
+            }
+        }
+    }
+    tally.games = index;
+    Ok(Replayed { seq: chunk.seq, games: games.finish()?, events: events.finish()?, tally })
+}
+
+/// How reading an input ended.
+struct ReadEnd {
+    compression: Option<Compression>,
+    bytes: u64,
+    error: Option<ReadError>,
+}
+
+/// The reader stage: opens, decompresses and splits one input, sending chunks while it holds
+/// slots.
+fn read_input(
+    path: &Path,
+    chunk_bytes: usize,
+    counters: Arc<Counters>,
+    chunks: crossbeam_channel::Sender<Chunk>,
+    slots: crossbeam_channel::Receiver<()>,
+) -> ReadEnd {
+    let opened = if path.as_os_str() == "-" {
+        input::decompress(Counted { inner: io::stdin(), counters: counters.clone() })
+    } else {
+        File::open(path).and_then(|f| input::decompress(Counted { inner: f, counters: counters.clone() }))
+    };
+    let (compression, stream) = match opened {
+        Ok(x) => x,
+        Err(error) => return ReadEnd { compression: None, bytes: 0, error: Some(ReadError { offset: 0, error }) },
+    };
+    let mut splitter = Splitter::new(stream, chunk_bytes);
+    loop {
+        match splitter.next_chunk() {
+            Ok(Some(chunk)) => {
+                counters.bytes.fetch_add(chunk.data.len() as u64, Relaxed);
+                // The writer gone means it failed; it reports why.
+                if slots.recv().is_err() || chunks.send(chunk).is_err() {
+                    break;
+                }
+            }
+            Ok(None) => break,
+            Err(error) => {
+                return ReadEnd { compression: Some(compression), bytes: error.offset, error: Some(error) };
+            }
+        }
+    }
+    ReadEnd { compression: Some(compression), bytes: splitter.bytes_read(), error: None }
+}
+
+/// Reads, replays and writes one input; returns its manifest entry and tally. Errors are output
+/// (dataset) errors, which stop the whole run; input errors are in the entry.
+fn ingest_input(
+    input: &Input,
+    dataset: &Dataset,
+    pool: &rayon::ThreadPool,
+    threads: usize,
+    options: &Options,
+) -> Result<(Value, Tally)> {
+    let started = Instant::now();
+    let is_stdin = input.path.as_os_str() == "-";
+    let size = if is_stdin { None } else { fs::metadata(&input.path).ok().map(|m| m.len()) };
+    let counters = Arc::new(Counters::default());
+    let mut partition = dataset.partition(&input.source)?;
+    let progress = Progress::start(&input.source, size, counters.clone(), options.quiet);
+
+    let in_flight = 2 * threads + 2;
+    let (chunk_tx, chunk_rx) = bounded::<Chunk>(in_flight);
+    let (result_tx, result_rx) = bounded::<Result<Replayed>>(in_flight);
+    let (slot_tx, slot_rx) = bounded::<()>(in_flight);
+    for _ in 0..in_flight {
+        let _ = slot_tx.send(());
+    }
+    for _ in 0..threads {
+        let (chunks, results) = (chunk_rx.clone(), result_tx.clone());
+        let source = input.source.clone();
+        pool.spawn(move || {
+            let mut visitor = GameVisitor::new();
+            while let Ok(chunk) = chunks.recv() {
+                if results.send(replay_chunk(&chunk, &source, &mut visitor)).is_err() {
+                    break;
+                }
+            }
+        });
+    }
+    drop((chunk_rx, result_tx));
+
+    let mut tally = Tally::default();
+    let next_index = AtomicU64::new(0);
+    let (read_end, written) = std::thread::scope(|scope| {
+        let reader = {
+            let counters = counters.clone();
+            let path = input.path.clone();
+            let chunk_bytes = options.chunk_bytes;
+            std::thread::Builder::new()
+                .name("read".into())
+                .spawn_scoped(scope, move || read_input(&path, chunk_bytes, counters, chunk_tx, slot_rx))
+        };
+        let written = (|| -> Result<()> {
+            let mut waiting: BTreeMap<u64, Replayed> = BTreeMap::new();
+            let mut next = 0u64;
+            for result in &result_rx {
+                let replayed = result?;
+                waiting.insert(replayed.seq, replayed);
+                while let Some(r) = waiting.remove(&next) {
+                    let base = next_index.load(Relaxed);
+                    let games = schema::offset_game_index(&r.games, base)?;
+                    let events = schema::offset_game_index(&r.events, base)?;
+                    partition.write(&games, &events)?;
+                    next_index.fetch_add(r.tally.games, Relaxed);
+                    tally.add(&r.tally);
+                    counters.games.fetch_add(r.tally.games, Relaxed);
+                    counters.events.fetch_add(r.tally.event_total(), Relaxed);
+                    counters.errors.fetch_add(r.tally.errors, Relaxed);
+                    next += 1;
+                    let _ = slot_tx.send(());
+                }
+            }
+            Ok(())
+        })();
+        // On a write error, closing our ends stops the reader and the workers.
+        drop(result_rx);
+        drop(slot_tx);
+        let read_end = match reader {
+            Ok(handle) => handle.join().unwrap_or_else(|_| ReadEnd {
+                compression: None,
+                bytes: 0,
+                error: Some(ReadError { offset: 0, error: io::Error::other("reader thread panicked") }),
+            }),
+            Err(e) => ReadEnd { compression: None, bytes: 0, error: Some(ReadError { offset: 0, error: e }) },
+        };
+        (read_end, written)
+    });
+    drop(progress);
+    if let Err(e) = written {
+        partition.abort();
+        return Err(e.context(format!("while writing the dataset for {}", input.path.display())));
+    }
+
+    let mut entry = json!({
+        "source": input.source,
+        "path": if is_stdin { "-".to_owned() } else { absolute(&input.path) },
+        "size": size,
+        "compression": read_end.compression.map(|c| format!("{c:?}").to_lowercase()),
+        "decompressed_bytes": read_end.bytes,
+        "games": tally.games,
+        "events": tally.event_total(),
+        "events_by_kind": tally.events_json(),
+        "games_with_errors": tally.errors,
+        "skipped_variants": tally.skipped,
+        "pgn_syntax_errors": tally.parse_errors,
+        "first_pgn_syntax_error": tally.first_parse_error.as_ref().map(|(at, e)| json!({"offset": at, "error": e})),
+        "seconds": (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
+    });
+    match read_end.error {
+        None => {
+            partition.commit()?;
+            entry["status"] = json!("ok");
+            entry["error"] = Value::Null;
+            entry["error_offset"] = Value::Null;
+        }
+        Some(ReadError { offset, error }) => {
+            partition.abort();
+            // Nothing of this input is in the dataset.
+            entry["games_before_error"] = json!(tally.games);
+            entry["events_before_error"] = json!(tally.event_total());
+            entry["games"] = json!(0);
+            entry["events"] = json!(0);
+            tally = Tally::default();
+            let what = if read_end.compression.is_none() { "cannot open" } else { "cannot read" };
+            entry["status"] = json!("failed");
+            entry["error"] = json!(format!(
+                "{what} {}: {error} (at decompressed byte {offset}); nothing was written for source {:?}{}",
+                input.path.display(),
+                input.source,
+                if dataset.has_partition(&input.source) { ", its previous partition is kept" } else { "" }
+            ));
+            entry["error_offset"] = json!(offset);
+        }
+    }
+    Ok((entry, tally))
+}
+
+fn absolute(path: &Path) -> String {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()).to_string_lossy().into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn source_names() {
+        assert_eq!(source_name(Path::new("/x/lichess_db_standard_rated_2024-01.pgn.zst")), "lichess_db_standard_rated_2024-01");
+        assert_eq!(source_name(Path::new("a b.PGN")), "a_b");
+        assert!(valid_source("2024-01"));
+        assert!(!valid_source("../x"));
+    }
+}

@@ -1,0 +1,388 @@
+//! `threefold ingest` end to end: the real binary on the real corpus (`../shared/corpus`).
+
+use std::{
+    collections::BTreeMap,
+    fs::{self, File},
+    io::{Read, Write},
+    path::{Path, PathBuf},
+    process::{Command, Output, Stdio},
+};
+
+use arrow_array::{Array, RecordBatch, StringArray, UInt32Array, UInt64Array};
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_threefold");
+
+fn corpus() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    assert!(dir.is_dir(), "the test corpus is missing: expected it at {}", dir.display());
+    dir
+}
+
+fn run(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().expect("cannot run threefold")
+}
+
+fn ingest(args: &[&str]) -> Output {
+    let mut all = vec!["ingest", "--quiet"];
+    all.extend_from_slice(args);
+    let out = run(&all);
+    assert!(
+        out.status.success(),
+        "threefold {all:?} failed: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf-8 path")
+}
+
+fn batches(path: &Path) -> Vec<RecordBatch> {
+    let file = File::open(path).unwrap_or_else(|e| panic!("cannot open {}: {e}", path.display()));
+    ParquetRecordBatchReaderBuilder::try_new(file).unwrap().build().unwrap().map(|b| b.unwrap()).collect()
+}
+
+fn part(out: &Path, table: &str, source: &str) -> PathBuf {
+    out.join(table).join(format!("source={source}")).join("part-00000.parquet")
+}
+
+fn rows(path: &Path) -> u64 {
+    let file = File::open(path).unwrap_or_else(|e| panic!("cannot open {}: {e}", path.display()));
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
+    builder.metadata().file_metadata().num_rows() as u64
+}
+
+fn column<'a, T: 'static>(batch: &'a RecordBatch, name: &str) -> &'a T {
+    batch.column_by_name(name).unwrap_or_else(|| panic!("no column {name}")).as_any().downcast_ref::<T>().unwrap()
+}
+
+fn manifest(out: &Path) -> Value {
+    serde_json::from_slice(&fs::read(out.join("_manifest.json")).expect("manifest")).expect("manifest JSON")
+}
+
+fn manifest_entries(out: &Path) -> BTreeMap<String, Value> {
+    manifest(out)["inputs"]
+        .as_array()
+        .expect("inputs")
+        .iter()
+        .map(|e| (e["path"].as_str().unwrap().to_owned(), e.clone()))
+        .collect()
+}
+
+/// `(game_index, ply, kind)` of every event, as `threefold dump` reports them; and the game count.
+fn dump_events(path: &Path) -> (u64, Vec<(u64, u64, String)>) {
+    let out = run(&["dump", s(path)]);
+    assert!(out.status.success(), "dump {} failed", path.display());
+    let mut games = 0;
+    let mut events = Vec::new();
+    for line in out.stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        let game: Value = serde_json::from_slice(line).unwrap();
+        for e in game["events"].as_array().unwrap() {
+            events.push((games, e["ply"].as_u64().unwrap(), e["kind"].as_str().unwrap().to_owned()));
+        }
+        games += 1;
+    }
+    (games, events)
+}
+
+fn parquet_events(path: &Path) -> Vec<(u64, u64, String)> {
+    let mut events = Vec::new();
+    for b in batches(path) {
+        let (g, p, k) = (column::<UInt64Array>(&b, "game_index"), column::<UInt32Array>(&b, "ply"), column::<StringArray>(&b, "kind"));
+        for i in 0..b.num_rows() {
+            events.push((g.value(i), u64::from(p.value(i)), k.value(i).to_owned()));
+        }
+    }
+    events
+}
+
+/// Lines starting with `[Event ` (a BOM allowed before the first), counted on the decompressed
+/// text as `grep -c '^\[Event '` counts them (a NUL byte also ends a line: two games of the
+/// pgnmentor files follow NULs).
+fn event_tag_lines(path: &Path) -> u64 {
+    let (_, mut reader) = threefold::input::open(path).unwrap();
+    let mut text = Vec::new();
+    reader.read_to_end(&mut text).unwrap();
+    let text = text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&text);
+    text.split(|&b| b == b'\n' || b == 0).filter(|l| l.starts_with(b"[Event ")).count() as u64
+}
+
+/// Files where `pgn-reader`'s notion of a game differs from one per `[Event` line (see the README).
+const NOT_ONE_GAME_PER_EVENT_TAG: [&str; 6] = [
+    // 605 header-only games, blank-line separated: pgn-reader reads on through tag sections.
+    "lichess-broadcast-header-only-FWWRC.pgn",
+    // A game without tags (or a lone comment) after a blank line is a game of its own.
+    "pgn-extract-test-checkmate.pgn",
+    "pgn-extract-test-nomovenumbers.pgn",
+    "pgn-extract-test-notags.pgn",
+    "pgn-extract-test-stalemate.pgn",
+    "scid-latin1.pgn",
+];
+
+#[test]
+fn whole_corpus_games_and_events_match_the_reader() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("ds");
+    // Small chunks, so that every file of any size is cut many times.
+    ingest(&[s(&corpus()), "--out", s(&out), "--chunk-bytes", "4096"]);
+    let entries = manifest_entries(&out);
+    let mut files = 0;
+    for (path, entry) in &entries {
+        let path = Path::new(path);
+        let source = entry["source"].as_str().unwrap();
+        assert_eq!(entry["status"], "ok", "{}", path.display());
+        let games = rows(&part(&out, "games", source));
+        let (dump_games, dump_events) = dump_events(path);
+        assert_eq!(games, dump_games, "games of {} against dump", path.display());
+        assert_eq!(entry["games"].as_u64(), Some(games));
+        let name = path.file_name().unwrap().to_str().unwrap();
+        let tags = event_tag_lines(path);
+        if tags > 0 && !NOT_ONE_GAME_PER_EVENT_TAG.contains(&name) {
+            assert_eq!(games, tags, "games of {} against its [Event lines", path.display());
+        }
+        let events = parquet_events(&part(&out, "events", source));
+        assert_eq!(events.len(), dump_events.len(), "events of {}", path.display());
+        assert!(events == dump_events, "events of {} differ from dump", path.display());
+        files += 1;
+    }
+    assert!(files >= 70, "only {files} corpus files ingested");
+}
+
+fn tree_bytes(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut all = BTreeMap::new();
+    for table in ["games", "events"] {
+        for entry in fs::read_dir(dir.join(table)).unwrap() {
+            let part = entry.unwrap().path();
+            for file in fs::read_dir(&part).unwrap() {
+                let file = file.unwrap().path();
+                all.insert(file.strip_prefix(dir).unwrap().to_path_buf(), fs::read(&file).unwrap());
+            }
+        }
+    }
+    all
+}
+
+#[test]
+fn output_bytes_do_not_depend_on_threads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lichess = corpus().join("lichess");
+    let (one, two) = (tmp.path().join("one"), tmp.path().join("two"));
+    ingest(&[s(&lichess), "--out", s(&one), "--threads", "1", "--chunk-bytes", "65536"]);
+    ingest(&[s(&lichess), "--out", s(&two), "--threads", "2", "--chunk-bytes", "65536"]);
+    let (a, b) = (tree_bytes(&one), tree_bytes(&two));
+    assert_eq!(a.len(), 12);
+    assert!(a == b, "--threads 1 and --threads 2 wrote different files");
+}
+
+#[test]
+fn stdin_gives_the_same_partition_as_the_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = corpus().join("otb/kasparov.pgn");
+    let (from_file, from_stdin) = (tmp.path().join("f"), tmp.path().join("s"));
+    ingest(&[s(&file), "--out", s(&from_file), "--source", "kasparov"]);
+    let mut child = Command::new(BIN)
+        .args(["ingest", "-", "--out", s(&from_stdin), "--source", "kasparov", "--quiet"])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&fs::read(&file).unwrap()).unwrap();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(rows(&part(&from_stdin, "games", "kasparov")), 2128);
+    assert!(tree_bytes(&from_file) == tree_bytes(&from_stdin));
+    let entry = &manifest(&from_stdin)["inputs"][0];
+    assert_eq!(entry["path"], "-");
+}
+
+/// The decompressed Lichess sample, and its game count.
+fn lichess_sample(dir: &Path) -> (PathBuf, u64) {
+    let path = dir.join("sample.pgn");
+    let (_, mut reader) = threefold::input::open(&corpus().join("lichess/lichess_db_standard_rated_2013-01-sample.pgn.zst")).unwrap();
+    let mut text = Vec::new();
+    reader.read_to_end(&mut text).unwrap();
+    fs::write(&path, &text).unwrap();
+    (path, 5550)
+}
+
+fn pzstd(input: &Path, output: &Path) {
+    let status = Command::new("pzstd")
+        .args(["-q", "-1", "-p", "2", s(input), "-o", s(output)])
+        .status()
+        .expect("pzstd is needed for this test (apt-get install zstd)");
+    assert!(status.success());
+}
+
+#[test]
+fn multi_frame_zstd_and_multi_stream_bzip2_read_completely() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (plain, games) = lichess_sample(tmp.path());
+    let zst = tmp.path().join("pz.pgn.zst");
+    pzstd(&plain, &zst);
+    let frames = fs::read(&zst).unwrap().windows(4).filter(|w| *w == [0x28, 0xb5, 0x2f, 0xfd]).count();
+    assert!(frames >= 2, "pzstd wrote {frames} frame(s)");
+
+    // Two bzip2 streams back to back, as pbzip2 writes them.
+    let text = fs::read(&plain).unwrap();
+    let half = text.len() / 2;
+    let mut bz = Vec::new();
+    for part in [&text[..half], &text[half..]] {
+        let mut enc = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::fast());
+        enc.write_all(part).unwrap();
+        bz.extend(enc.finish().unwrap());
+    }
+    let bz2 = tmp.path().join("pb.pgn.bz2");
+    fs::write(&bz2, bz).unwrap();
+
+    let out = tmp.path().join("ds");
+    ingest(&[s(&zst), s(&bz2), "--out", s(&out)]);
+    assert_eq!(rows(&part(&out, "games", "pz")), games);
+    assert_eq!(rows(&part(&out, "games", "pb")), games);
+    let entries = manifest_entries(&out);
+    for e in entries.values() {
+        assert_eq!(e["decompressed_bytes"].as_u64(), Some(text.len() as u64));
+    }
+}
+
+#[test]
+fn a_truncated_input_fails_alone_and_leaves_no_parquet() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (plain, _) = lichess_sample(tmp.path());
+    let zst = tmp.path().join("whole.pgn.zst");
+    pzstd(&plain, &zst);
+    let bytes = fs::read(&zst).unwrap();
+    let cut = tmp.path().join("cut.pgn.zst");
+    fs::write(&cut, &bytes[..bytes.len() * 3 / 4]).unwrap();
+    let out = tmp.path().join("ds");
+    let result = run(&["ingest", "--quiet", s(&cut), s(&zst), "--out", s(&out)]);
+    assert_eq!(result.status.code(), Some(1), "{}", String::from_utf8_lossy(&result.stderr));
+    let entries = manifest_entries(&out);
+    let failed = &entries[s(&std::path::absolute(&cut).unwrap())];
+    assert_eq!(failed["status"], "failed");
+    assert!(failed["error_offset"].as_u64().unwrap() > 1 << 20, "{failed}");
+    assert!(failed["error"].as_str().unwrap().contains("cut.pgn.zst"));
+    assert_eq!(failed["games"], 0);
+    // Nothing of the failed source, not even a temporary file; the other input is complete.
+    for table in ["games", "events"] {
+        let names: Vec<String> =
+            fs::read_dir(out.join(table)).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        assert_eq!(names, vec!["source=whole".to_owned()], "{table}");
+    }
+    assert_eq!(rows(&part(&out, "games", "whole")), 5550);
+}
+
+#[test]
+fn a_missing_file_is_reported_in_the_manifest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("ds");
+    let result = run(&["ingest", "--quiet", "no-such-file.pgn", s(&corpus().join("otb/bilbao.pgn")), "--out", s(&out)]);
+    assert_eq!(result.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&result.stderr).contains("no-such-file.pgn"));
+    let failed: Vec<Value> =
+        manifest_entries(&out).into_values().filter(|e| e["status"] == "failed").collect();
+    assert_eq!(failed.len(), 1);
+    assert_eq!(failed[0]["error_offset"], 0);
+    assert_eq!(rows(&part(&out, "games", "bilbao")), 1);
+}
+
+#[test]
+fn reingesting_a_source_replaces_its_partition() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("ds");
+    ingest(&[s(&corpus().join("otb/kasparov.pgn")), "--out", s(&out), "--source", "x"]);
+    ingest(&[s(&corpus().join("otb/dortmund.pgn")), "--out", s(&out), "--source", "x"]);
+    ingest(&[s(&corpus().join("otb/bilbao.pgn")), "--out", s(&out)]);
+    assert_eq!(rows(&part(&out, "games", "x")), 347);
+    for table in ["games", "events"] {
+        let mut names: Vec<String> =
+            fs::read_dir(out.join(table)).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        assert_eq!(names, ["source=bilbao", "source=x"]);
+    }
+    let m = manifest(&out);
+    assert_eq!(m["inputs"].as_array().unwrap().len(), 2);
+    assert_eq!(m["games"], 348);
+}
+
+#[test]
+fn refuses_a_directory_that_is_not_a_dataset() {
+    let tmp = tempfile::tempdir().unwrap();
+    fs::write(tmp.path().join("precious.txt"), "keep me").unwrap();
+    let result = run(&["ingest", "--quiet", s(&corpus().join("otb/bilbao.pgn")), "--out", s(tmp.path())]);
+    assert_eq!(result.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&result.stderr).contains("not a threefold dataset"));
+    assert!(!tmp.path().join("games").exists());
+}
+
+#[test]
+fn byte_offsets_point_at_the_games() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = corpus().join("lichess/lichess-2021-10-01-clocks-sample.pgn");
+    let out = tmp.path().join("ds");
+    ingest(&[s(&file), "--out", s(&out), "--chunk-bytes", "10000"]);
+    let text = fs::read(&file).unwrap();
+    let mut n = 0;
+    for b in batches(&part(&out, "games", "lichess-2021-10-01-clocks-sample")) {
+        let offsets = column::<UInt64Array>(&b, "byte_offset");
+        let sites = column::<StringArray>(&b, "Site");
+        for i in 0..b.num_rows() {
+            let at = &text[offsets.value(i) as usize..];
+            assert!(at.starts_with(b"[Event "), "game {n} at {}", offsets.value(i));
+            let site = format!("[Site \"{}\"]", sites.value(i));
+            assert!(at[..2000.min(at.len())].windows(site.len()).any(|w| w == site.as_bytes()));
+            n += 1;
+        }
+    }
+    assert_eq!(n, 999);
+}
+
+/// The Python interpreter with the pinned `tests/requirements.txt` installed.
+fn python() -> PathBuf {
+    let python = std::env::var_os("THREEFOLD_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python"));
+    assert!(
+        python.exists(),
+        "no Python for the DuckDB test at {}: create it with `python3 -m venv .venv && .venv/bin/pip install -r tests/requirements.txt`, or set THREEFOLD_PYTHON",
+        python.display()
+    );
+    python
+}
+
+#[test]
+fn duckdb_polars_and_pyarrow_read_the_dataset() {
+    let python = python();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("ds");
+    ingest(&[s(&corpus().join("lichess")), s(&corpus().join("otb/karpov_miles_tilburg_1986.pgn")), "--out", s(&out)]);
+    let m = manifest(&out);
+    let script = r#"
+import sys, duckdb, polars as pl, pyarrow.dataset as ds
+out = sys.argv[1]
+con = duckdb.connect()
+con.execute(open(out + "/views.sql").read())
+g = con.execute("select count(*), count(distinct source) from games").fetchone()
+e = con.execute("select count(*) from events").fetchone()[0]
+j = con.execute("select count(*) from events join games using (source, game_index)").fetchone()[0]
+k = con.execute("select count(*) from events where source = 'karpov_miles_tilburg_1986' and kind = 'pseudo_repetition'").fetchone()[0]
+t = con.execute("select typeof(WhiteElo), typeof(UTCDate), typeof(UTCTime), typeof(earlier_plies) from games, events limit 1").fetchone()
+p = pl.scan_parquet(out + "/games/**/*.parquet", hive_partitioning=True).select(pl.len()).collect().item()
+a = ds.dataset(out + "/events", format="parquet", partitioning="hive").count_rows()
+print(g[0], g[1], e, j, k, p, a, *t)
+"#;
+    let result = Command::new(&python).arg("-c").arg(script).arg(&out).output().expect("cannot run python");
+    assert!(result.status.success(), "python failed:\n{}", String::from_utf8_lossy(&result.stderr));
+    let text = String::from_utf8(result.stdout).unwrap();
+    let f: Vec<&str> = text.split_whitespace().collect();
+    let (games, events) = (m["games"].to_string(), m["events"].to_string());
+    assert_eq!(f[0], games);
+    assert_eq!(f[1], "7");
+    assert_eq!(f[2], events);
+    assert_eq!(f[3], events, "every event joins its game");
+    assert_ne!(f[4], "0", "the Karpov–Miles pseudo repetition");
+    assert_eq!(f[5], games);
+    assert_eq!(f[6], events);
+    assert_eq!(&f[7..], ["SMALLINT", "DATE", "TIME", "UINTEGER[]"]);
+}
