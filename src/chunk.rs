@@ -21,6 +21,18 @@ pub struct Chunk {
     /// Offset of the chunk's first byte in the decompressed stream.
     pub offset: u64,
     pub data: Vec<u8>,
+    /// Where each game starts in `data`, ascending; bytes before the first are whitespace.
+    pub games: Vec<usize>,
+}
+
+impl Chunk {
+    /// The bytes of each game, with its offset in `data`.
+    pub fn game_slices(&self) -> impl Iterator<Item = (usize, &[u8])> {
+        self.games.iter().enumerate().map(|(i, &start)| {
+            let end = self.games.get(i + 1).copied().unwrap_or(self.data.len());
+            (start, &self.data[start..end])
+        })
+    }
 }
 
 /// What the reader is doing at the start of a line.
@@ -39,11 +51,23 @@ enum State {
 struct Lines {
     state: State,
     in_comment: bool,
+    /// Name of the first tag of the current tag section (truncated), and its length.
+    first_tag: [u8; 16],
+    first_tag_len: usize,
+    /// A blank line followed the last tag line.
+    blank_after_tag: bool,
+}
+
+/// The name of the tag on a line starting with `[`.
+fn tag_name(l: &[u8]) -> &[u8] {
+    let rest = &l[1..];
+    let end = rest.iter().position(|&b| matches!(b, b' ' | b'"' | b']' | b'\t')).unwrap_or(rest.len());
+    &rest[..end.min(16)]
 }
 
 impl Lines {
     fn new() -> Lines {
-        Lines { state: State::Between, in_comment: false }
+        Lines { state: State::Between, in_comment: false, first_tag: [0; 16], first_tag_len: 0, blank_after_tag: false }
     }
 
     /// Takes one line (without its `\n`); returns whether a game starts at its first byte.
@@ -74,12 +98,23 @@ impl Lines {
                 self.state = State::Between;
                 false
             }
+            State::Tags if space_only => {
+                self.blank_after_tag = true;
+                false
+            }
             _ if space_only || l[0] == b'%' => false,
             State::Between => {
                 self.game(l);
                 true
             }
             State::Movetext if l[0] == b'[' => {
+                self.game(l);
+                true
+            }
+            // pgn-reader reads tags on across blank lines, which would merge games that have tags
+            // but no moves; a section that starts again with its first tag after a blank line is
+            // a new game (a blank line inside one game's tags, as ChessBase writes, is not).
+            State::Tags if l[0] == b'[' && self.blank_after_tag && tag_name(l) == &self.first_tag[..self.first_tag_len] => {
                 self.game(l);
                 true
             }
@@ -97,6 +132,9 @@ impl Lines {
 
     fn game(&mut self, l: &[u8]) {
         if l[0] == b'[' {
+            let name = tag_name(l);
+            self.first_tag[..name.len()].copy_from_slice(name);
+            self.first_tag_len = name.len();
             self.tags(l);
         } else {
             self.state = State::Movetext;
@@ -106,6 +144,7 @@ impl Lines {
 
     fn tags(&mut self, l: &[u8]) {
         self.state = State::Tags;
+        self.blank_after_tag = false;
         if let Some(rest) = tags_end(l) {
             self.state = State::Movetext;
             self.movetext(&l[rest..]);
@@ -187,6 +226,8 @@ pub struct Splitter<R> {
     /// Bytes read and not yet handed out; `pending[..scanned]` is classified line by line.
     pending: Vec<u8>,
     scanned: usize,
+    /// Game starts found in `pending[..scanned]`.
+    starts: Vec<usize>,
     /// Decompressed offset of `pending[0]`.
     offset: u64,
     seq: u64,
@@ -201,6 +242,7 @@ impl<R: Read> Splitter<R> {
             lines: Lines::new(),
             pending: Vec::with_capacity(target.max(1) + (1 << 16)),
             scanned: 0,
+            starts: Vec::new(),
             offset: 0,
             seq: 0,
             eof: false,
@@ -223,8 +265,12 @@ impl<R: Read> Splitter<R> {
                 if starts_game && start >= self.target {
                     let rest = self.pending.split_off(start);
                     let data = std::mem::replace(&mut self.pending, rest);
+                    let games = std::mem::replace(&mut self.starts, vec![0]);
                     self.scanned = nl + 1;
-                    return Ok(Some(self.emit(data)));
+                    return Ok(Some(self.emit(data, games)));
+                }
+                if starts_game {
+                    self.starts.push(start);
                 }
                 self.scanned = end + 1;
             }
@@ -232,16 +278,21 @@ impl<R: Read> Splitter<R> {
                 if self.pending.is_empty() {
                     return Ok(None);
                 }
+                // The last line has no line break.
+                if self.scanned < self.pending.len() && self.lines.line(&self.pending[self.scanned..]) {
+                    self.starts.push(self.scanned);
+                }
                 let data = std::mem::take(&mut self.pending);
+                let games = std::mem::take(&mut self.starts);
                 self.scanned = 0;
-                return Ok(Some(self.emit(data)));
+                return Ok(Some(self.emit(data, games)));
             }
             self.fill()?;
         }
     }
 
-    fn emit(&mut self, data: Vec<u8>) -> Chunk {
-        let chunk = Chunk { seq: self.seq, offset: self.offset, data };
+    fn emit(&mut self, data: Vec<u8>, games: Vec<usize>) -> Chunk {
+        let chunk = Chunk { seq: self.seq, offset: self.offset, data, games };
         self.seq += 1;
         self.offset += chunk.data.len() as u64;
         chunk
@@ -291,8 +342,10 @@ mod tests {
     }
 
     #[test]
-    fn header_only_games_merge_like_the_reader() {
-        assert_eq!(starts("[Event \"a\"]\n\n[Event \"b\"]\n\n1. e4 *"), vec![0]);
+    fn header_only_games_are_games() {
+        assert_eq!(starts("[Event \"a\"]\n\n[Event \"b\"]\n\n1. e4 *"), vec![0, 2]);
+        // ChessBase writes a blank line inside a game's tags
+        assert_eq!(starts("[Event \"a\"]\n[Site \"b\"]\n\n[Date \"c\"]\n\n1. e4 *\n\n[Event \"d\"]\n1. d4 *"), vec![0, 7]);
     }
 
     #[test]
@@ -310,6 +363,7 @@ mod tests {
         while let Some(chunk) = splitter.next_chunk().unwrap() {
             assert_eq!(chunk.offset as usize, all.len());
             assert!(chunk.data.starts_with(b"[Event"));
+            assert_eq!(chunk.games, vec![0]);
             all.extend_from_slice(&chunk.data);
             n += 1;
         }

@@ -11,7 +11,6 @@
 //! the output bytes do not depend on the number of threads.
 
 use std::{
-    cell::Cell,
     collections::BTreeMap,
     fs::{self, File},
     io::{self, Read},
@@ -27,7 +26,7 @@ use std::{
 use anyhow::{Context, Result, bail};
 use arrow_array::RecordBatch;
 use crossbeam_channel::bounded;
-use pgn_reader::Reader;
+use std::ops::ControlFlow;
 use serde_json::{Value, json};
 
 use crate::{
@@ -61,9 +60,6 @@ struct Tally {
     /// Games in a variant that is not replayed.
     skipped: u64,
     events: [u64; 4],
-    /// Syntax errors `pgn-reader` could not read past inside a game (the reader resumes after them).
-    parse_errors: u64,
-    first_parse_error: Option<(u64, String)>,
 }
 
 impl Tally {
@@ -73,10 +69,6 @@ impl Tally {
         self.skipped += other.skipped;
         for (a, b) in self.events.iter_mut().zip(other.events) {
             *a += b;
-        }
-        self.parse_errors += other.parse_errors;
-        if self.first_parse_error.is_none() {
-            self.first_parse_error.clone_from(&other.first_parse_error);
         }
     }
 
@@ -127,12 +119,11 @@ pub fn run(options: Options) -> Result<ExitCode> {
         let secs = started.elapsed().as_secs_f64();
         let kinds: Vec<String> = KINDS.iter().zip(total.events).map(|(k, n)| format!("{k} {n}")).collect();
         eprintln!(
-            "threefold: {} input(s), {failed} failed; {} games ({} with errors, {} skipped variants{}); {} events ({}); {secs:.1} s, {:.0} games/s; dataset {}",
+            "threefold: {} input(s), {failed} failed; {} games ({} with errors, {} skipped variants); {} events ({}); {secs:.1} s, {:.0} games/s; dataset {}",
             inputs.len(),
             total.games,
             total.errors,
             total.skipped,
-            if total.parse_errors > 0 { format!(", {} PGN syntax errors", total.parse_errors) } else { String::new() },
             total.event_total(),
             kinds.join(", "),
             total.games as f64 / secs.max(1e-3),
@@ -237,22 +228,6 @@ impl<R: Read> Read for Counted<R> {
     }
 }
 
-/// Reads a chunk and counts how much of it the PGN reader has taken.
-struct SliceReader<'a> {
-    data: &'a [u8],
-    pos: &'a Cell<usize>,
-}
-
-impl Read for SliceReader<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let start = self.pos.get().min(self.data.len());
-        let n = buf.len().min(self.data.len() - start);
-        buf[..n].copy_from_slice(&self.data[start..start + n]);
-        self.pos.set(start + n);
-        Ok(n)
-    }
-}
-
 /// What a worker made of one chunk.
 struct Replayed {
     seq: u64,
@@ -263,52 +238,28 @@ struct Replayed {
 
 /// Replays the games of one chunk; `game_index` in the batches counts from 0 within the chunk.
 fn replay_chunk(chunk: &Chunk, source: &str, visitor: &mut GameVisitor) -> Result<Replayed> {
-    let consumed = Cell::new(0usize);
-    let mut reader = Reader::new(SliceReader { data: &chunk.data, pos: &consumed });
     let mut games = GamesBuilder::new();
     let mut events = EventsBuilder::new();
     let mut tally = Tally::default();
-    let position = |reader: &Reader<SliceReader>| consumed.get().saturating_sub(reader.buffer().len());
     let mut index = 0u64;
-    let mut last_error_at = None;
-    loop {
-        let result = reader.has_more().and_then(|more| {
-            let offset = chunk.offset + position(&reader) as u64;
-            Ok(if more { reader.read_game(visitor)?.map(|g| (offset, g)) } else { None })
-        });
-        match result {
-            Ok(None) => break,
-            Ok(Some((offset, game))) => {
-                games.append(source, index, offset, &game);
-                match game.status() {
-                    "error" => tally.errors += 1,
-                    "skipped" => tally.skipped += 1,
-                    _ => {}
+    let _ = visitor.read_chunk(chunk, |offset, game| {
+        games.append(source, index, chunk.offset + offset as u64, &game);
+        match game.status() {
+            "error" => tally.errors += 1,
+            "skipped" => tally.skipped += 1,
+            _ => {}
+        }
+        if let Some(analysis) = &game.analysis {
+            for event in &analysis.events {
+                events.append(source, index, event);
+                if let Some(k) = KINDS.iter().position(|k| *k == event.kind()) {
+                    tally.events[k] += 1;
                 }
-                if let Some(analysis) = &game.analysis {
-                    for event in &analysis.events {
-                        events.append(source, index, event);
-                        if let Some(k) = KINDS.iter().position(|k| *k == event.kind()) {
-                            tally.events[k] += 1;
-                        }
-                    }
-                }
-                index += 1;
-            }
-            Err(e) => {
-                // pgn-reader resumes after the line it could not read; stop if it cannot.
-                let at = position(&reader);
-                tally.parse_errors += 1;
-                if tally.first_parse_error.is_none() {
-                    tally.first_parse_error = Some((chunk.offset + at as u64, e.to_string()));
-                }
-                if last_error_at == Some(at) {
-                    break;
-                }
-                last_error_at = Some(at);
             }
         }
-    }
+        index += 1;
+        ControlFlow::Continue(())
+    });
     tally.games = index;
     Ok(Replayed { seq: chunk.seq, games: games.finish()?, events: events.finish()?, tally })
 }
@@ -457,8 +408,6 @@ fn ingest_input(
         "events_by_kind": tally.events_json(),
         "games_with_errors": tally.errors,
         "skipped_variants": tally.skipped,
-        "pgn_syntax_errors": tally.parse_errors,
-        "first_pgn_syntax_error": tally.first_parse_error.as_ref().map(|(at, e)| json!({"offset": at, "error": e})),
         "seconds": (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
     });
     match read_end.error {

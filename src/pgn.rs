@@ -6,9 +6,11 @@ use pgn_reader::{Outcome, RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::{CastlingMode, Color, KnownOutcome};
 
 use crate::{
+    chunk::{CHUNK_BYTES, Chunk, Splitter},
     movetext::{self, BadToken},
     replay::{Analysis, GameResult, Replay},
-    start::{ErrorKind, Start, Variant},
+    start::{ErrorKind, GameError, Start, Variant},
+    summary::Summary,
 };
 
 /// One game as read and analysed.
@@ -172,6 +174,41 @@ impl Visitor for GameVisitor {
     }
 }
 
+impl Game {
+    /// A game whose text `pgn-reader` could not read.
+    fn unreadable(error: &io::Error) -> Game {
+        let error = GameError { kind: ErrorKind::InvalidPgn, ply: 0, token: error.to_string() };
+        Game {
+            tags: Vec::new(),
+            variant: Variant::Standard,
+            result: GameResult::Unknown,
+            analysis: Some(Analysis { error: Some(error), summary: Summary::empty(), events: Vec::new() }),
+            moves: Vec::new(),
+        }
+    }
+}
+
+impl GameVisitor {
+    /// Reads the games of `chunk` one game slice at a time, calling `f` with the offset of each
+    /// game's first byte in the chunk, until `f` breaks. A slice the reader cannot read becomes
+    /// a game with an `invalid_pgn` error: nothing is dropped silently.
+    pub fn read_chunk(&mut self, chunk: &Chunk, mut f: impl FnMut(usize, Game) -> ControlFlow<()>) -> ControlFlow<()> {
+        let mut games = Vec::new();
+        for (start, slice) in chunk.game_slices() {
+            games.clear();
+            if let Err(e) = self.read_slice(slice, &mut games) {
+                games.push(Game::unreadable(&e));
+            }
+            let lead = slice.iter().take_while(|b| b.is_ascii_whitespace()).count();
+            let lead = if slice[lead..].starts_with(b"\xef\xbb\xbf") { lead + 3 } else { lead };
+            for game in games.drain(..) {
+                f(start + lead, game)?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+}
+
 /// Reads every game of `input`, calling `f` with each in order until it breaks.
 pub fn for_each_game<R: io::Read>(input: R, f: impl FnMut(Game) -> ControlFlow<()>) -> io::Result<()> {
     for_each_game_with(input, GameVisitor::new(), f)
@@ -183,9 +220,9 @@ pub fn for_each_game_with<R: io::Read>(
     mut visitor: GameVisitor,
     mut f: impl FnMut(Game) -> ControlFlow<()>,
 ) -> io::Result<()> {
-    let mut reader = Reader::new(input);
-    while let Some(game) = reader.read_game(&mut visitor)? {
-        if f(game).is_break() {
+    let mut splitter = Splitter::new(input, CHUNK_BYTES);
+    while let Some(chunk) = splitter.next_chunk().map_err(|e| e.error)? {
+        if visitor.read_chunk(&chunk, |_, game| f(game)).is_break() {
             break;
         }
     }

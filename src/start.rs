@@ -17,6 +17,8 @@ pub enum ErrorKind {
     NullMove,
     /// A FEN that cannot be parsed or describes an impossible position.
     InvalidFen,
+    /// The game's text could not be read as PGN (an unterminated tag or comment).
+    InvalidPgn,
 }
 
 impl ErrorKind {
@@ -27,6 +29,7 @@ impl ErrorKind {
             ErrorKind::InvalidMove => "invalid_move",
             ErrorKind::NullMove => "null_move",
             ErrorKind::InvalidFen => "invalid_fen",
+            ErrorKind::InvalidPgn => "invalid_pgn",
         }
     }
 }
