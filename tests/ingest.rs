@@ -112,9 +112,7 @@ fn event_tag_lines(path: &Path) -> u64 {
 }
 
 /// Files where `pgn-reader`'s notion of a game differs from one per `[Event` line (see the README).
-const NOT_ONE_GAME_PER_EVENT_TAG: [&str; 6] = [
-    // 605 header-only games, blank-line separated: pgn-reader reads on through tag sections.
-    "lichess-broadcast-header-only-FWWRC.pgn",
+const NOT_ONE_GAME_PER_EVENT_TAG: [&str; 5] = [
     // A game without tags (or a lone comment) after a blank line is a game of its own.
     "pgn-extract-test-checkmate.pgn",
     "pgn-extract-test-nomovenumbers.pgn",
