@@ -15,3 +15,9 @@ export THREEFOLD_PYTHON="$PWD/.venv/bin/python"
 cargo build --release --locked
 cargo test --release --locked
 bash tests/oracle/differential.sh
+
+# The README's quick start must run as written on a fresh clone.
+sed -n '/<!-- quickstart/,/^```$/p' README.md | sed '1,2d;$d' > target/quickstart.sh
+bash -euo pipefail target/quickstart.sh > target/quickstart.out
+grep -q "karpov_miles_tilburg_1986" target/quickstart.out
+echo "README quick start: 1 passed, 0 failed"

@@ -129,14 +129,6 @@ impl Replay {
         self.mode.is_some() && self.error.is_none()
     }
 
-    pub fn position(&self) -> &Chess {
-        &self.pos
-    }
-
-    pub fn ply(&self) -> u32 {
-        self.ply
-    }
-
     /// Plays the next mainline move, written as `san`. On an error the replay stops; later calls
     /// are ignored.
     pub fn play_san(&mut self, san: &SanPlus) {

@@ -11,8 +11,6 @@ use crate::identity::Key;
 struct Entry {
     key: Key,
     ply: u32,
-    /// FIDE occurrence number this position had when it was reached.
-    fide_occurrence: u32,
 }
 
 /// Occurrence counts of one position among the window, itself included.
@@ -80,7 +78,7 @@ impl Tracker {
         if counts.fide >= 2 {
             self.twice[color_index(key.turn)] += 1;
         }
-        self.window.push(Entry { key, ply, fide_occurrence: counts.fide });
+        self.window.push(Entry { key, ply });
         counts
     }
 
@@ -112,10 +110,5 @@ impl Tracker {
             }
         }
         plies.len() as u32
-    }
-
-    /// Highest FIDE occurrence reached by any window position.
-    pub fn max_occurrence(&self) -> u32 {
-        self.window.iter().map(|e| e.fide_occurrence).max().unwrap_or(0)
     }
 }
