@@ -384,3 +384,60 @@ print(g[0], g[1], e, j, k, p, a, *t)
     assert_eq!(f[6], events);
     assert_eq!(&f[7..], ["SMALLINT", "DATE", "TIME", "UINTEGER[]"]);
 }
+
+/// The README's column tables, as (name, type) pairs: `| `a`, `b` | string, uint64 | … |`, where
+/// a name written `_3` abbreviates the first name with its last `_` part replaced.
+fn readme_columns(table: &str) -> Vec<(String, String)> {
+    let readme = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let start = readme.find(&format!("### `{table}`")).unwrap_or_else(|| panic!("README has no `{table}` table"));
+    let mut out = Vec::new();
+    for line in readme[start..].lines().skip(4) {
+        if !line.starts_with("| `") {
+            break;
+        }
+        let cells: Vec<&str> = line.split(" | ").collect();
+        let names: Vec<String> = cells[0].trim_start_matches("| ").split(", ").map(|n| n.trim_matches('`').to_owned()).collect();
+        let types: Vec<&str> = if cells[1].starts_with("map<") { vec![cells[1]] } else { cells[1].split(", ").collect() };
+        let first = names[0].clone();
+        for (i, name) in names.iter().enumerate() {
+            let name = match name.strip_prefix('_') {
+                Some(suffix) => format!("{}_{suffix}", &first[..first.rfind('_').unwrap()]),
+                None => name.clone(),
+            };
+            out.push((name, types.get(i).copied().unwrap_or(types[0]).to_owned()));
+        }
+    }
+    out
+}
+
+fn type_name(t: &arrow_schema::DataType) -> String {
+    use arrow_schema::{DataType::*, TimeUnit};
+    match t {
+        Utf8 => "string".into(),
+        UInt64 => "uint64".into(),
+        UInt32 => "uint32".into(),
+        Int16 => "int16".into(),
+        Float64 => "float64".into(),
+        Boolean => "bool".into(),
+        Date32 => "date32".into(),
+        Time32(TimeUnit::Millisecond) => "time32[ms]".into(),
+        Map(..) => "map<string, string>".into(),
+        List(f) => format!("list<{}>", type_name(f.data_type())),
+        other => format!("{other:?}"),
+    }
+}
+
+#[test]
+fn schema_matches_the_readme() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("ds");
+    let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("data-samples");
+    ingest(&[s(&samples), "--out", s(&out)]);
+    for table in ["games", "events"] {
+        let file = fs::File::open(part(&out, table, "karpov_miles_tilburg_1986")).unwrap();
+        let schema = ParquetRecordBatchReaderBuilder::try_new(file).unwrap().schema().clone();
+        let actual: Vec<(String, String)> =
+            schema.fields().iter().map(|f| (f.name().clone(), type_name(f.data_type()))).collect();
+        assert_eq!(actual, readme_columns(table), "the README's `{table}` table must list every column in order");
+    }
+}
