@@ -10,6 +10,8 @@
 
 use std::io::{self, Read};
 
+use memchr::{memchr, memchr2};
+
 /// Default target size of a chunk in bytes.
 pub const CHUNK_BYTES: usize = 1 << 20;
 
@@ -154,7 +156,7 @@ impl Lines {
     /// Follows `{}` comments and `;` comments through movetext.
     fn movetext(&mut self, mut l: &[u8]) {
         loop {
-            let Some(i) = l.iter().position(|&b| b == b'{' || b == b';') else { return };
+            let Some(i) = memchr2(b'{', b';', l) else { return };
             if l[i] == b';' {
                 return;
             }
@@ -169,10 +171,6 @@ impl Lines {
     }
 }
 
-fn memchr(needle: u8, haystack: &[u8]) -> Option<usize> {
-    haystack.iter().position(|&b| b == needle)
-}
-
 /// Where movetext starts on a line that starts with tags (as `pgn-reader` reads tags), or `None`
 /// when the tags take the whole line.
 fn tags_end(l: &[u8]) -> Option<usize> {
@@ -185,11 +183,11 @@ fn tags_end(l: &[u8]) -> Option<usize> {
             return Some(i);
         }
         i += 1;
-        let d = l[i..].iter().position(|&b| b == b'"' || b == b']')?;
+        let d = memchr2(b'"', b']', &l[i..])?;
         if l[i + d] == b'"' {
             let mut j = i + d + 1;
             loop {
-                let e = l[j..].iter().position(|&b| b == b'\\' || b == b'"')?;
+                let e = memchr2(b'\\', b'"', &l[j..])?;
                 if l[j + e] == b'"' {
                     i = j + e + 1;
                     break;
@@ -226,6 +224,8 @@ pub struct Splitter<R> {
     /// Bytes read and not yet handed out; `pending[..scanned]` is classified line by line.
     pending: Vec<u8>,
     scanned: usize,
+    /// `pending[scanned..searched]` holds no line break: a long line is searched only once.
+    searched: usize,
     /// Game starts found in `pending[..scanned]`.
     starts: Vec<usize>,
     /// Decompressed offset of `pending[0]`.
@@ -242,6 +242,7 @@ impl<R: Read> Splitter<R> {
             lines: Lines::new(),
             pending: Vec::with_capacity(target.max(1) + (1 << 16)),
             scanned: 0,
+            searched: 0,
             starts: Vec::new(),
             offset: 0,
             seq: 0,
@@ -258,15 +259,22 @@ impl<R: Read> Splitter<R> {
     pub fn next_chunk(&mut self) -> Result<Option<Chunk>, ReadError> {
         loop {
             // Classify complete lines; cut at the first game start past the target size.
-            while let Some(nl) = memchr(b'\n', &self.pending[self.scanned..]) {
+            loop {
+                let from = self.searched.max(self.scanned);
+                let Some(found) = memchr(b'\n', &self.pending[from..]) else {
+                    self.searched = self.pending.len();
+                    break;
+                };
                 let start = self.scanned;
-                let end = start + nl;
+                let end = from + found;
+                let nl = end - start;
                 let starts_game = self.lines.line(&self.pending[start..end]);
                 if starts_game && start >= self.target {
                     let rest = self.pending.split_off(start);
                     let data = std::mem::replace(&mut self.pending, rest);
                     let games = std::mem::replace(&mut self.starts, vec![0]);
                     self.scanned = nl + 1;
+                    self.searched = 0;
                     return Ok(Some(self.emit(data, games)));
                 }
                 if starts_game {
@@ -285,6 +293,7 @@ impl<R: Read> Splitter<R> {
                 let data = std::mem::take(&mut self.pending);
                 let games = std::mem::take(&mut self.starts);
                 self.scanned = 0;
+                self.searched = 0;
                 return Ok(Some(self.emit(data, games)));
             }
             self.fill()?;

@@ -59,9 +59,7 @@ impl Scan<'_> {
     }
 }
 
-fn memchr(b: u8, s: &[u8]) -> Option<usize> {
-    s.iter().position(|&c| c == b)
-}
+use memchr::memchr;
 
 /// Skips the tag section as `pgn-reader` reads it; movetext may start on a tag's line.
 fn skip_tags(sc: &mut Scan) {

@@ -269,7 +269,7 @@ impl Replay {
             let mut after = self.pos.clone();
             after.play_unchecked(m);
             let key = Key::new(&after, None);
-            let seen = self.tracker.lookup(&key, &mut self.scratch);
+            let seen = self.tracker.lookup_repeated(&key, &mut self.scratch);
             if seen < 2 {
                 continue;
             }

@@ -8,6 +8,10 @@ use shakmaty::Color;
 
 use crate::identity::Key;
 
+/// At most this many earlier plies are listed with an event (the earliest ones); the occurrence
+/// numbers still count them all. Keeps a game of thousands of shuffling moves small.
+pub const EARLIER_PLIES_MAX: usize = 16;
+
 struct Entry {
     key: Key,
     ply: u32,
@@ -35,6 +39,9 @@ pub struct Tracker {
     twice: [u32; 2],
     board_earlier: Vec<u32>,
     fide_earlier: Vec<u32>,
+    /// Window indices of the distinct positions that occurred at least twice (their latest
+    /// occurrence): only these can be reached a third time by a move.
+    repeated: Vec<usize>,
 }
 
 fn color_index(color: Color) -> usize {
@@ -49,6 +56,7 @@ impl Tracker {
     pub fn reset(&mut self) {
         self.window.clear();
         self.twice = [0, 0];
+        self.repeated.clear();
     }
 
     /// Records the position of `ply` and returns its counts. The plies of the earlier board-equal
@@ -63,10 +71,14 @@ impl Tracker {
                 continue;
             }
             counts.board += 1;
-            self.board_earlier.push(e.ply);
+            if self.board_earlier.len() < EARLIER_PLIES_MAX {
+                self.board_earlier.push(e.ply);
+            }
             if e.key.same_rights(&key) {
                 counts.fide += 1;
-                self.fide_earlier.push(e.ply);
+                if self.fide_earlier.len() < EARLIER_PLIES_MAX {
+                    self.fide_earlier.push(e.ply);
+                }
                 if e.key.fen_ep == key.fen_ep {
                     counts.fen += 1;
                 }
@@ -77,6 +89,12 @@ impl Tracker {
         }
         if counts.fide >= 2 {
             self.twice[color_index(key.turn)] += 1;
+            let window = &self.window;
+            let idx = window.len();
+            match self.repeated.iter_mut().find(|i| window[**i].key.same_board(&key) && window[**i].key.same_rights(&key)) {
+                Some(i) => *i = idx,
+                None => self.repeated.push(idx),
+            }
         }
         self.window.push(Entry { key, ply });
         counts
@@ -101,14 +119,21 @@ impl Tracker {
         self.twice[color_index(turn)] > 0
     }
 
-    /// How often `key` occurred in the window, with the plies, without recording it.
-    pub fn lookup(&self, key: &Key, plies: &mut Vec<u32>) -> u32 {
+    /// How often `key` occurred in the window if at least twice (else 0 or 1), with the earliest
+    /// plies, without recording it.
+    pub fn lookup_repeated(&self, key: &Key, plies: &mut Vec<u32>) -> u32 {
         plies.clear();
-        for e in &self.window {
-            if e.key.same_board(key) && e.key.same_rights(key) {
+        let same = |e: &Entry| e.key.same_board(key) && e.key.same_rights(key);
+        if !self.repeated.iter().any(|&i| same(&self.window[i])) {
+            return 0;
+        }
+        let mut n = 0;
+        for e in self.window.iter().filter(|e| same(e)) {
+            n += 1;
+            if plies.len() < EARLIER_PLIES_MAX {
                 plies.push(e.ply);
             }
         }
-        plies.len() as u32
+        n
     }
 }

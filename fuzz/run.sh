@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Runs one fuzz target, seeded from the shared corpus's parser-torture files.
+# Usage: fuzz/run.sh pgn_to_events|compressed_input SECONDS
+# Needs cargo-fuzz (`cargo install cargo-fuzz`); RUSTC_BOOTSTRAP lets the stable toolchain accept
+# the sanitizer flags cargo-fuzz passes. Crashes land in fuzz/artifacts/TARGET/.
+set -euo pipefail
+cd "$(dirname "$0")"
+target="$1"; seconds="${2:-60}"
+edge="${THREEFOLD_CORPUS:-$PWD/../../shared/corpus}/edge"
+seeds="corpus/$target"
+mkdir -p "$seeds"
+for f in "$edge"/*.pgn; do
+  name="$(basename "$f")"
+  case "$target" in
+    pgn_to_events) cp "$f" "$seeds/$name" ;;
+    compressed_input)
+      head -c 4000 "$f" > "$seeds/$name"
+      head -c 4000 "$f" | zstd -q -c > "$seeds/$name.zst"
+      head -c 4000 "$f" | gzip -c > "$seeds/$name.gz"
+      head -c 4000 "$f" | bzip2 -c > "$seeds/$name.bz2" ;;
+  esac
+done
+RUSTC_BOOTSTRAP=1 cargo fuzz run "$target" "$seeds" -- -max_total_time="$seconds" -rss_limit_mb=2048 -max_len=200000
