@@ -1,0 +1,213 @@
+//! Broken inputs: each gives a clear error or a recorded per-game error, never a panic, and
+//! nothing is silently lost. Runs the real binary on files made here.
+
+use std::{
+    fs,
+    io::Write,
+    path::{Path, PathBuf},
+    process::{Command, Output},
+};
+
+use serde_json::Value;
+
+fn threefold(args: &[&str]) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_threefold")).args(args).output().expect("binary runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "threefold {args:?} panicked:\n{stderr}");
+    assert_ne!(out.status.code(), Some(101), "threefold {args:?} panicked:\n{stderr}");
+    out
+}
+
+/// Every game `threefold dump` reads from `path`, as JSON.
+fn dump(path: &Path) -> Vec<Value> {
+    let out = threefold(&["dump", path.to_str().unwrap()]);
+    assert!(out.status.success(), "dump {}: {}", path.display(), String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+fn ingest(inputs: &[&Path], out: &Path) -> (Output, Value) {
+    let mut args = vec!["ingest", "--quiet", "--out", out.to_str().unwrap()];
+    args.extend(inputs.iter().map(|p| p.to_str().unwrap()));
+    let o = threefold(&args);
+    let manifest = serde_json::from_slice(&fs::read(out.join("_manifest.json")).expect("manifest written")).unwrap();
+    (o, manifest)
+}
+
+fn write(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    fs::write(&p, bytes).unwrap();
+    p
+}
+
+fn karpov() -> Vec<u8> {
+    fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("data-samples/karpov_miles_tilburg_1986.pgn")).unwrap()
+}
+
+fn compress(cmd: &str, data: &[u8]) -> Vec<u8> {
+    let mut child = Command::new(cmd).arg("-c").stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(data).unwrap();
+    child.wait_with_output().unwrap().stdout
+}
+
+fn parquet_files(dir: &Path) -> Vec<PathBuf> {
+    let mut all = Vec::new();
+    if let Ok(entries) = fs::read_dir(dir) {
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                all.extend(parquet_files(&p));
+            } else if p.extension().is_some_and(|x| x == "parquet") {
+                all.push(p);
+            }
+        }
+    }
+    all
+}
+
+#[test]
+fn empty_file_has_no_games() {
+    let tmp = tempfile::tempdir().unwrap();
+    let empty = write(tmp.path(), "empty.pgn", b"");
+    assert!(dump(&empty).is_empty());
+    let (out, manifest) = ingest(&[&empty], &tmp.path().join("ds"));
+    assert!(out.status.success());
+    assert_eq!(manifest["games"], 0);
+}
+
+#[test]
+fn binary_garbage_is_read_without_panic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let bytes: Vec<u8> = (0..1 << 20)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x as u8
+        })
+        .collect();
+    let garbage = write(tmp.path(), "garbage.pgn", &bytes);
+    let games = dump(&garbage);
+    assert!(games.iter().all(|g| g["status"] != "ok" || g["summary"]["plies"] == 0), "garbage replayed as moves?");
+    let (out, _) = ingest(&[&garbage], &tmp.path().join("ds"));
+    assert!(out.status.success());
+}
+
+#[test]
+fn pgn_cut_mid_game_and_mid_tag_keeps_what_was_there() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = karpov();
+    let s = String::from_utf8_lossy(&text);
+    // Cut inside the second game's movetext, after 10 moves.
+    let second = s.rfind("[Event ").unwrap();
+    let cut_moves = second + s[second..].find("10.").unwrap();
+    let games = dump(&write(tmp.path(), "cut-moves.pgn", &text[..cut_moves]));
+    assert_eq!(games.len(), 2);
+    assert_eq!(games[1]["status"], "ok");
+    assert_eq!(games[1]["summary"]["plies"], 18);
+    // Cut inside a tag value of the second game.
+    let cut_tag = second + s[second..].find("Tilburg").unwrap() + 3;
+    let games = dump(&write(tmp.path(), "cut-tag.pgn", &text[..cut_tag]));
+    assert_eq!(games.len(), 2, "the cut game is still a row");
+    assert_eq!(games[1]["status"], "error");
+    assert_eq!(games[1]["error"]["kind"], "invalid_pgn");
+}
+
+#[test]
+fn truncated_and_corrupt_compressed_inputs_fail_with_an_offset() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = karpov().repeat(200);
+    let good = write(tmp.path(), "good.pgn", &text);
+    for (cmd, ext) in [("zstd", "zst"), ("bzip2", "bz2"), ("gzip", "gz")] {
+        let packed = compress(cmd, &text);
+        let truncated = write(tmp.path(), &format!("truncated.pgn.{ext}"), &packed[..packed.len() / 2]);
+        let mut flipped = packed.clone();
+        let mid = flipped.len() / 2;
+        flipped[mid] ^= 0x55;
+        let flipped = write(tmp.path(), &format!("flipped.pgn.{ext}"), &flipped);
+        let ds = tmp.path().join(format!("ds-{ext}"));
+        let (out, manifest) = ingest(&[&truncated, &flipped, &good], &ds);
+        assert_eq!(out.status.code(), Some(1), "{ext}: an unreadable input makes the exit status 1");
+        let inputs = manifest["inputs"].as_array().unwrap();
+        let entry = |name: &str| inputs.iter().find(|e| e["path"].as_str().unwrap().ends_with(name)).unwrap().clone();
+        let t = entry(&format!("truncated.pgn.{ext}"));
+        assert_eq!(t["status"], "failed", "{ext}: {t}");
+        assert!(t["error_offset"].as_u64().is_some(), "{ext}: {t}");
+        assert!(!t["error"].as_str().unwrap().is_empty());
+        let f = entry(&format!("flipped.pgn.{ext}"));
+        // A flipped bit is a checksum or format error for zstd/bzip2/gzip.
+        assert_eq!(f["status"], "failed", "{ext}: {f}");
+        assert_eq!(entry("good.pgn")["games"], 400, "{ext}: the good input still completes");
+        let names: Vec<String> = parquet_files(&ds).iter().map(|p| p.display().to_string()).collect();
+        assert!(names.iter().all(|n| n.contains("source=good")), "{ext}: only the good source has Parquet files: {names:?}");
+    }
+}
+
+#[test]
+fn impossible_fens_are_recorded_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pgn = "[Event \"castling\"]\n[FEN \"4k3/8/8/8/8/8/8/4K3 w KQkq - 0 1\"]\n\n1. Kd2 *\n\n\
+               [Event \"ep\"]\n[FEN \"4k3/8/8/8/8/8/8/4K3 w - e6 0 1\"]\n\n1. Kd2 *\n\n\
+               [Event \"garbage\"]\n[FEN \"not a fen\"]\n\n1. e4 *\n";
+    let games = dump(&write(tmp.path(), "fens.pgn", pgn.as_bytes()));
+    assert_eq!(games.len(), 3);
+    for g in &games {
+        assert_eq!(g["error"]["kind"], "invalid_fen", "{g}");
+        assert_eq!(g["summary"]["plies"], 0);
+    }
+}
+
+#[test]
+fn many_games_without_moves_are_all_rows() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text: String = (0..100_000).map(|i| format!("[Event \"g{i}\"]\n[Result \"*\"]\n\n*\n\n")).collect();
+    let path = write(tmp.path(), "nomoves.pgn", text.as_bytes());
+    let (out, manifest) = ingest(&[&path], &tmp.path().join("ds"));
+    assert!(out.status.success());
+    assert_eq!(manifest["games"], 100_000);
+    // Tags with no movetext and no result at all, as broadcast exports write them.
+    let text: String = (0..1000).map(|i| format!("[Event \"g{i}\"]\n[Site \"x\"]\n\n")).collect();
+    assert_eq!(dump(&write(tmp.path(), "tags-only.pgn", text.as_bytes())).len(), 1000);
+}
+
+#[test]
+fn ten_thousand_plies_of_shuffling() {
+    let tmp = tempfile::tempdir().unwrap();
+    let moves = "Nf3 Nf6 Ng1 Ng8 ".repeat(2500);
+    let path = write(tmp.path(), "shuffle.pgn", format!("[Event \"s\"]\n\n{moves}*\n").as_bytes());
+    let games = dump(&path);
+    let s = &games[0]["summary"];
+    assert_eq!(s["plies"], 10_000);
+    assert_eq!(s["max_occurrence"], 2501);
+    assert_eq!(s["first_ply_occurrence_5"], 16);
+    let longest = games[0]["events"].as_array().unwrap().iter().map(|e| e["earlier_plies"].as_array().unwrap().len()).max();
+    assert_eq!(longest, Some(16), "earlier plies are capped");
+}
+
+#[test]
+fn huge_tag_and_huge_comment_are_read() {
+    let tmp = tempfile::tempdir().unwrap();
+    let big_tag = format!("[Event \"a\"]\n[Annotator \"{}\"]\n\n1. e4 e5 *\n\n[Event \"b\"]\n\n1. d4 *\n", "x".repeat(10 << 20));
+    let games = dump(&write(tmp.path(), "tag.pgn", big_tag.as_bytes()));
+    assert_eq!(games.len(), 2, "both games are rows");
+    assert_eq!(games[1]["summary"]["plies"], 1);
+    let big_comment = format!("[Event \"a\"]\n\n1. e4 {{{}}} e5 *\n", "y".repeat(100 << 20));
+    let games = dump(&write(tmp.path(), "comment.pgn", big_comment.as_bytes()));
+    assert_eq!(games.len(), 1);
+    assert_eq!(games[0]["summary"]["plies"], 2);
+}
+
+#[test]
+fn unreadable_input_in_a_directory_fails_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("in");
+    fs::create_dir(&dir).unwrap();
+    fs::write(dir.join("a.pgn"), karpov()).unwrap();
+    // A dangling link cannot be opened, even by root.
+    std::os::unix::fs::symlink(dir.join("missing-target"), dir.join("b.pgn")).unwrap();
+    let (out, manifest) = ingest(&[&dir], &tmp.path().join("ds"));
+    assert_eq!(out.status.code(), Some(1));
+    let inputs = manifest["inputs"].as_array().unwrap();
+    assert!(inputs.iter().any(|e| e["status"] == "failed" && e["path"].as_str().unwrap().ends_with("b.pgn")), "{manifest}");
+    assert!(inputs.iter().any(|e| e["status"] == "ok" && e["games"] == 2), "{manifest}");
+}
