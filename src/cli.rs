@@ -74,6 +74,26 @@ enum Command {
         #[arg(long, hide = true, default_value_t = chunk::CHUNK_BYTES)]
         chunk_bytes: usize,
     },
+    /// Print the headline figures of a dataset as tables; optionally write them as an HTML page.
+    ///
+    /// Reads DIR/games and DIR/events (written by ingest) directly, in bounded memory. Rates leave
+    /// out skipped variants; rating band = the lower Elo of the two players, bands of 200.
+    ///
+    /// Examples:
+    ///   threefold report dataset
+    ///   threefold report dataset --html report.html
+    ///   threefold report dataset --json > figures.json
+    #[command(verbatim_doc_comment)]
+    Report {
+        /// Dataset directory written by `threefold ingest`.
+        dir: PathBuf,
+        /// Also write a self-contained HTML page with SVG charts to FILE (atomically).
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
+        /// Print the computed figures as JSON instead of tables.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 pub fn main() -> ExitCode {
@@ -97,6 +117,7 @@ fn run(command: Command) -> Result<ExitCode> {
         Command::Ingest { inputs, out, source, threads, quiet, chunk_bytes } => {
             ingest::run(ingest::Options { inputs, out, source, threads, quiet, chunk_bytes })
         }
+        Command::Report { dir, html, json } => crate::report::run(&dir, html.as_deref(), json),
     }
 }
 

@@ -19,6 +19,7 @@ pub mod movetext;
 pub mod pgn;
 pub mod progress;
 pub mod replay;
+pub mod report;
 pub mod schema;
 pub mod start;
 pub mod summary;

@@ -6,9 +6,12 @@ Usage:  python3 compare.py rust.jsonl oracle.jsonl [--max-show 20]
 Games are matched on "index".  A game counts as one disagreement when any field differs,
 when white/black/result differ (misaligned games), or when it is present on one side only.
 Normalization (FORMAT.md): events are sorted by (ply, kind order, uci or ""); trailing
-"+#!?" are stripped from error tokens; `zobrist` is ignored in chess960 games (either side
-says chess960).  white/black are compared with non-ASCII characters and backslashes removed
-(decoders differ on Latin-1 bytes and tag escapes; these fields only detect misalignment).
+"+#!?" are stripped from error tokens, and for illegal_move/ambiguous_move tokens "0-0" and
+"0-0-0" become "O-O"/"O-O-O" and a leading "P" is removed (the Rust side prints the SAN as
+shakmaty writes it, the oracle the token as written); `zobrist` is ignored in chess960 games
+(either side says chess960).  white/black are compared with non-ASCII characters and
+backslashes removed (decoders differ on Latin-1 bytes and tag escapes; these fields only
+detect misalignment).
 Prints each disagreement briefly, up to --max-show, then exactly one line
 `compared N games, D disagreements`.  Exit status 1 if D > 0.
 """
@@ -49,12 +52,27 @@ def event_key(e):
     return (e.get("ply", -1), KIND_ORDER.get(e.get("kind"), 9), e.get("uci") or "")
 
 
+CASTLING = {"0-0": "O-O", "0-0-0": "O-O-O"}
+
+
+def error_token(kind, token):
+    """Trailing "+#!?" stripped; for illegal/ambiguous moves (which the Rust side prints as
+    shakmaty writes the parsed SAN) also "0-0"/"0-0-0" -> "O-O"/"O-O-O" and a leading "P"
+    (pawn letter) removed."""
+    token = token.rstrip("+#!?")
+    if kind in ("illegal_move", "ambiguous_move"):
+        token = CASTLING.get(token, token)
+        if token.startswith("P"):
+            token = token[1:]
+    return token
+
+
 def normalize(rec, is960):
     rec = dict(rec)
     err = rec.get("error")
     if isinstance(err, dict) and isinstance(err.get("token"), str):
         err = dict(err)
-        err["token"] = err["token"].rstrip("+#!?")
+        err["token"] = error_token(err.get("kind"), err["token"])
         rec["error"] = err
     events = rec.get("events")
     if isinstance(events, list):

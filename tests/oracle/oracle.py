@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
 """Independent correctness oracle for `threefold dump`, built on python-chess.
 
-Usage:  python3 oracle.py FILE [--limit N] [--jobs J] [--pgn-reader-split] > out.jsonl
+Usage:  python3 oracle.py FILE [--limit N] [--jobs J] > out.jsonl
+        (--pgn-reader-split is still accepted; that splitting is now always used)
 
 FILE is .pgn or zstd-compressed PGN (detected by the magic bytes 28 b5 2f fd of a zstd
 frame, or 50..5f 2a 4d 18 of a skippable frame, which pzstd writes first; any extension).
 Writes one JSON object per game, in input order, in the record format of
-FORMAT.md (same folder).  Games are split exactly as `chess.pgn.read_game` splits them (or,
-with --pgn-reader-split, where the pgn-reader crate splits them: see PgnReaderLines) and
-only the mainline is replayed.  See README.md for python-chess's token rules.
+FORMAT.md (same folder).  Reading follows FORMAT.md "Reading: game boundaries and move
+tokens": games are cut where the pgn-reader crate cuts them (PgnReaderLines rewrites the line
+structure, chess.pgn.read_game only delimits the game texts); tags are read by split_tags,
+the mainline move tokens by our own tokenizer (move_tokens), each token is checked against
+the SAN grammar (classify) and matched against python-chess's legal moves with shakmaty's
+SAN semantics (resolve).  python-chess's own PGN/SAN parsing (regex tokenizer, lenient
+parse_san) is not used.  See README.md.
 
 Choices made where FORMAT.md is silent (the Rust side must make the same ones):
   * Text is decoded as UTF-8 with errors="replace" (each invalid byte sequence becomes
@@ -58,6 +63,10 @@ ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 STANDARD_NAMES = {"standard", "fromposition", "normal", "chess"}
 CHESS960_NAMES = {"chess960", "fischerandom", "fischerrandom", "960", "frc"}
 
+# FORMAT.md: every earlier_plies list holds at most the earliest 16 plies (occurrence numbers
+# count all of them).
+EARLIER_PLIES_MAX = 16
+
 KIND_ORDER = {"repetition": 0, "pseudo_repetition": 1, "hidden_repetition": 2, "claim_by_move": 3}
 
 _HASHER = chess.polyglot.ZobristHasher(chess.polyglot.POLYGLOT_RANDOM_ARRAY)
@@ -102,22 +111,41 @@ class RecordingHandle:
         return text
 
 
+_TAG_NAME = re.compile(r'[^ \t"\]\n]*')
+
+
 class PgnReaderLines:
-    """Optional (--pgn-reader-split): rewrites the line structure so that read_game splits
-    games where the pgn-reader crate (0.29) does; each game is then still read by read_game.
+    """Rewrites the line structure so that read_game splits games where the pgn-reader crate
+    (0.29) does (FORMAT.md "Game boundaries"); read_game (with SplitVisitor) only delimits
+    the game texts, which process_game then reads itself.
 
     pgn-reader: whitespace, blank lines and %-lines before and between tags are skipped
     (python-chess allows one blank line between tags and treats an indented "[" line as
     movetext); tags may share a line with each other and with the first moves (python-chess
-    drops such a line); movetext ends at an empty line or at a line starting with "[",
-    outside a {comment} (python-chess ends it only at a blank line, and a line of spaces
-    ends it too).  We drop/strip/split/insert lines accordingly."""
+    drops such a line); a `;` line before or between tags is movetext (python-chess skips
+    it); movetext ends at an empty line or at a line starting with "[", outside a {comment}
+    (python-chess ends it only at a blank line, and a line of spaces ends it too).  One
+    exception to reading tags on across blank lines (FORMAT.md): a tag line after a blank
+    line with the same tag name as the first tag of the current tag section starts a new
+    game.  We drop/strip/split/insert/indent lines accordingly."""
 
     def __init__(self, handle):
         self.handle = handle
         self.queue = []
         self.state = "start"  # start | tags | movetext
         self.in_brace = False
+        self.first_tag = None  # name of the first tag of the current tag section
+        self.blank_after_tag = False  # a blank line followed the last tag line
+
+    @staticmethod
+    def _tag_name(line):
+        """Name of the tag on a line starting with `[`: up to a space, tab, `"` or `]`."""
+        m = _TAG_NAME.match(line, 1)
+        return m.group(0)
+
+    def _new_section(self, line):
+        self.first_tag = self._tag_name(line)
+        self.blank_after_tag = False
 
     def _scan(self, line):
         for ch in line:
@@ -150,10 +178,17 @@ class PgnReaderLines:
                 j += 1
             rest = rest[j:]
         if rest and not rest.startswith("%"):
-            out.append(rest + "\n")
+            out.append(self._movetext_start(rest + "\n"))
             self.state = "movetext"
             self._scan(rest)
         return out
+
+    @staticmethod
+    def _movetext_start(line):
+        """A `;` comment line before or between tags starts movetext for pgn-reader (so the
+        next `[` line starts a new game), while read_game would skip it and go on reading
+        tags: indent it so that read_game takes it as movetext too."""
+        return " " + line if line.startswith(";") else line
 
     def _emit(self, lines):
         self.queue.extend(lines[1:])
@@ -170,14 +205,26 @@ class PgnReaderLines:
                 if line.isspace() or line.startswith("%"):
                     if self.state == "start":
                         return line
+                    if line.isspace():
+                        self.blank_after_tag = True
                     continue  # pgn-reader skips these between tags
                 stripped = line.lstrip()
                 if stripped.startswith("["):
-                    self.state = "tags"
+                    if self.state == "start":
+                        self.state = "tags"
+                        self._new_section(stripped)
+                        return self._emit(self._tag_lines(stripped))
+                    if self.blank_after_tag and self._tag_name(stripped) == self.first_tag:
+                        # FORMAT.md: after a blank line, the first tag of the current tag
+                        # section again starts a new game (tag-only games stay apart).  Two
+                        # blank lines end read_game's tag section and then its game.
+                        self._new_section(stripped)
+                        return self._emit(["\n", "\n"] + self._tag_lines(stripped))
+                    self.blank_after_tag = False
                     return self._emit(self._tag_lines(stripped))
                 self.state = "movetext"
                 self._scan(line)
-                return line
+                return self._movetext_start(line)
             # movetext
             if self.in_brace:
                 self._scan(line)
@@ -189,6 +236,7 @@ class PgnReaderLines:
                 return "%\n"  # a line of spaces does not end a pgn-reader game
             if line.startswith("["):
                 self.state = "tags"
+                self._new_section(line)
                 return self._emit(["\n"] + self._tag_lines(line))
             if not line.startswith("%"):
                 self._scan(line)
@@ -401,7 +449,7 @@ class Analyzer:
             common = self.common(b, ep_sq)
             ev = {"kind": "repetition"}
             ev.update(common)
-            ev.update({"occurrence": n, "earlier_plies": plies[:-1],
+            ev.update({"occurrence": n, "earlier_plies": plies[:min(n - 1, EARLIER_PLIES_MAX)],
                        "claimable": n >= 3, "automatic": n >= 5})
             self.events.append(ev)
         if board_occ >= 2 and board_occ > n:
@@ -418,14 +466,15 @@ class Analyzer:
             ev = {"kind": "pseudo_repetition"}
             ev.update(common)
             ev.update({"board_occurrence": board_occ, "fide_occurrence": n,
-                       "earlier_plies": [p for (p, _, _) in blist[:-1]], "differs": differs})
+                       "earlier_plies": [p for (p, _, _) in blist[:min(board_occ - 1, EARLIER_PLIES_MAX)]],
+                       "differs": differs})
             self.events.append(ev)
             self.pseudo += 1
         if n >= 2 and fen_occ < n:
             ev = {"kind": "hidden_repetition"}
             ev.update(common)
             ev.update({"fen_occurrence": fen_occ, "fide_occurrence": n,
-                       "earlier_plies": plies[:-1]})
+                       "earlier_plies": plies[:min(n - 1, EARLIER_PLIES_MAX)]})
             self.events.append(ev)
             self.hidden += 1
 
@@ -459,7 +508,7 @@ class Analyzer:
             ev.update(self.pos_fields(b, legal_ep(b)))
             b.pop()
             ev.update({"san": san, "uci": uci, "occurrence": len(lst) + 1,
-                       "earlier_plies": list(lst), "played": played is not None and m == played})
+                       "earlier_plies": lst[:EARLIER_PLIES_MAX], "played": played is not None and m == played})
             self.events.append(ev)
         self.claim_plies.add(self.ply)
         self.claims_at[self.ply] = len(hits)
@@ -555,7 +604,8 @@ def split_tags(text):
     lines and at most one blank line between them skipped; a `[` line that is not a well-formed
     tag is dropped whole); the first other line starts the movetext, which runs to the end of
     the text (the splitter cut the text at the game's end).  Duplicate tags: last wins."""
-    lines = text.splitlines(keepends=True)
+    lines = text.split("\n")  # not splitlines(): \x0c, \x85, \u2028... are no line breaks
+    lines = [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
     headers = {}
     i, n = 0, len(lines)
     if n:
@@ -590,7 +640,8 @@ _ITEM = re.compile(r"""
     |(?P<brace>\{[^}]*\}?)              # comment, not nested; unterminated: to the end
     |(?P<semi>;[^\n]*)                  # comment to the end of the line
     |(?P<open>\()                       # variation: skipped with nesting
-    |(?P<skip>[)}.*]|\$[0-9]*|[!?]+)    # stray ) }, dots, result *, NAG, !? runs
+    |(?P<skip>[)}.*]|[!?]+)             # stray ) }, dots, result *, !? runs
+    |(?P<nag>\$[^ \t\r\n{}()!?$;.*]*)    # NAG $n (like pgn-reader: `$` and the rest of its token)
     |(?P<ep>e\.p\.)                     # "e.p." annotation
     |(?P<tok>[^ \t\r\n{}()!?$;.*]+)     # anything else is one token
 """, re.M | re.X)

@@ -1,0 +1,46 @@
+-- Question: how often did play go on after the game was already drawn automatically, by a fivefold
+--   repetition (Art. 9.6.1) or by the 75-move rule (9.6.2: 150 plies without a pawn move or
+--   capture)? Lichess ends games there; over the board the arbiter should.
+-- Columns: games.status, plies, first_ply_occurrence_5, plies_after_fivefold,
+--   first_ply_halfmove_150, time_class, Site, White, Black, Event, Date (else UTCDate), Round, Result.
+-- Rules: after fivefold = plies_after_fivefold > 0; after the 75-move rule =
+--   first_ply_halfmove_150 < plies. Rates are over games with status 'ok' or 'error' (skipped
+--   variants are not replayed and would dilute them); time_class 'unknown' without TimeControl.
+-- Output: the totals (games; games that went on after a fivefold, after the 75-move rule, and per
+--   1,000 games each) on every row, then one row per such game by source and game_index, at most
+--   100 rows (one row of totals with empty game columns when there is none).
+-- Run:
+--   duckdb -init DIR/views.sql -c ".read queries/automatic_draw_ignored.sql"
+--   python -c "import duckdb; con=duckdb.connect(); con.execute(open('DIR/views.sql').read()); print(con.sql(open('queries/automatic_draw_ignored.sql').read()))"
+WITH base AS (
+    SELECT *,
+           coalesce(plies_after_fivefold > 0, false) AS after_fivefold,
+           coalesce(first_ply_halfmove_150 < plies, false) AS after_75_moves
+    FROM games
+    WHERE status <> 'skipped'
+),
+examples AS (
+    SELECT source, game_index, White, Black, Event,
+           coalesce(Date, strftime(UTCDate, '%Y.%m.%d')) AS date, Round, Result, Site,
+           coalesce(time_class, 'unknown') AS time_class, plies,
+           first_ply_occurrence_5, plies_after_fivefold,
+           first_ply_halfmove_150, CASE WHEN after_75_moves THEN plies - first_ply_halfmove_150 END AS plies_after_75_moves
+    FROM base
+    WHERE after_fivefold OR after_75_moves
+),
+counts AS (
+    SELECT count(*) AS games,
+           count(*) FILTER (after_fivefold) AS games_after_fivefold,
+           count(*) FILTER (after_75_moves) AS games_after_75_moves
+    FROM base
+),
+totals AS (
+    SELECT games,
+           games_after_fivefold, round(1000.0 * games_after_fivefold / nullif(games, 0), 3) AS after_fivefold_per_1000_games,
+           games_after_75_moves, round(1000.0 * games_after_75_moves / nullif(games, 0), 3) AS after_75_moves_per_1000_games
+    FROM counts
+)
+SELECT t.*, e.*
+FROM totals t LEFT JOIN examples e ON true
+ORDER BY e.source, e.game_index
+LIMIT 100;

@@ -1,0 +1,49 @@
+-- Question: how often could a player claim a threefold repetition (Art. 9.2.1: the position on the
+--   board a third time, or a declared move that makes it so) and play went on anyway? Split by time
+--   class and by rating band; and what did the player who let the first claim pass score in the end?
+-- Columns: games.status, WhiteElo, BlackElo, time_class, claim_opportunities, missed_claims,
+--   claimant_score_after_first_missed.
+-- Rules: "missed" is the engine's definition (README, Game summary): play went on after the
+--   opportunity, or it came at the last ply of a decisive game. Games with status 'skipped'
+--   (variants not replayed) are excluded: they have no summary and would dilute every rate; games
+--   with a replay error count up to the bad move. Rating band = the lower of WhiteElo/BlackElo in
+--   bands of 200 ('1400-1599'), 'unknown' when either Elo is missing (OTB files); time_class
+--   'unknown' without a TimeControl tag.
+-- Output: one row per split ('all', 'time_class', 'rating_band') and group: games, games with a
+--   claim, games with a missed claim (share of those with a claim, and of all), opportunities, and
+--   the claimant's results after the first missed claim (games with a known result only).
+-- Run:
+--   duckdb -init DIR/views.sql -c ".read queries/missed_claims.sql"
+--   python -c "import duckdb; con=duckdb.connect(); con.execute(open('DIR/views.sql').read()); print(con.sql(open('queries/missed_claims.sql').read()))"
+WITH base AS (
+    SELECT * REPLACE (coalesce(time_class, 'unknown') AS time_class),
+           CASE WHEN WhiteElo IS NOT NULL AND BlackElo IS NOT NULL
+                THEN (floor(least(WhiteElo, BlackElo) / 200) * 200)::INTEGER END AS band_from,
+           CASE WHEN band_from IS NULL THEN 'unknown'
+                ELSE format('{}-{}', band_from, band_from + 199) END AS rating_band,
+           list_position(['ultrabullet', 'bullet', 'blitz', 'rapid', 'classical', 'correspondence', 'unknown'],
+                         time_class) AS time_class_order
+    FROM games
+    WHERE status <> 'skipped'
+)
+SELECT
+    CASE grouping(time_class, rating_band) WHEN 3 THEN 'all' WHEN 1 THEN 'time_class' ELSE 'rating_band' END AS split,
+    coalesce(time_class, 'all') AS time_class,
+    coalesce(rating_band, 'all') AS rating_band,
+    count(*) AS games,
+    count(*) FILTER (claim_opportunities > 0) AS games_with_claim,
+    count(*) FILTER (missed_claims > 0) AS games_with_missed_claim,
+    round(100.0 * games_with_missed_claim / nullif(games_with_claim, 0), 2) AS missed_pct_of_claim_games,
+    round(100.0 * games_with_missed_claim / games, 2) AS missed_pct_of_games,
+    coalesce(sum(claim_opportunities), 0)::BIGINT AS opportunities,
+    coalesce(sum(missed_claims), 0)::BIGINT AS missed_opportunities,
+    count(claimant_score_after_first_missed) AS claimant_scored_games,
+    count(*) FILTER (claimant_score_after_first_missed = 1) AS claimant_wins,
+    count(*) FILTER (claimant_score_after_first_missed = 0.5) AS claimant_draws,
+    count(*) FILTER (claimant_score_after_first_missed = 0) AS claimant_losses,
+    round(avg(claimant_score_after_first_missed), 3) AS claimant_avg_score
+FROM base
+GROUP BY GROUPING SETS ((), (time_class), (rating_band))
+ORDER BY grouping(time_class, rating_band) DESC,
+         CASE WHEN grouping(time_class) = 0 THEN min(time_class_order) END,
+         CASE WHEN grouping(rating_band) = 0 THEN min(band_from) END NULLS LAST;

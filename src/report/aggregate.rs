@@ -1,0 +1,464 @@
+//! Computes a [`Report`] in two streaming passes: `events` first (per-game edge cases and claim
+//! kinds, finished as soon as the next game's events begin, since a partition is sorted by game),
+//! then `games` (rates, draw reasons, outcomes; and the tags of the few example games the first
+//! pass picked). Memory: one batch, one game's events, a few counters per group and example.
+
+use std::{
+    collections::{BTreeMap, HashMap},
+    path::Path,
+};
+
+use anyhow::{Result, bail};
+use arrow_array::types::{Date32Type, Float64Type, Int16Type, UInt32Type, UInt64Type};
+
+use super::{
+    model::{
+        Bucket, Claims, Count, DRAW_REASONS, EdgeCase, Example, Group, Outcome, Rates, Report, TIME_CLASSES, band_from,
+        band_label,
+    },
+    read::{self, get, get_bool, get_str},
+};
+
+/// Example games per case in the report: enough to look at, short enough to read.
+pub const EXAMPLES_PER_CASE: usize = 5;
+
+/// Which game: sorts as the queries' `ORDER BY source, game_index`.
+type Key = (String, u64);
+
+/// The `limit` smallest items seen so far.
+struct Smallest<T: Ord> {
+    limit: usize,
+    items: Vec<T>,
+}
+
+impl<T: Ord> Smallest<T> {
+    fn new(limit: usize) -> Self {
+        Smallest { limit, items: Vec::new() }
+    }
+
+    fn offer(&mut self, item: T) {
+        if self.items.len() < self.limit || self.items.last().is_some_and(|last| item < *last) {
+            let at = self.items.partition_point(|x| *x < item);
+            self.items.insert(at, item);
+            self.items.truncate(self.limit);
+        }
+    }
+}
+
+/// Example candidates rank flagged games first (`false` sorts before `true`, hence "not flagged").
+type Candidate = (bool, Key, String);
+
+/// One game's events so far.
+#[derive(Default)]
+struct GameEvents {
+    /// ply -> (a claimable repetition stands there, a claimable move was played there)
+    claim_plies: HashMap<u32, (bool, bool)>,
+    castling_events: u64,
+    castling_flag: bool,
+    castling_first_ply: Option<u32>,
+    castling_max_board: u32,
+    ep_events: u64,
+    hidden_events: u64,
+    ep_flag: bool,
+    ep_first_ply: Option<u32>,
+}
+
+#[derive(Default)]
+struct EventTotals {
+    claims: Claims,
+    castling: EdgeCase,
+    en_passant: EdgeCase,
+    hidden: EdgeCase,
+}
+
+struct EventPass {
+    current: Option<(Key, GameEvents)>,
+    totals: EventTotals,
+    castling: Smallest<Candidate>,
+    en_passant: Smallest<Candidate>,
+}
+
+const EVENT_COLUMNS: [&str; 10] = [
+    "source",
+    "game_index",
+    "ply",
+    "kind",
+    "claimable",
+    "played",
+    "differs",
+    "board_occurrence",
+    "fide_occurrence",
+    "fen_occurrence",
+];
+
+impl EventPass {
+    fn new() -> Self {
+        EventPass {
+            current: None,
+            totals: EventTotals::default(),
+            castling: Smallest::new(EXAMPLES_PER_CASE),
+            en_passant: Smallest::new(EXAMPLES_PER_CASE),
+        }
+    }
+
+    fn batch(&mut self, batch: &arrow_array::RecordBatch) -> Result<()> {
+        let source = read::strings(batch, "source")?;
+        let game_index = read::numbers::<UInt64Type>(batch, "game_index")?;
+        let ply = read::numbers::<UInt32Type>(batch, "ply")?;
+        let kind = read::strings(batch, "kind")?;
+        let claimable = read::bools(batch, "claimable")?;
+        let played = read::bools(batch, "played")?;
+        let differs = read::strings(batch, "differs")?;
+        let board = read::numbers::<UInt32Type>(batch, "board_occurrence")?;
+        let fide = read::numbers::<UInt32Type>(batch, "fide_occurrence")?;
+        let fen = read::numbers::<UInt32Type>(batch, "fen_occurrence")?;
+        for i in 0..batch.num_rows() {
+            let (src, index) = (source.value(i), game_index.value(i));
+            let same = self.current.as_ref().is_some_and(|((s, g), _)| s == src && *g == index);
+            if !same {
+                if let Some(((s, g), _)) = &self.current {
+                    // Counting distinct games relies on each game's events being contiguous.
+                    if s.as_str() == src && *g > index {
+                        bail!("events are not sorted by game ({src} game {g} before game {index})");
+                    }
+                }
+                self.finish_game();
+                self.current = Some(((src.to_owned(), index), GameEvents::default()));
+            }
+            let Some((_, game)) = self.current.as_mut() else { continue };
+            let ply = ply.value(i);
+            let (board, fide, fen) = (get(board, i).unwrap_or(0), get(fide, i).unwrap_or(0), get(fen, i).unwrap_or(0));
+            match kind.value(i) {
+                "repetition" if get_bool(claimable, i) == Some(true) => {
+                    game.claim_plies.entry(ply).or_default().0 = true;
+                }
+                "claim_by_move" => {
+                    let entry = game.claim_plies.entry(ply).or_default();
+                    entry.1 |= get_bool(played, i) == Some(true);
+                }
+                "pseudo_repetition" => {
+                    let differs = get_str(differs, i).unwrap_or("");
+                    let false_claim = board >= 3 && fide < 3;
+                    if matches!(differs, "castling" | "both") {
+                        game.castling_events += 1;
+                        game.castling_flag |= false_claim;
+                        game.castling_first_ply = Some(game.castling_first_ply.map_or(ply, |p| p.min(ply)));
+                        game.castling_max_board = game.castling_max_board.max(board);
+                    }
+                    if matches!(differs, "en_passant" | "both") {
+                        game.ep_events += 1;
+                        game.ep_flag |= false_claim;
+                        game.ep_first_ply = Some(game.ep_first_ply.map_or(ply, |p| p.min(ply)));
+                    }
+                }
+                "hidden_repetition" => {
+                    game.hidden_events += 1;
+                    game.ep_flag |= fide >= 3 && fen < 3;
+                    game.ep_first_ply = Some(game.ep_first_ply.map_or(ply, |p| p.min(ply)));
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn finish_game(&mut self) {
+        let Some((key, game)) = self.current.take() else { return };
+        let t = &mut self.totals;
+        let on_board = game.claim_plies.values().filter(|(board, _)| *board).count() as u64;
+        let by_move_only = game.claim_plies.len() as u64 - on_board;
+        t.claims.opportunities += game.claim_plies.len() as u64;
+        t.claims.on_board += on_board;
+        t.claims.by_move_only += by_move_only;
+        t.claims.by_move_only_played +=
+            game.claim_plies.values().filter(|(board, played)| !board && *played).count() as u64;
+        t.claims.games_with_on_board += u64::from(on_board > 0);
+        t.claims.games_with_by_move_only += u64::from(by_move_only > 0);
+        t.claims.games_only_by_move += u64::from(by_move_only > 0 && on_board == 0);
+
+        if game.castling_events > 0 {
+            t.castling.games += 1;
+            t.castling.events += game.castling_events;
+            let mut detail = format!(
+                "{} pseudo-repetition(s) from ply {}; board seen {}×",
+                game.castling_events,
+                game.castling_first_ply.unwrap_or(0),
+                game.castling_max_board
+            );
+            if game.castling_flag {
+                detail.push_str(", the position fewer than 3×: a board-only count would allow a claim");
+            }
+            self.castling.offer((!game.castling_flag, key.clone(), detail));
+        }
+        if game.ep_events > 0 {
+            t.en_passant.games += 1;
+            t.en_passant.events += game.ep_events;
+        }
+        if game.hidden_events > 0 {
+            t.hidden.games += 1;
+            t.hidden.events += game.hidden_events;
+        }
+        if game.ep_events + game.hidden_events > 0 {
+            let mut detail = format!(
+                "{} e.p. pseudo-repetition(s), {} hidden repetition(s), from ply {}",
+                game.ep_events,
+                game.hidden_events,
+                game.ep_first_ply.unwrap_or(0)
+            );
+            if game.ep_flag {
+                detail.push_str("; an e.p.-blind or FEN-string count would get the claim wrong");
+            }
+            self.en_passant.offer((!game.ep_flag, key, detail));
+        }
+    }
+}
+
+const GAME_COLUMNS: [&str; 24] = [
+    "source",
+    "game_index",
+    "Event",
+    "Site",
+    "White",
+    "Black",
+    "Result",
+    "Date",
+    "UTCDate",
+    "Round",
+    "WhiteElo",
+    "BlackElo",
+    "time_class",
+    "status",
+    "plies",
+    "max_occurrence",
+    "first_ply_occurrence_3",
+    "first_ply_occurrence_5",
+    "claim_opportunities",
+    "missed_claims",
+    "claimant_score_after_first_missed",
+    "plies_after_fivefold",
+    "first_ply_halfmove_150",
+    "draw_reason",
+];
+
+#[derive(Default)]
+struct GamePass {
+    rows: u64,
+    skipped: u64,
+    sources: Vec<String>,
+    overall: Rates,
+    /// Keyed so that bands sort by rating with `unknown` last.
+    bands: BTreeMap<(bool, i32), Rates>,
+    time_classes: HashMap<String, Rates>,
+    drawn: u64,
+    reasons: HashMap<String, u64>,
+    claimant: Outcome,
+    after_fivefold: u64,
+    after_75_moves: u64,
+    buckets: BTreeMap<u32, u64>,
+    /// Example games found by the events pass, waiting for their tags.
+    wanted: HashMap<Key, Example>,
+    automatic: Option<Smallest<(Key, Example)>>,
+}
+
+impl GamePass {
+    fn batch(&mut self, batch: &arrow_array::RecordBatch) -> Result<()> {
+        let s = |name| read::strings(batch, name);
+        let u32s = |name| read::numbers::<UInt32Type>(batch, name);
+        let (source, status, time_class, draw_reason) =
+            (s("source")?, s("status")?, s("time_class")?, s("draw_reason")?);
+        let (event, site, white, black, result, date, round) =
+            (s("Event")?, s("Site")?, s("White")?, s("Black")?, s("Result")?, s("Date")?, s("Round")?);
+        let game_index = read::numbers::<UInt64Type>(batch, "game_index")?;
+        let utc_date = read::numbers::<Date32Type>(batch, "UTCDate")?;
+        let white_elo = read::numbers::<Int16Type>(batch, "WhiteElo")?;
+        let black_elo = read::numbers::<Int16Type>(batch, "BlackElo")?;
+        let score = read::numbers::<Float64Type>(batch, "claimant_score_after_first_missed")?;
+        let (plies, max_occurrence, first3, first5) =
+            (u32s("plies")?, u32s("max_occurrence")?, u32s("first_ply_occurrence_3")?, u32s("first_ply_occurrence_5")?);
+        let (opportunities, missed, after5, first150) = (
+            u32s("claim_opportunities")?,
+            u32s("missed_claims")?,
+            u32s("plies_after_fivefold")?,
+            u32s("first_ply_halfmove_150")?,
+        );
+        for i in 0..batch.num_rows() {
+            self.rows += 1;
+            let src = source.value(i);
+            if self.sources.last().is_none_or(|last| last != src) && !self.sources.iter().any(|x| x == src) {
+                self.sources.push(src.to_owned());
+            }
+            // Skipped variants have no replay: every query leaves them out of its rates.
+            if status.value(i) == "skipped" {
+                self.skipped += 1;
+                continue;
+            }
+            let max = get(max_occurrence, i).unwrap_or(0);
+            let rates = Rates {
+                games: 1,
+                threefold: u64::from(max >= 3),
+                fivefold: u64::from(max >= 5),
+                with_claim: u64::from(get(opportunities, i).unwrap_or(0) > 0),
+                missed: u64::from(get(missed, i).unwrap_or(0) > 0),
+            };
+            self.overall.add(&rates);
+            let band = band_from(get(white_elo, i), get(black_elo, i));
+            self.bands.entry((band.is_none(), band.unwrap_or(0))).or_default().add(&rates);
+            let class = get_str(time_class, i).unwrap_or("unknown");
+            match self.time_classes.get_mut(class) {
+                Some(r) => r.add(&rates),
+                None => {
+                    self.time_classes.insert(class.to_owned(), rates);
+                }
+            }
+            match get(score, i) {
+                Some(1.0) => self.claimant.wins += 1,
+                Some(0.5) => self.claimant.draws += 1,
+                Some(0.0) => self.claimant.losses += 1,
+                _ => {}
+            }
+            self.claimant.games += u64::from(get(score, i).is_some());
+            if let Some(reason) = get_str(draw_reason, i) {
+                self.drawn += 1;
+                *self.reasons.entry(reason.to_owned()).or_default() += 1;
+            }
+            if let Some(p) = get(first3, i) {
+                *self.buckets.entry(p / 10 * 10).or_default() += 1;
+            }
+
+            let key = (src.to_owned(), game_index.value(i));
+            let ply_count = get(plies, i);
+            let went_on_5 = get(after5, i).is_some_and(|n| n > 0);
+            let went_on_75 = matches!((get(first150, i), ply_count), (Some(f), Some(p)) if f < p);
+            let wanted = self.wanted.contains_key(&key);
+            if !(wanted || went_on_5 || went_on_75) {
+                continue;
+            }
+            let fill = |example: &mut Example| {
+                let owned = |a, i| get_str(a, i).map(str::to_owned);
+                example.white = owned(white, i);
+                example.black = owned(black, i);
+                example.event = owned(event, i);
+                example.date = owned(date, i).or_else(|| get(utc_date, i).map(read::date32_to_pgn));
+                example.round = owned(round, i);
+                example.result = owned(result, i);
+                example.site = owned(site, i);
+            };
+            if let Some(example) = self.wanted.get_mut(&key) {
+                fill(example);
+            }
+            if went_on_5 || went_on_75 {
+                let mut parts = Vec::new();
+                if went_on_5 {
+                    let at = get(first5, i).unwrap_or(0);
+                    parts.push(format!("{} plies after a fivefold at ply {at}", get(after5, i).unwrap_or(0)));
+                }
+                if let (true, Some(at), Some(p)) = (went_on_75, get(first150, i), ply_count) {
+                    parts.push(format!("{} plies after the 75-move rule at ply {at}", p - at));
+                }
+                self.after_fivefold += u64::from(went_on_5);
+                self.after_75_moves += u64::from(went_on_75);
+                let mut example = Example {
+                    case: "automatic_draw_ignored".into(),
+                    source: key.0.clone(),
+                    game_index: key.1,
+                    detail: format!("went on {}", parts.join(" and ")),
+                    ..Example::default()
+                };
+                fill(&mut example);
+                if let Some(automatic) = self.automatic.as_mut() {
+                    automatic.offer((key, example));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn example(case: &str, (_, (source, game_index), detail): Candidate) -> Example {
+    Example { case: case.into(), source, game_index, detail, ..Example::default() }
+}
+
+/// Reads the dataset at `dir` and computes every figure of the report.
+pub fn compute(dir: &Path) -> Result<Report> {
+    let game_files = read::table_files(dir, "games")?;
+    if game_files.is_empty() {
+        bail!("{} has no games/source=*/*.parquet: not a threefold dataset (see `threefold ingest`)", dir.display());
+    }
+    let event_files = read::table_files(dir, "events")?;
+
+    let mut events = EventPass::new();
+    read::scan(&event_files, &EVENT_COLUMNS, |b| events.batch(b))?;
+    events.finish_game();
+
+    let candidates: Vec<Example> = (events.castling.items.into_iter().map(|c| example("castling", c)))
+        .chain(events.en_passant.items.into_iter().map(|c| example("en_passant", c)))
+        .collect();
+    let mut games = GamePass {
+        wanted: candidates.iter().map(|e| ((e.source.clone(), e.game_index), e.clone())).collect(),
+        automatic: Some(Smallest::new(EXAMPLES_PER_CASE)),
+        ..GamePass::default()
+    };
+    read::scan(&game_files, &GAME_COLUMNS, |b| games.batch(b))?;
+
+    let mut examples: Vec<Example> = candidates
+        .iter()
+        .map(|c| games.wanted.remove(&(c.source.clone(), c.game_index)).unwrap_or_else(|| c.clone()))
+        .collect();
+    examples.extend(games.automatic.take().map(|s| s.items).unwrap_or_default().into_iter().map(|(_, e)| e));
+
+    let mut by_time_class: Vec<Group> =
+        games.time_classes.into_iter().map(|(label, rates)| Group { label, rates }).collect();
+    let order = |label: &str| TIME_CLASSES.iter().position(|c| *c == label).unwrap_or(TIME_CLASSES.len());
+    by_time_class.sort_by(|a, b| (order(&a.label), &a.label).cmp(&(order(&b.label), &b.label)));
+
+    let mut draw_reasons: Vec<Count> = games.reasons.into_iter().map(|(label, games)| Count { label, games }).collect();
+    let order = |label: &str| DRAW_REASONS.iter().position(|c| *c == label).unwrap_or(DRAW_REASONS.len());
+    draw_reasons.sort_by(|a, b| (order(&a.label), &a.label).cmp(&(order(&b.label), &b.label)));
+
+    Ok(Report {
+        dataset: dir.display().to_string(),
+        sources: games.sources,
+        rows: games.rows,
+        skipped: games.skipped,
+        overall: games.overall,
+        by_rating_band: games
+            .bands
+            .into_iter()
+            .map(|((unknown, from), rates)| Group { label: band_label((!unknown).then_some(from)), rates })
+            .collect(),
+        by_time_class,
+        drawn: games.drawn,
+        draw_reasons,
+        claimant: games.claimant,
+        claims: events.totals.claims,
+        castling: events.totals.castling,
+        en_passant: events.totals.en_passant,
+        hidden: events.totals.hidden,
+        after_fivefold: games.after_fivefold,
+        after_75_moves: games.after_75_moves,
+        first_threefold_ply: games.buckets.into_iter().map(|(from_ply, games)| Bucket { from_ply, games }).collect(),
+        examples,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn smallest_keeps_the_first_in_order() {
+        let mut s = Smallest::new(2);
+        for x in [5, 3, 9, 1, 4] {
+            s.offer(x);
+        }
+        assert_eq!(s.items, vec![1, 3]);
+    }
+
+    #[test]
+    fn bands_match_the_queries() {
+        assert_eq!(band_label(band_from(Some(1599), Some(1600))), "1400-1599");
+        assert_eq!(band_label(band_from(Some(2000), Some(2100))), "2000-2199");
+        assert_eq!(band_label(band_from(None, Some(2100))), "unknown");
+        assert_eq!(band_label(band_from(Some(-5), Some(10))), "-200--1");
+    }
+}

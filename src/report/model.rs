@@ -1,0 +1,166 @@
+//! The computed figures of a report: one struct, filled by [`super::aggregate`], from which the
+//! terminal table, the HTML page and `--json` are all rendered, so they cannot disagree.
+//!
+//! The grouping rules here are those of `queries/*.sql`; the tests compare the two.
+
+use serde::Serialize;
+
+/// Time classes in display order (the `time_class` column, and `unknown` without TimeControl).
+pub const TIME_CLASSES: [&str; 7] =
+    ["ultrabullet", "bullet", "blitz", "rapid", "classical", "correspondence", "unknown"];
+
+/// Draw reasons in the engine's precedence order (README, Game summary).
+pub const DRAW_REASONS: [&str; 8] = [
+    "stalemate",
+    "insufficient_material",
+    "fivefold",
+    "seventy_five_moves",
+    "threefold",
+    "threefold_by_move",
+    "fifty_moves",
+    "agreement",
+];
+
+/// First rating of the band of a game: the lower of the two Elos in bands of 200; `None`
+/// ("unknown") when either is missing, as in the queries (DuckDB's `least` would ignore a null).
+pub fn band_from(white: Option<i16>, black: Option<i16>) -> Option<i32> {
+    match (white, black) {
+        (Some(w), Some(b)) => Some(i32::from(w.min(b)).div_euclid(200) * 200),
+        _ => None,
+    }
+}
+
+pub fn band_label(from: Option<i32>) -> String {
+    match from {
+        Some(f) => format!("{f}-{}", f + 199),
+        None => "unknown".to_owned(),
+    }
+}
+
+/// Per-group counts of games (all of them with status `ok` or `error`).
+#[derive(Serialize, Default, Clone, Debug, PartialEq)]
+pub struct Rates {
+    pub games: u64,
+    /// `max_occurrence >= 3`: a position stood on the board a third time.
+    pub threefold: u64,
+    /// `max_occurrence >= 5`.
+    pub fivefold: u64,
+    /// `claim_opportunities > 0`.
+    pub with_claim: u64,
+    /// `missed_claims > 0`.
+    pub missed: u64,
+}
+
+impl Rates {
+    pub fn add(&mut self, other: &Rates) {
+        self.games += other.games;
+        self.threefold += other.threefold;
+        self.fivefold += other.fivefold;
+        self.with_claim += other.with_claim;
+        self.missed += other.missed;
+    }
+}
+
+#[derive(Serialize, Clone, Debug)]
+pub struct Group {
+    pub label: String,
+    #[serde(flatten)]
+    pub rates: Rates,
+}
+
+/// Final score of the player who let the first claim pass (`claimant_score_after_first_missed`).
+#[derive(Serialize, Default, Clone, Debug)]
+pub struct Outcome {
+    /// Games with a known score.
+    pub games: u64,
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+}
+
+impl Outcome {
+    pub fn average(&self) -> Option<f64> {
+        (self.games > 0).then(|| (self.wins as f64 + 0.5 * self.draws as f64) / self.games as f64)
+    }
+}
+
+/// Claim opportunities (plies) on the board versus only by declaring a move.
+#[derive(Serialize, Default, Clone, Debug)]
+pub struct Claims {
+    pub opportunities: u64,
+    pub on_board: u64,
+    pub by_move_only: u64,
+    /// By-move-only opportunities where a claimable move was then played unclaimed.
+    pub by_move_only_played: u64,
+    pub games_with_on_board: u64,
+    pub games_with_by_move_only: u64,
+    /// Games whose every opportunity was by move only.
+    pub games_only_by_move: u64,
+}
+
+/// Games with an edge case and the events behind them.
+#[derive(Serialize, Default, Clone, Debug)]
+pub struct EdgeCase {
+    pub games: u64,
+    pub events: u64,
+}
+
+#[derive(Serialize, Clone, Debug)]
+pub struct Count {
+    pub label: String,
+    pub games: u64,
+}
+
+#[derive(Serialize, Clone, Debug)]
+pub struct Bucket {
+    pub from_ply: u32,
+    pub games: u64,
+}
+
+/// One example game; `case` is `castling`, `en_passant` or `automatic_draw_ignored`.
+#[derive(Serialize, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Example {
+    pub case: String,
+    pub source: String,
+    pub game_index: u64,
+    pub white: Option<String>,
+    pub black: Option<String>,
+    pub event: Option<String>,
+    /// `Date`, else `UTCDate` as YYYY.MM.DD.
+    pub date: Option<String>,
+    pub round: Option<String>,
+    pub result: Option<String>,
+    pub site: Option<String>,
+    pub detail: String,
+}
+
+#[derive(Serialize, Clone, Debug, Default)]
+pub struct Report {
+    /// The dataset directory as given.
+    pub dataset: String,
+    pub sources: Vec<String>,
+    /// All rows of `games`, skipped variants included.
+    pub rows: u64,
+    /// Games with status `skipped`: left out of every figure below.
+    pub skipped: u64,
+    pub overall: Rates,
+    pub by_rating_band: Vec<Group>,
+    pub by_time_class: Vec<Group>,
+    /// Drawn games with an inferred `draw_reason`.
+    pub drawn: u64,
+    pub draw_reasons: Vec<Count>,
+    pub claimant: Outcome,
+    pub claims: Claims,
+    /// Pseudo-repetitions with differs `castling` or `both`.
+    pub castling: EdgeCase,
+    /// Pseudo-repetitions with differs `en_passant` or `both`.
+    pub en_passant: EdgeCase,
+    pub hidden: EdgeCase,
+    /// `plies_after_fivefold > 0`.
+    pub after_fivefold: u64,
+    /// `first_ply_halfmove_150 < plies`.
+    pub after_75_moves: u64,
+    /// Games by `first_ply_occurrence_3` in buckets of 10 plies.
+    pub first_threefold_ply: Vec<Bucket>,
+    pub examples: Vec<Example>,
+}

@@ -1,0 +1,120 @@
+//! Streaming reads of a dataset's Parquet files: only the named columns, one record batch at a
+//! time, so a report over a month of Lichess games needs the memory of one batch, not of the data.
+
+use std::{
+    fs::{self, File},
+    path::{Path, PathBuf},
+};
+
+use anyhow::{Context, Result, anyhow, bail};
+use arrow_array::{Array, ArrowPrimitiveType, BooleanArray, PrimitiveArray, RecordBatch, StringArray};
+use parquet::arrow::{ProjectionMask, arrow_reader::ParquetRecordBatchReaderBuilder};
+
+/// Rows per batch: large enough to amortise decoding, small enough to keep memory flat.
+const BATCH_ROWS: usize = 8192;
+
+/// The Parquet files of `table` (`games` or `events`): `DIR/table/source=*/*.parquet`, sorted.
+/// Names starting with `.` are an ingest's temporary or replaced partitions and are skipped.
+pub fn table_files(dir: &Path, table: &str) -> Result<Vec<PathBuf>> {
+    let root = dir.join(table);
+    let mut files = Vec::new();
+    let entries = fs::read_dir(&root)
+        .with_context(|| format!("cannot list {} (is {} a threefold dataset?)", root.display(), dir.display()))?;
+    for entry in entries {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.starts_with("source=") || !entry.file_type()?.is_dir() {
+            continue;
+        }
+        for file in fs::read_dir(entry.path())? {
+            let path = file?.path();
+            let file_name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            if file_name.ends_with(".parquet") && !file_name.starts_with('.') {
+                files.push(path);
+            }
+        }
+    }
+    files.sort();
+    Ok(files)
+}
+
+/// Calls `f` with every batch of `files`, each holding just `columns`.
+pub fn scan(files: &[PathBuf], columns: &[&str], mut f: impl FnMut(&RecordBatch) -> Result<()>) -> Result<()> {
+    for path in files {
+        let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+            .with_context(|| format!("cannot read {} as Parquet", path.display()))?;
+        for column in columns {
+            if builder.schema().field_with_name(column).is_err() {
+                bail!("{} has no column {column}: not a threefold dataset, or of another version", path.display());
+            }
+        }
+        let mask = ProjectionMask::columns(builder.parquet_schema(), columns.iter().copied());
+        let reader = builder.with_projection(mask).with_batch_size(BATCH_ROWS).build()?;
+        for batch in reader {
+            let batch = batch.with_context(|| format!("cannot decode {}", path.display()))?;
+            f(&batch).with_context(|| format!("in {}", path.display()))?;
+        }
+    }
+    Ok(())
+}
+
+fn column<'a, T: 'static>(batch: &'a RecordBatch, name: &str) -> Result<&'a T> {
+    batch
+        .column_by_name(name)
+        .and_then(|c| c.as_any().downcast_ref::<T>())
+        .ok_or_else(|| anyhow!("column {name} is missing or of an unexpected type"))
+}
+
+pub fn strings<'a>(batch: &'a RecordBatch, name: &str) -> Result<&'a StringArray> {
+    column(batch, name)
+}
+
+pub fn bools<'a>(batch: &'a RecordBatch, name: &str) -> Result<&'a BooleanArray> {
+    column(batch, name)
+}
+
+pub fn numbers<'a, T: ArrowPrimitiveType>(batch: &'a RecordBatch, name: &str) -> Result<&'a PrimitiveArray<T>> {
+    column(batch, name)
+}
+
+/// The value at `i`, or `None` where it is null.
+pub fn get<T: ArrowPrimitiveType>(array: &PrimitiveArray<T>, i: usize) -> Option<T::Native> {
+    array.is_valid(i).then(|| array.value(i))
+}
+
+pub fn get_str(array: &StringArray, i: usize) -> Option<&str> {
+    array.is_valid(i).then(|| array.value(i))
+}
+
+pub fn get_bool(array: &BooleanArray, i: usize) -> Option<bool> {
+    array.is_valid(i).then(|| array.value(i))
+}
+
+/// A `date32` (days since 1970-01-01) as `YYYY.MM.DD`, the PGN date format.
+pub fn date32_to_pgn(days: i32) -> String {
+    // Howard Hinnant's civil_from_days: exact for every date32 value.
+    let z = i64::from(days) + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}.{month:02}.{day:02}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(date32_to_pgn(0), "1970.01.01");
+        assert_eq!(date32_to_pgn(15_706), "2013.01.01");
+        assert_eq!(date32_to_pgn(-1), "1969.12.31");
+        assert_eq!(date32_to_pgn(11_016), "2000.02.29");
+    }
+}

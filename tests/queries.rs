@@ -1,0 +1,529 @@
+//! `queries/*.sql` and `threefold report`, end to end: the real binary ingests `data-samples/` and
+//! a larger corpus slice; every query runs in DuckDB (the Python package pinned in
+//! `tests/requirements.txt`); its counts must equal counts taken from the engine's own records
+//! (`threefold dump`), and the report's numbers (`--json`, the terminal table, the HTML page) must
+//! equal the queries'.
+
+use std::{
+    collections::BTreeMap,
+    path::{Path, PathBuf},
+    process::{Command, Output},
+};
+
+use serde_json::Value;
+
+const BIN: &str = env!("CARGO_BIN_EXE_threefold");
+const QUERIES: [&str; 8] = [
+    "missed_claims",
+    "claim_by_move_only",
+    "castling_rights_edge_cases",
+    "en_passant_edge_cases",
+    "draw_reasons",
+    "automatic_draw_ignored",
+    "repetition_rate_by_rating",
+    "first_threefold_ply",
+];
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The Python interpreter with the pinned `tests/requirements.txt` installed.
+fn python() -> PathBuf {
+    let python =
+        std::env::var_os("THREEFOLD_PYTHON").map(PathBuf::from).unwrap_or_else(|| root().join(".venv/bin/python"));
+    assert!(
+        python.exists(),
+        "no Python for the DuckDB queries at {}: run `bash scripts/test.sh`, or create it with \
+         `python3 -m venv .venv && .venv/bin/pip install -r tests/requirements.txt`, or set THREEFOLD_PYTHON",
+        python.display()
+    );
+    python
+}
+
+fn run(args: &[&str]) -> Output {
+    let out = Command::new(BIN).args(args).output().expect("cannot run threefold");
+    assert!(
+        out.status.success(),
+        "threefold {args:?} failed: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn run_python(script: &str, args: &[&str]) -> Value {
+    let out = Command::new(python()).arg("-c").arg(script).args(args).output().expect("cannot run python");
+    assert!(out.status.success(), "python failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("python printed no JSON")
+}
+
+/// Every query's result as a list of {column: value} rows, keyed by query name.
+fn run_queries(dir: &Path) -> BTreeMap<String, Vec<Value>> {
+    const SCRIPT: &str = r#"
+import duckdb, json, os, sys
+out = {}
+for path in sys.argv[2:]:
+    con = duckdb.connect()
+    con.execute(open(os.path.join(sys.argv[1], "views.sql")).read())
+    rel = con.sql(open(path).read())
+    out[os.path.basename(path)[:-4]] = [dict(zip(rel.columns, row)) for row in rel.fetchall()]
+print(json.dumps(out, default=str))
+"#;
+    let paths: Vec<String> =
+        QUERIES.iter().map(|q| root().join(format!("queries/{q}.sql")).display().to_string()).collect();
+    let mut args = vec![dir.to_str().unwrap()];
+    args.extend(paths.iter().map(String::as_str));
+    let Value::Object(map) = run_python(SCRIPT, &args) else { panic!("not an object") };
+    map.into_iter().map(|(k, v)| (k, v.as_array().unwrap().clone())).collect()
+}
+
+/// Checks the page is a well-formed HTML5 document that loads nothing, and reads back its figures.
+fn read_html(path: &Path) -> Value {
+    const SCRIPT: &str = r#"
+import json, sys
+from html.parser import HTMLParser
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+class Page(HTMLParser):
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.stack, self.errors, self.counts, self.figures = [], [], {}, []
+        self.doctype = None
+        self.started = False
+    def handle_decl(self, decl):
+        if not self.started:
+            self.doctype = decl
+    def element(self, tag, attrs):
+        self.started = True
+        a = dict(attrs)
+        # SVG has elements of its own (a <title> per bar): count the page's outside it
+        if "svg" not in self.stack or tag == "svg":
+            self.counts[tag] = self.counts.get(tag, 0) + 1
+        if tag in ("script", "link", "img", "iframe", "object", "embed") or "src" in a:
+            self.errors.append("external resource: <%s>" % tag)
+        if "data-title" in a:
+            self.figures.append({"title": a["data-title"], "rows": []})
+        if "data-label" in a:
+            self.figures[-1]["rows"].append([a["data-label"], a["data-value"], a["data-count"], a["data-games"]])
+    def handle_starttag(self, tag, attrs):
+        self.element(tag, attrs)
+        if tag not in VOID:
+            self.stack.append(tag)
+    def handle_startendtag(self, tag, attrs):
+        self.element(tag, attrs)
+        if tag not in VOID and "svg" not in self.stack:
+            self.errors.append("self-closing <%s/> outside SVG" % tag)
+    def handle_endtag(self, tag):
+        if tag in VOID:
+            self.errors.append("end tag of void element %s" % tag)
+        elif not self.stack or self.stack[-1] != tag:
+            self.errors.append("</%s> does not close %s" % (tag, self.stack[-3:]))
+        else:
+            self.stack.pop()
+    def handle_data(self, data):
+        if not self.started and data.strip():
+            self.errors.append("text before the doctype")
+text = open(sys.argv[1], encoding="utf-8").read()
+p = Page()
+p.feed(text)
+p.close()
+if p.stack:
+    p.errors.append("unclosed: %s" % p.stack)
+if (p.doctype or "").lower() != "doctype html":
+    p.errors.append("no <!DOCTYPE html> first")
+for tag in ("html", "head", "body", "title"):
+    if p.counts.get(tag) != 1:
+        p.errors.append("%d <%s> elements" % (p.counts.get(tag, 0), tag))
+if "url(" in text or "@import" in text:
+    p.errors.append("CSS loads a resource")
+print(json.dumps({"errors": p.errors, "svg": p.counts.get("svg", 0), "figures": p.figures}))
+"#;
+    run_python(SCRIPT, &[path.to_str().unwrap()])
+}
+
+/// Counts taken from the engine's records (`threefold dump`, one JSON object per game), by the
+/// queries' rules but without DuckDB or Parquet.
+#[derive(Default, Debug)]
+struct Engine {
+    games: u64,
+    threefold: u64,
+    fivefold: u64,
+    with_claim: u64,
+    missed: u64,
+    opportunities: u64,
+    missed_opportunities: u64,
+    claimant: [u64; 3],
+    draws: BTreeMap<String, u64>,
+    plies_on_board: u64,
+    plies_by_move_only: u64,
+    plies_by_move_only_played: u64,
+    games_with_on_board: u64,
+    games_with_by_move_only: u64,
+    games_only_by_move: u64,
+    castling_games: u64,
+    castling_events: u64,
+    ep_games: u64,
+    hidden_games: u64,
+    after_fivefold: u64,
+    after_75_moves: u64,
+    buckets: BTreeMap<u64, u64>,
+}
+
+fn engine_counts(files: &[PathBuf]) -> Engine {
+    let mut e = Engine::default();
+    for file in files {
+        let out = run(&["dump", file.to_str().unwrap()]);
+        for line in String::from_utf8(out.stdout).unwrap().lines() {
+            let game: Value = serde_json::from_str(line).unwrap();
+            if game["status"] == "skipped" {
+                continue;
+            }
+            let s = &game["summary"];
+            let n = |k: &str| s[k].as_u64().unwrap_or(0);
+            e.games += 1;
+            e.threefold += u64::from(n("max_occurrence") >= 3);
+            e.fivefold += u64::from(n("max_occurrence") >= 5);
+            e.with_claim += u64::from(n("claim_opportunities") > 0);
+            e.missed += u64::from(n("missed_claims") > 0);
+            e.opportunities += n("claim_opportunities");
+            e.missed_opportunities += n("missed_claims");
+            if let Some(score) = s["claimant_score_after_first_missed"].as_f64() {
+                e.claimant[if score == 1.0 {
+                    0
+                } else if score == 0.5 {
+                    1
+                } else {
+                    2
+                }] += 1;
+            }
+            if let Some(reason) = s["draw_reason"].as_str() {
+                *e.draws.entry(reason.to_owned()).or_default() += 1;
+            }
+            e.after_fivefold += u64::from(n("plies_after_fivefold") > 0);
+            e.after_75_moves += u64::from(s["first_ply_halfmove_150"].as_u64().is_some_and(|f| f < n("plies")));
+            if let Some(p) = s["first_ply_occurrence_3"].as_u64() {
+                *e.buckets.entry(p / 10 * 10).or_default() += 1;
+            }
+
+            let events = game["events"].as_array().unwrap();
+            let of_kind = |kind: &'static str| events.iter().filter(move |ev| ev["kind"] == kind);
+            // ply -> (claimable on the board, a claimable move was played)
+            let mut plies: BTreeMap<u64, (bool, bool)> = BTreeMap::new();
+            for ev in of_kind("repetition").filter(|ev| ev["claimable"] == true) {
+                plies.entry(ev["ply"].as_u64().unwrap()).or_default().0 = true;
+            }
+            for ev in of_kind("claim_by_move") {
+                plies.entry(ev["ply"].as_u64().unwrap()).or_default().1 |= ev["played"] == true;
+            }
+            let on_board = plies.values().filter(|p| p.0).count() as u64;
+            let by_move = plies.len() as u64 - on_board;
+            assert_eq!(plies.len() as u64, n("claim_opportunities"), "claim opportunities of game {}", game["index"]);
+            e.plies_on_board += on_board;
+            e.plies_by_move_only += by_move;
+            e.plies_by_move_only_played += plies.values().filter(|p| !p.0 && p.1).count() as u64;
+            e.games_with_on_board += u64::from(on_board > 0);
+            e.games_with_by_move_only += u64::from(by_move > 0);
+            e.games_only_by_move += u64::from(by_move > 0 && on_board == 0);
+
+            let pseudo = |d: &[&str]| {
+                of_kind("pseudo_repetition").filter(|ev| d.iter().any(|x| ev["differs"] == *x)).count() as u64
+            };
+            let castling = pseudo(&["castling", "both"]);
+            e.castling_games += u64::from(castling > 0);
+            e.castling_events += castling;
+            e.ep_games += u64::from(pseudo(&["en_passant", "both"]) > 0);
+            e.hidden_games += u64::from(of_kind("hidden_repetition").count() > 0);
+        }
+    }
+    e
+}
+
+fn num(v: &Value) -> u64 {
+    match v {
+        Value::Number(n) => n.as_u64().unwrap_or_else(|| panic!("not a count: {v}")),
+        Value::String(s) => s.parse().unwrap_or_else(|_| panic!("not a count: {v}")),
+        _ => panic!("not a count: {v}"),
+    }
+}
+
+/// The single row of `rows` whose `column` is `value`.
+fn row<'a>(rows: &'a [Value], column: &str, value: &str) -> &'a Value {
+    let found: Vec<&Value> = rows.iter().filter(|r| r[column] == value).collect();
+    assert_eq!(found.len(), 1, "rows with {column} = {value}: {found:?}");
+    found[0]
+}
+
+/// The queries' totals equal the engine's records.
+fn check_queries_against_engine(q: &BTreeMap<String, Vec<Value>>, e: &Engine) {
+    let all = row(&q["missed_claims"], "split", "all");
+    assert_eq!(num(&all["games"]), e.games);
+    assert_eq!(num(&all["games_with_claim"]), e.with_claim);
+    assert_eq!(num(&all["games_with_missed_claim"]), e.missed);
+    assert_eq!(num(&all["opportunities"]), e.opportunities);
+    assert_eq!(num(&all["missed_opportunities"]), e.missed_opportunities);
+    let claimant = [&all["claimant_wins"], &all["claimant_draws"], &all["claimant_losses"]].map(num);
+    assert_eq!(claimant, e.claimant);
+
+    let all = row(&q["repetition_rate_by_rating"], "split", "all");
+    assert_eq!(
+        (num(&all["games"]), num(&all["threefold_games"]), num(&all["fivefold_games"])),
+        (e.games, e.threefold, e.fivefold)
+    );
+
+    let draws: BTreeMap<String, u64> = q["draw_reasons"]
+        .iter()
+        .filter(|r| r["split"] == "all")
+        .map(|r| (r["draw_reason"].as_str().unwrap().to_owned(), num(&r["games"])))
+        .collect();
+    assert_eq!(draws, e.draws);
+
+    let c = row(&q["claim_by_move_only"], "split", "all");
+    assert_eq!(num(&c["opportunities"]), e.opportunities);
+    assert_eq!(num(&c["on_board"]), e.plies_on_board);
+    assert_eq!(num(&c["by_move_only"]), e.plies_by_move_only);
+    assert_eq!(num(&c["by_move_only_played"]), e.plies_by_move_only_played);
+    assert_eq!(num(&c["games_with_on_board"]), e.games_with_on_board);
+    assert_eq!(num(&c["games_with_by_move_only"]), e.games_with_by_move_only);
+    assert_eq!(num(&c["games_only_by_move"]), e.games_only_by_move);
+
+    let castling = &q["castling_rights_edge_cases"];
+    assert_eq!(num(&castling[0]["games"]), e.games);
+    assert_eq!(num(&castling[0]["games_with_case"]), e.castling_games);
+    assert_eq!(num(&castling[0]["case_events"]), e.castling_events);
+    let listed = castling.iter().filter(|r| !r["source"].is_null()).count() as u64;
+    assert_eq!(listed, e.castling_games.min(100));
+
+    let ep = &q["en_passant_edge_cases"][0];
+    assert_eq!((num(&ep["games_with_ep_pseudo"]), num(&ep["games_with_hidden"])), (e.ep_games, e.hidden_games));
+
+    let auto = &q["automatic_draw_ignored"][0];
+    assert_eq!(
+        (num(&auto["games_after_fivefold"]), num(&auto["games_after_75_moves"])),
+        (e.after_fivefold, e.after_75_moves)
+    );
+
+    let buckets: BTreeMap<u64, u64> =
+        q["first_threefold_ply"].iter().map(|r| (num(&r["from_ply"]), num(&r["games"]))).collect();
+    assert_eq!(buckets, e.buckets);
+}
+
+/// The report's figures (`--json`) equal the queries' wherever both give one.
+fn check_report_against_queries(report: &Value, q: &BTreeMap<String, Vec<Value>>) {
+    let games = num(&report["overall"]["games"]);
+    let all = row(&q["missed_claims"], "split", "all");
+    assert_eq!(games, num(&all["games"]));
+    assert_eq!(report["overall"]["with_claim"], all["games_with_claim"]);
+    assert_eq!(report["overall"]["missed"], all["games_with_missed_claim"]);
+    assert_eq!(report["claimant"]["games"], all["claimant_scored_games"]);
+    assert_eq!(report["claimant"]["wins"], all["claimant_wins"]);
+    assert_eq!(report["claimant"]["draws"], all["claimant_draws"]);
+    assert_eq!(report["claimant"]["losses"], all["claimant_losses"]);
+
+    // Groups: same labels in the same order, same counts.
+    for (split, key) in [("rating_band", "by_rating_band"), ("time_class", "by_time_class")] {
+        let reps: Vec<&Value> = q["repetition_rate_by_rating"].iter().filter(|r| r["split"] == split).collect();
+        let missed: Vec<&Value> = q["missed_claims"].iter().filter(|r| r["split"] == split).collect();
+        let groups = report[key].as_array().unwrap();
+        let labels: Vec<&Value> = groups.iter().map(|g| &g["label"]).collect();
+        assert_eq!(labels, reps.iter().map(|r| &r[split]).collect::<Vec<_>>(), "{split} order");
+        assert_eq!(labels, missed.iter().map(|r| &r[split]).collect::<Vec<_>>(), "{split} order");
+        for ((g, r), m) in groups.iter().zip(reps).zip(missed) {
+            assert_eq!(g["games"], r["games"], "{split} {}", g["label"]);
+            assert_eq!(g["threefold"], r["threefold_games"], "{split} {}", g["label"]);
+            assert_eq!(g["fivefold"], r["fivefold_games"], "{split} {}", g["label"]);
+            assert_eq!(g["with_claim"], m["games_with_claim"], "{split} {}", g["label"]);
+            assert_eq!(g["missed"], m["games_with_missed_claim"], "{split} {}", g["label"]);
+        }
+    }
+
+    let draws: Vec<(Value, Value)> = q["draw_reasons"]
+        .iter()
+        .filter(|r| r["split"] == "all")
+        .map(|r| (r["draw_reason"].clone(), r["games"].clone()))
+        .collect();
+    let reported: Vec<(Value, Value)> =
+        report["draw_reasons"].as_array().unwrap().iter().map(|d| (d["label"].clone(), d["games"].clone())).collect();
+    assert_eq!(reported, draws);
+
+    let c = row(&q["claim_by_move_only"], "split", "all");
+    for key in [
+        "opportunities",
+        "on_board",
+        "by_move_only",
+        "by_move_only_played",
+        "games_with_on_board",
+        "games_with_by_move_only",
+        "games_only_by_move",
+    ] {
+        assert_eq!(report["claims"][key], c[key], "claims.{key}");
+    }
+
+    let per_1000 = |n: &Value| 1000.0 * num(n) as f64 / games as f64;
+    let close = |a: f64, b: &Value| assert!((a - b.as_f64().unwrap()).abs() < 0.001, "{a} vs {b}");
+    let castling = &q["castling_rights_edge_cases"][0];
+    assert_eq!(report["castling"]["games"], castling["games_with_case"]);
+    assert_eq!(report["castling"]["events"], castling["case_events"]);
+    close(per_1000(&report["castling"]["games"]), &castling["per_1000_games"]);
+    let ep = &q["en_passant_edge_cases"][0];
+    assert_eq!(report["en_passant"]["games"], ep["games_with_ep_pseudo"]);
+    assert_eq!(report["hidden"]["games"], ep["games_with_hidden"]);
+    close(per_1000(&report["hidden"]["games"]), &ep["hidden_per_1000_games"]);
+    let auto = &q["automatic_draw_ignored"][0];
+    assert_eq!(report["after_fivefold"], auto["games_after_fivefold"]);
+    assert_eq!(report["after_75_moves"], auto["games_after_75_moves"]);
+    close(per_1000(&report["after_fivefold"]), &auto["after_fivefold_per_1000_games"]);
+
+    let buckets: Vec<(Value, Value)> =
+        q["first_threefold_ply"].iter().map(|r| (r["from_ply"].clone(), r["games"].clone())).collect();
+    let reported: Vec<(Value, Value)> = report["first_threefold_ply"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| (b["from_ply"].clone(), b["games"].clone()))
+        .collect();
+    assert_eq!(reported, buckets);
+
+    // Example games: the first rows of the matching query, in its order.
+    for (case, query) in [
+        ("castling", "castling_rights_edge_cases"),
+        ("en_passant", "en_passant_edge_cases"),
+        ("automatic_draw_ignored", "automatic_draw_ignored"),
+    ] {
+        let shown: Vec<(Value, Value)> = report["examples"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e["case"] == case)
+            .map(|e| (e["source"].clone(), e["game_index"].clone()))
+            .collect();
+        let listed: Vec<(Value, Value)> = q[query]
+            .iter()
+            .filter(|r| !r["source"].is_null())
+            .take(5)
+            .map(|r| (r["source"].clone(), r["game_index"].clone()))
+            .collect();
+        assert_eq!(shown, listed, "{case} examples");
+    }
+}
+
+/// Splits a terminal table line into cells (separated by two or more spaces).
+fn cells(line: &str) -> Vec<String> {
+    line.trim().split("  ").map(str::trim).filter(|c| !c.is_empty()).map(str::to_owned).collect()
+}
+
+/// Every chart of the page carries the same rows as the terminal table under the same title.
+fn check_html_against_text(html: &Value, text: &str) {
+    assert_eq!(html["errors"], Value::Array(vec![]), "the HTML page is not well formed");
+    let figures = html["figures"].as_array().unwrap();
+    assert!(html["svg"].as_u64().unwrap() >= 8, "expected inline SVG charts");
+    let lines: Vec<&str> = text.lines().collect();
+    // Blocks: the heading, one per chart, the example games.
+    assert_eq!(text.trim_end().split("\n\n").count(), figures.len() + 2, "charts in the terminal and the page");
+    for figure in figures {
+        let title = figure["title"].as_str().unwrap();
+        let at = lines.iter().position(|l| *l == title).unwrap_or_else(|| panic!("no table {title:?} in the terminal"));
+        let rows: Vec<Vec<String>> = lines[at + 3..].iter().take_while(|l| !l.is_empty()).map(|l| cells(l)).collect();
+        let page: Vec<Vec<String>> = figure["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r.as_array().unwrap().iter().map(|c| c.as_str().unwrap().to_owned()).collect())
+            .collect();
+        assert_eq!(page, rows, "{title}");
+    }
+}
+
+/// Ingests `inputs`, runs every query and the report, and checks them against each other and
+/// against the engine. Returns the queries' results for case-specific checks.
+fn check_dataset(inputs: &[PathBuf], dumped: &[PathBuf]) -> (BTreeMap<String, Vec<Value>>, Value, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ds");
+    let mut args = vec!["ingest", "--quiet", "--out", dir.to_str().unwrap()];
+    args.extend(inputs.iter().map(|p| p.to_str().unwrap()));
+    run(&args);
+
+    let queries = run_queries(&dir);
+    check_queries_against_engine(&queries, &engine_counts(dumped));
+
+    let report: Value = serde_json::from_slice(&run(&["report", dir.to_str().unwrap(), "--json"]).stdout).unwrap();
+    check_report_against_queries(&report, &queries);
+
+    let page = tmp.path().join("report.html");
+    let text =
+        String::from_utf8(run(&["report", dir.to_str().unwrap(), "--html", page.to_str().unwrap()]).stdout).unwrap();
+    check_html_against_text(&read_html(&page), &text);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let leftovers: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains(".tmp"))
+        .collect();
+    assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+    (queries, report, html)
+}
+
+#[test]
+fn data_samples() {
+    let samples = root().join("data-samples");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&samples)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "pgn"))
+        .collect();
+    files.sort();
+    let (queries, report, html) = check_dataset(&[samples], &files);
+
+    // Karpov–Miles, Tilburg 1986, round 13: the board thrice, the position only twice.
+    let karpov = queries["castling_rights_edge_cases"]
+        .iter()
+        .find(|r| r["White"] == "Karpov, Anatoly" && r["Round"] == "13")
+        .expect("Karpov–Miles round 13 among the castling cases");
+    assert_eq!(karpov["would_be_claim"], true);
+    assert_eq!(num(&karpov["max_board_occurrence"]), 3);
+    let example = report["examples"].as_array().unwrap().iter().find(|e| e["case"] == "castling").unwrap();
+    assert_eq!((&example["white"], &example["round"]), (&Value::from("Karpov, Anatoly"), &Value::from("13")));
+    assert!(html.contains("Karpov, Anatoly"));
+}
+
+#[test]
+fn larger_corpus() {
+    let corpus = root().join("../shared/corpus");
+    assert!(corpus.is_dir(), "the test corpus is missing: expected it at {}", corpus.display());
+    let files = [
+        corpus.join("lichess/lichess_db_standard_rated_2013-01-sample.pgn.zst"),
+        corpus.join("otb/world-championship-matches.pgn"),
+        // Atomic games are skipped (left out of every rate); a bad move makes an `error` game.
+        corpus.join("variants/atomic.pgn"),
+        corpus.join("edge/chessalyzer-bad-san-mid-file.pgn"),
+    ];
+    let (queries, report, html) = check_dataset(&files, &files);
+    assert!(num(&report["overall"]["games"]) > 6000);
+    assert_eq!(report["skipped"], 10);
+    assert_eq!(num(&report["rows"]), num(&report["overall"]["games"]) + 10);
+    // Lichess games have a time class and ratings; the OTB match games have neither time control
+    // nor (before 1970) Elo: they go to 'unknown'.
+    let classes: Vec<&Value> = report["by_time_class"].as_array().unwrap().iter().map(|g| &g["label"]).collect();
+    assert!(classes.contains(&&Value::from("blitz")) && classes.contains(&&Value::from("unknown")));
+    assert!(queries["missed_claims"].iter().any(|r| r["rating_band"] == "unknown"));
+    // Lichess Site tags become links in the example table.
+    assert!(html.contains("<a href=\"https://lichess.org/"));
+}
+
+#[test]
+fn every_query_says_what_it_asks_and_how_to_run_it() {
+    for q in QUERIES {
+        let text = std::fs::read_to_string(root().join(format!("queries/{q}.sql"))).unwrap();
+        assert!(text.starts_with("-- Question:"), "{q}");
+        assert!(text.contains("-- Columns:"), "{q}");
+        assert!(text.contains(&format!("duckdb -init DIR/views.sql -c \".read queries/{q}.sql\"")), "{q}");
+        assert!(text.contains(&format!("python -c \"import duckdb; con=duckdb.connect(); con.execute(open('DIR/views.sql').read()); print(con.sql(open('queries/{q}.sql').read()))\"")), "{q}");
+    }
+}
+
+#[test]
+fn report_refuses_a_directory_that_is_not_a_dataset() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = Command::new(BIN).args(["report", tmp.path().to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("threefold dataset"));
+}
