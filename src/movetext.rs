@@ -44,6 +44,61 @@ impl Scan<'_> {
     fn skip_until(&mut self, b: u8) {
         self.i = memchr(b, &self.s[self.i..]).map_or(self.s.len(), |p| self.i + p);
     }
+    /// End of the token starting here.
+    fn token_end(&self) -> usize {
+        self.s[self.i..].iter().position(|&c| is_token_end(c)).map_or(self.s.len(), |p| self.i + p)
+    }
+    fn skip_token(&mut self) {
+        self.i = self.token_end();
+    }
+    fn eat(&mut self, p: &[u8]) -> bool {
+        let ok = self.starts_with(p);
+        if ok {
+            self.i += p.len();
+        }
+        ok
+    }
+    fn eat_dash(&mut self) -> bool {
+        self.eat(b"-") || self.eat("\u{2013}".as_bytes()) || self.eat("\u{2014}".as_bytes())
+    }
+
+    /// Reads a token starting with a digit (or `½`) exactly as `pgn-reader` does; returns true
+    /// when it was castling written with zeros (a move).
+    fn number_result_or_castling(&mut self) -> bool {
+        let first = self.s[self.i];
+        self.i += 1;
+        match first {
+            b'0' => {
+                if self.eat_dash() && !self.eat(b"1") && self.eat(b"0") {
+                    let _ = self.eat_dash() && self.eat(b"0");
+                    let _ = self.eat(b"+") || self.eat(b"#");
+                    return true;
+                }
+            }
+            b'1' => {
+                if self.eat_dash() {
+                    self.eat(b"0");
+                } else if self.eat(b"/2") && self.eat_dash() && self.eat(b"1/2") {
+                } else {
+                    self.skip_digits_and_dots();
+                }
+            }
+            b'\xc2' => {
+                let _ = self.eat(b"\xbd") && self.eat_dash() && self.eat("\u{bd}".as_bytes());
+            }
+            _ => self.skip_digits_and_dots(),
+        }
+        false
+    }
+    fn skip_digits_and_dots(&mut self) {
+        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
+            self.i += 1;
+        }
+        while matches!(self.peek(), Some(b'.' | b' ')) {
+            self.i += 1;
+        }
+    }
+
     fn skip_whitespace(&mut self, mut new_line: bool) {
         while let Some(c) = self.peek() {
             match c {
@@ -149,17 +204,34 @@ fn skip_variation(sc: &mut Scan) -> bool {
     false
 }
 
+/// Whether the mainline of `game` ends inside a `{` comment (the reader then fails on it).
+pub fn ends_in_comment(game: &[u8]) -> bool {
+    let mut sc = Scan { s: game, i: 0 };
+    scan(game, &mut sc);
+    sc.i > game.len()
+}
+
 /// The first mainline token of `game` (one game's bytes, tags included) that `pgn-reader` would
 /// skip, if any.
 pub fn first_bad_token(game: &[u8]) -> Option<BadToken> {
-    let mut sc = Scan { s: game, i: 0 };
-    skip_tags(&mut sc);
+    scan(game, &mut Scan { s: game, i: 0 })
+}
+
+fn scan(game: &[u8], sc: &mut Scan) -> Option<BadToken> {
+    let sc = &mut *sc;
+    skip_tags(sc);
     let mut moves = 0u32;
     while let Some(c) = sc.peek() {
         match c {
             b'{' => {
                 sc.i += 1;
-                sc.skip_past(b'}');
+                match memchr(b'}', &sc.s[sc.i..]) {
+                    Some(p) => sc.i += p + 1,
+                    None => {
+                        sc.i = sc.s.len() + 1; // marks a comment left open
+                        return None;
+                    }
+                }
             }
             b'\n' => {
                 sc.i += 1;
@@ -173,64 +245,53 @@ pub fn first_bad_token(game: &[u8]) -> Option<BadToken> {
             b';' => sc.skip_until(b'\n'),
             b'(' => {
                 sc.i += 1;
-                if !skip_variation(&mut sc) {
+                if !skip_variation(sc) {
                     return None;
                 }
             }
-            b' ' | b'\t' | b'\r' | b'.' | b')' | b'!' | b'?' | b'*' | b'}' => sc.i += 1,
+            b' ' | b'\t' | b'\r' | b'.' | b')' | b'!' | b'?' | b'*' => sc.i += 1,
             b'$' => {
                 sc.i += 1;
-                while sc.peek().is_some_and(|c| !is_token_end(c)) {
-                    sc.i += 1;
+                sc.skip_token();
+            }
+            // The reader reads results, castling with zeros and move numbers by their prefix;
+            // what follows starts a new token.
+            b'0'..=b'9' | b'\xc2' => {
+                let start = sc.i;
+                let token = &game[start..sc.token_end()];
+                if token == b"0000" {
+                    return Some(BadToken { moves_before: moves, token: "0000".into(), null_move: true });
+                }
+                if sc.number_result_or_castling() {
+                    moves += 1;
                 }
             }
             _ => {
+                // A stray `}` is skipped with the rest of its token, like anything not SAN.
                 let start = sc.i;
-                while sc.peek().is_some_and(|c| !is_token_end(c)) {
-                    sc.i += 1;
-                }
+                sc.i = if c == b'}' { sc.i + 1 } else { sc.i };
+                sc.i = sc.token_end();
                 let token = &game[start..sc.i];
-                if matches!(token, b"0000" | b"@@@@") {
-                    return Some(BadToken { moves_before: moves, token: String::from_utf8_lossy(token).into_owned(), null_move: true });
-                }
-                if is_zero_castling(token) {
-                    moves += 1;
+                if token == b"}" {
                     continue;
                 }
-                if is_move_number_or_result(token) || token == b"e" && sc.starts_with(b".p.") {
-                    if token == b"e" {
-                        sc.i += 3; // "e.p." after an en-passant capture
-                    }
+                if token == b"e" && sc.starts_with(b".p.") {
+                    sc.i += 3; // "e.p." after an en-passant capture
                     continue;
                 }
                 if SanPlus::from_ascii(token).is_ok() {
                     moves += 1;
                     continue;
                 }
-                // pgn-reader reads `1.e4` and `12...Nf6` as a number then a move
-                if let Some(d) = token.iter().position(|c| !c.is_ascii_digit()).filter(|&d| d > 0 && token[0] != b'0') {
-                    sc.i = start + d;
-                    continue;
-                }
-                return Some(BadToken { moves_before: moves, token: String::from_utf8_lossy(token).into_owned(), null_move: false });
+                return Some(BadToken {
+                    moves_before: moves,
+                    token: String::from_utf8_lossy(token).into_owned(),
+                    null_move: token == b"@@@@",
+                });
             }
         }
     }
     None
-}
-
-/// Castling written with zeros, which the reader reads itself (`0-0`, `0-0-0`, with `+`/`#`).
-fn is_zero_castling(token: &[u8]) -> bool {
-    let t = token.strip_suffix(b"+").or_else(|| token.strip_suffix(b"#")).unwrap_or(token);
-    matches!(t, b"0-0" | b"0-0-0")
-}
-
-fn is_move_number_or_result(token: &[u8]) -> bool {
-    token.iter().all(u8::is_ascii_digit)
-        || matches!(token, b"1-0" | b"0-1" | b"1/2-1/2")
-        || token == "½-½".as_bytes()
-        || token == "1–0".as_bytes()
-        || token == "0–1".as_bytes()
 }
 
 #[cfg(test)]
@@ -248,6 +309,7 @@ mod tests {
         assert_eq!(bad(pgn), None);
         assert_eq!(bad("1.e4 e5 2.Nf3 Nc6 12...a6 *"), None);
         assert_eq!(bad("[FEN \"8/8\"] 1. e4 *"), None);
+        assert_eq!(bad("1e4 e5 2Nf3 } 0-0-0+ 1\u{2013}0 \u{bd}-\u{bd}"), None);
         assert_eq!(bad("1. e4 ; rest of line d8Q\n e5 *"), None);
     }
 
@@ -257,6 +319,8 @@ mod tests {
         assert_eq!(bad("1. e2-e4 e5 *"), Some((0, "e2-e4".into())));
         assert_eq!(bad("1. e4 N *"), Some((1, "N".into())));
         assert_eq!(bad("e4 { a { nested } comment } *"), Some((1, "comment".into())));
+        assert_eq!(bad("1. e4 }Bb5 *"), Some((1, "}Bb5".into())));
+        assert_eq!(bad("1. e4 e5 1/2-1/2\0\0[Event"), Some((2, "\0\0[Event".into())));
         assert!(first_bad_token(b"1. e4 0000 *").unwrap().null_move);
     }
 
@@ -265,5 +329,7 @@ mod tests {
         assert_eq!(bad("1. e4 e5\n\nd8Q"), None);
         assert_eq!(bad("1. e4 e5\n[Event \"next\"]\n1. d8Q"), None);
         assert_eq!(bad("1. e4 (1. d4\n\n d8Q"), None);
+        assert!(ends_in_comment(b"1. e4 { open"));
+        assert!(!ends_in_comment(b"1. e4 { closed } e5 (1... c5 { open"));
     }
 }

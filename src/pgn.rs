@@ -85,6 +85,15 @@ impl GameVisitor {
     /// would skip.
     pub fn read_slice(&mut self, slice: &[u8], out: &mut Vec<Game>) -> io::Result<()> {
         self.bad_token = movetext::first_bad_token(slice);
+        // A comment left open runs to the end of the input, as python-chess reads it too; the
+        // reader would instead fail the game, so close it.
+        let closed;
+        let slice = if movetext::ends_in_comment(slice) {
+            closed = [slice, b"}\n"].concat();
+            &closed[..]
+        } else {
+            slice
+        };
         let mut reader = Reader::new(slice);
         while let Some(game) = reader.read_game(self)? {
             out.push(game);
