@@ -9,6 +9,13 @@
 
 use shakmaty::san::SanPlus;
 
+/// What a digit-led token was.
+enum Digits {
+    Result,
+    Castling,
+    Other,
+}
+
 /// A mainline token that is not a move.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BadToken {
@@ -62,33 +69,42 @@ impl Scan<'_> {
         self.eat(b"-") || self.eat("\u{2013}".as_bytes()) || self.eat("\u{2014}".as_bytes())
     }
 
-    /// Reads a token starting with a digit (or `½`) exactly as `pgn-reader` does; returns true
-    /// when it was castling written with zeros (a move).
-    fn number_result_or_castling(&mut self) -> bool {
+    /// Reads a token starting with a digit (or `½`) exactly as `pgn-reader` does.
+    fn number_result_or_castling(&mut self) -> Digits {
         let first = self.s[self.i];
         self.i += 1;
         match first {
             b'0' => {
-                if self.eat_dash() && !self.eat(b"1") && self.eat(b"0") {
-                    let _ = self.eat_dash() && self.eat(b"0");
-                    let _ = self.eat(b"+") || self.eat(b"#");
-                    return true;
+                if self.eat_dash() {
+                    if self.eat(b"1") {
+                        return Digits::Result;
+                    }
+                    if self.eat(b"0") {
+                        let _ = self.eat_dash() && self.eat(b"0");
+                        let _ = self.eat(b"+") || self.eat(b"#");
+                        return Digits::Castling;
+                    }
                 }
             }
             b'1' => {
                 if self.eat_dash() {
-                    self.eat(b"0");
+                    if self.eat(b"0") {
+                        return Digits::Result;
+                    }
                 } else if self.eat(b"/2") && self.eat_dash() && self.eat(b"1/2") {
+                    return Digits::Result;
                 } else {
                     self.skip_digits_and_dots();
                 }
             }
             b'\xc2' => {
-                let _ = self.eat(b"\xbd") && self.eat_dash() && self.eat("\u{bd}".as_bytes());
+                if self.eat(b"\xbd") && self.eat_dash() && self.eat("\u{bd}".as_bytes()) {
+                    return Digits::Result;
+                }
             }
             _ => self.skip_digits_and_dots(),
         }
-        false
+        Digits::Other
     }
     fn skip_digits_and_dots(&mut self) {
         while self.peek().is_some_and(|c| c.is_ascii_digit()) {
@@ -221,6 +237,8 @@ fn scan(game: &[u8], sc: &mut Scan) -> Option<BadToken> {
     let sc = &mut *sc;
     skip_tags(sc);
     let mut moves = 0u32;
+    // After a result marker the game is over: a stray token there loses no move.
+    let mut after_result = false;
     while let Some(c) = sc.peek() {
         match c {
             b'{' => {
@@ -249,7 +267,11 @@ fn scan(game: &[u8], sc: &mut Scan) -> Option<BadToken> {
                     return None;
                 }
             }
-            b' ' | b'\t' | b'\r' | b'.' | b')' | b'!' | b'?' | b'*' => sc.i += 1,
+            b'*' => {
+                sc.i += 1;
+                after_result = true;
+            }
+            b' ' | b'\t' | b'\r' | b'.' | b')' | b'!' | b'?' => sc.i += 1,
             b'$' => {
                 sc.i += 1;
                 sc.skip_token();
@@ -262,8 +284,10 @@ fn scan(game: &[u8], sc: &mut Scan) -> Option<BadToken> {
                 if token == b"0000" {
                     return Some(BadToken { moves_before: moves, token: "0000".into(), null_move: true });
                 }
-                if sc.number_result_or_castling() {
-                    moves += 1;
+                match sc.number_result_or_castling() {
+                    Digits::Castling => moves += 1,
+                    Digits::Result => after_result = true,
+                    Digits::Other => {}
                 }
             }
             _ => {
@@ -281,6 +305,9 @@ fn scan(game: &[u8], sc: &mut Scan) -> Option<BadToken> {
                 }
                 if SanPlus::from_ascii(token).is_ok() {
                     moves += 1;
+                    continue;
+                }
+                if after_result && token != b"@@@@" {
                     continue;
                 }
                 return Some(BadToken {
@@ -320,7 +347,9 @@ mod tests {
         assert_eq!(bad("1. e4 N *"), Some((1, "N".into())));
         assert_eq!(bad("e4 { a { nested } comment } *"), Some((1, "comment".into())));
         assert_eq!(bad("1. e4 }Bb5 *"), Some((1, "}Bb5".into())));
-        assert_eq!(bad("1. e4 e5 1/2-1/2\0\0[Event"), Some((2, "\0\0[Event".into())));
+        assert_eq!(bad("1. e4 e5 1/2-1/2\0\0[Event"), None, "after the result nothing is lost");
+        assert_eq!(bad("1. e4 e5 1/2 Nf3"), None, "an incomplete 1/2 prefix is consumed, as the reader does");
+        assert_eq!(bad("1. e4 e5 * xyz 2. Nf3 d8Q"), None);
         assert!(first_bad_token(b"1. e4 0000 *").unwrap().null_move);
     }
 
