@@ -21,3 +21,7 @@ sed -n '/<!-- quickstart/,/^```$/p' README.md | sed '1,2d;$d' > target/quickstar
 bash -euo pipefail target/quickstart.sh > target/quickstart.out
 grep -q "karpov_miles_tilburg_1986" target/quickstart.out
 echo "README quick start: 1 passed, 0 failed"
+
+# Reliability: SIGKILL at random moments, and a full disk.
+bash tests/crash/sigkill.sh 20
+bash tests/crash/disk_full.sh

@@ -66,17 +66,29 @@ impl Dataset {
         fs::create_dir_all(dir).with_context(|| format!("cannot create output directory {}", dir.display()))?;
         let root = fs::canonicalize(dir).with_context(|| format!("cannot resolve {}", dir.display()))?;
         let has_manifest = root.join(MANIFEST).is_file();
-        let empty = fs::read_dir(&root)
-            .with_context(|| format!("cannot list {}", root.display()))?
-            .next()
-            .is_none();
+        // A run killed while writing its first manifest leaves only that temporary file.
+        let mut empty = true;
+        for entry in fs::read_dir(&root).with_context(|| format!("cannot list {}", root.display()))? {
+            let entry = entry?;
+            if entry.file_name().to_string_lossy().starts_with("_manifest.tmp-") {
+                let _ = fs::remove_file(entry.path());
+            } else {
+                empty = false;
+            }
+        }
         if !has_manifest && !empty {
             bail!(
                 "{} is not empty and is not a threefold dataset (no {MANIFEST}); give --out a new or empty directory",
                 root.display()
             );
         }
-        Ok(Dataset { root })
+        let dataset = Dataset { root };
+        if !has_manifest {
+            // Mark the directory as a dataset before writing any data, so that a run killed
+            // half-way can be rerun into it.
+            dataset.update_manifest(Vec::new())?;
+        }
+        Ok(dataset)
     }
 
     pub fn root(&self) -> &Path {

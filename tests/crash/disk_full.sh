@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Disk full: ingest into a 400 KiB tmpfs. It must fail with a clear message, leave no temporary
+# files and no Parquet file that does not open with its footer. Needs root (mount).
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+bin="$root/target/release/threefold"
+py="${THREEFOLD_PYTHON:-$root/.venv/bin/python}"
+corpus="${THREEFOLD_CORPUS:-$root/../shared/corpus}"
+mnt="$(mktemp -d)"
+if ! mount -t tmpfs -o size=400k tmpfs "$mnt" 2>/dev/null; then
+  echo "disk full: cannot mount a tmpfs here (not root?)"; exit 1
+fi
+trap 'umount "$mnt"; rmdir "$mnt"' EXIT
+set +e
+"$bin" ingest "$corpus/otb/world-championship-matches.pgn" "$corpus/engine/tcec-cups.pgn.zst" --out "$mnt/ds" --quiet 2> "$mnt/../disk_full.err"
+status=$?
+set -e
+err="$(cat "$mnt/../disk_full.err")"; rm -f "$mnt/../disk_full.err"
+[ "$status" -ne 0 ] || { echo "disk full: ingest exited 0"; exit 1; }
+grep -q "No space left on device" <<<"$err" || { echo "disk full: unclear message: $err"; exit 1; }
+leftovers="$(find "$mnt" -name '.tmp-*' -o -name '*.tmp*')"
+[ -z "$leftovers" ] || { echo "disk full: temporary files left: $leftovers"; exit 1; }
+"$py" - "$mnt" <<'PY'
+import pathlib, sys
+import pyarrow.parquet as pq
+for f in pathlib.Path(sys.argv[1]).rglob("*.parquet"):
+    pq.ParquetFile(f).metadata
+PY
+echo "disk full: exit $status, message: ${err#threefold: }"
+echo "disk full: 1 passed, 0 failed"
