@@ -16,6 +16,10 @@ cargo build --release --locked
 cargo test --release --locked
 bash tests/oracle/differential.sh
 
+# Benchmark smoke run (the full benchmark is bench/run.sh, not a test).
+bash bench/run.sh --smoke > target/bench-smoke.txt 2>&1 || { cat target/bench-smoke.txt; exit 1; }
+tail -n 1 target/bench-smoke.txt
+
 # The README's quick start must run as written on a fresh clone.
 sed -n '/<!-- quickstart/,/^```$/p' README.md | sed '1,2d;$d' > target/quickstart.sh
 bash -euo pipefail target/quickstart.sh > target/quickstart.out

@@ -2,6 +2,7 @@
 //! channels:
 //!
 //! 1. a reader thread decompresses the input and cuts it into chunks of whole games ([`chunk`]);
+//!    a pzstd file's frames are decompressed in parallel ([`input::FrameDecoder`]) first;
 //! 2. workers on a rayon pool replay each chunk with one `pgn_reader::Reader` and a reused
 //!    [`GameVisitor`], building Arrow batches ([`schema`]);
 //! 3. this thread puts the batches back in input order and writes them ([`dataset`]).
@@ -272,18 +273,20 @@ struct ReadEnd {
 }
 
 /// The reader stage: opens, decompresses and splits one input, sending chunks while it holds
-/// slots.
+/// slots. With `threads` >= 2, a pzstd file's frames are decompressed on more threads
+/// (`threads`, at most [`input::MAX_DECODERS`]).
 fn read_input(
     path: &Path,
     chunk_bytes: usize,
+    threads: usize,
     counters: Arc<Counters>,
     chunks: crossbeam_channel::Sender<Chunk>,
     slots: crossbeam_channel::Receiver<()>,
 ) -> ReadEnd {
     let opened = if path.as_os_str() == "-" {
-        input::decompress(Counted { inner: io::stdin(), counters: counters.clone() })
+        input::decompress_parallel(Counted { inner: io::stdin(), counters: counters.clone() }, threads)
     } else {
-        File::open(path).and_then(|f| input::decompress(Counted { inner: f, counters: counters.clone() }))
+        File::open(path).and_then(|f| input::decompress_parallel(Counted { inner: f, counters: counters.clone() }, threads))
     };
     let (compression, stream) = match opened {
         Ok(x) => x,
@@ -354,7 +357,7 @@ fn ingest_input(
             let chunk_bytes = options.chunk_bytes;
             std::thread::Builder::new()
                 .name("read".into())
-                .spawn_scoped(scope, move || read_input(&path, chunk_bytes, counters, chunk_tx, slot_rx))
+                .spawn_scoped(scope, move || read_input(&path, chunk_bytes, threads, counters, chunk_tx, slot_rx))
         };
         let written = (|| -> Result<()> {
             let mut waiting: BTreeMap<u64, Replayed> = BTreeMap::new();

@@ -1,0 +1,236 @@
+#!/usr/bin/env bash
+# Benchmark of `threefold ingest` against its floor and two references, in one run, on the
+# shared corpus. Prints one Markdown table (and the ratios the performance targets name).
+#
+#   bash bench/run.sh              # full benchmark (minutes); installs pgn-extract if missing
+#   bash bench/run.sh --smoke      # tiny inputs, seconds; for the test command
+#
+# Needs what the README's setup gives: cargo, the .venv made by scripts/test.sh (python-chess),
+# zstd/pzstd (Debian package zstd), /usr/bin/time. Options and environment:
+#   --corpus DIR           corpus folder (default ../shared/corpus, or $THREEFOLD_CORPUS)
+#   --py-games N           games per file for python-chess (default 1000; smoke 30)
+#   BENCH_FILES="a b"      corpus-relative files instead of the default three
+#   BENCH_THREADS="1 2"    --threads values for ingest (default: 1 and all cores)
+#
+# Rows, per input (each reads the same file; MB/s counts decompressed PGN):
+#   floor        examples/floor.rs: pgn-reader + shakmaty playing every mainline move, no output
+#   ingest tN    threefold ingest --threads N to Parquet in a temporary folder
+#   python-chess tests/oracle/oracle.py --jobs 1 --limit N (the same repetitions, per game)
+#   pgn-extract  pgn-extract --repetition on the decompressed file, one process
+# and for the serial stage (examples/split.rs: decompress and cut into chunks, nothing else):
+#   split        on each input as ingest reads it, on the decompressed text (splitting alone),
+#                and on a pzstd-made copy of the first input with 1 and 2 decoder threads.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root="$PWD"
+
+smoke=0
+corpus="${THREEFOLD_CORPUS:-$root/../shared/corpus}"
+py_games=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --smoke) smoke=1 ;;
+    --corpus) corpus="$2"; shift ;;
+    --py-games) py_games="$2"; shift ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    *) echo "bench/run.sh: unknown argument $1" >&2; exit 2 ;;
+  esac
+  shift
+done
+corpus="$(cd "$corpus" && pwd)"
+cores="$(nproc)"
+threads_list="${BENCH_THREADS:-1 $cores}"
+[ "$threads_list" = "1 1" ] && threads_list="1"
+if [ "$smoke" = 1 ]; then py_games="${py_games:-30}"; else py_games="${py_games:-1000}"; fi
+files="${BENCH_FILES:-otb/pgnmentor-players.pgn.zst engine/tcec-cups.pgn.zst lichess/lichess_db_standard_rated_2013-01-sample.pgn.zst}"
+
+# --- tools -----------------------------------------------------------------------------------
+cargo build --release --quiet --bin threefold --example floor --example split
+bin="$root/target/release/threefold"
+floor="$root/target/release/examples/floor"
+split="$root/target/release/examples/split"
+py="${THREEFOLD_PYTHON:-$root/.venv/bin/python}"
+if ! [ -x "$py" ] || ! "$py" -c 'import chess' 2>/dev/null; then
+  echo "bench: no python-chess venv at $py (run scripts/test.sh once); python-chess rows skipped" >&2
+  py=""
+fi
+pgnx="$(command -v pgn-extract || true)"
+[ -z "$pgnx" ] && [ -x /usr/games/pgn-extract ] && pgnx=/usr/games/pgn-extract
+if [ -z "$pgnx" ] && [ "$smoke" = 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+  echo "bench: installing pgn-extract (Debian package)" >&2
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pgn-extract) >/dev/null 2>&1 || true
+  pgnx="$(command -v pgn-extract || true)"
+  [ -z "$pgnx" ] && [ -x /usr/games/pgn-extract ] && pgnx=/usr/games/pgn-extract
+fi
+[ -z "$pgnx" ] && echo "bench: pgn-extract not installed; its rows skipped" >&2
+for tool in zstd pzstd /usr/bin/time; do
+  command -v "$tool" >/dev/null || { echo "bench: $tool is needed (apt-get install zstd time)" >&2; exit 1; }
+done
+
+tmp="$(mktemp -d)"
+trap 'rm -rf "$tmp"' EXIT
+
+# --- inputs ----------------------------------------------------------------------------------
+# Each input: the file as threefold reads it ($tmp/in/NAME.*) and its decompressed text
+# ($tmp/NAME.pgn). Smoke inputs are the first 1.5 MB of each file, cut at a game start.
+mkdir -p "$tmp/in"
+names=()
+for f in $files; do
+  src="$corpus/$f"
+  [ -f "$src" ] || { echo "bench: missing $src" >&2; exit 1; }
+  base="$(basename "$f")"; name="${base%%.*}"
+  case "$src" in *.zst) zstd -dcq "$src" > "$tmp/$name.pgn" ;; *) cp "$src" "$tmp/$name.pgn" ;; esac
+  if [ "$smoke" = 1 ]; then
+    head -c 1500000 "$tmp/$name.pgn" > "$tmp/$name.head"
+    last=$(grep -n '^\[Event ' "$tmp/$name.head" | tail -n 1 | cut -d: -f1)
+    head -n "$(( ${last:-1} - 1 ))" "$tmp/$name.head" > "$tmp/$name.pgn"
+    rm "$tmp/$name.head"
+    zstd -q -3 "$tmp/$name.pgn" -o "$tmp/in/$name.pgn.zst"
+  else
+    ln -s "$src" "$tmp/in/$base"
+  fi
+  names+=("$name")
+done
+input_of() { ls "$tmp/in/$1".* | head -n 1; }
+
+# --- measuring -------------------------------------------------------------------------------
+# run LABEL CMD...: times CMD; sets wall, rss_mib, cpu; CMD's stdout goes to $tmp/out.
+run() {
+  local label="$1"; shift
+  if ! /usr/bin/time -f '%e %M %U %S' -o "$tmp/time" "$@" > "$tmp/out" 2> "$tmp/err"; then
+    # ingest exits 1 when an input failed: that is a benchmark failure too
+    echo "bench: $label failed:" >&2; tail -n 5 "$tmp/err" >&2; exit 1
+  fi
+  read -r wall rss cpu_u cpu_s < <(tail -n 1 "$tmp/time")
+  rss_mib=$(awk -v k="$rss" 'BEGIN{printf "%.0f", k/1024}')
+  cpu=$(awk -v u="$cpu_u" -v s="$cpu_s" 'BEGIN{printf "%.2f", u+s}')
+  wall=$(awk -v w="$wall" 'BEGIN{printf "%.2f", (w < 0.01 ? 0.01 : w)}')
+}
+rate() { awk -v n="$1" -v w="$2" 'BEGIN{printf "%.0f", n/w}'; }
+mbs() { awk -v b="$1" -v w="$2" 'BEGIN{printf "%.1f", b/1e6/w}'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.2f", a/b; else printf "-" }'; }
+ok() { awk -v r="$1" -v t="$2" 'BEGIN{ if (r == "-") print "-"; else if (r+0 >= t+0) print "ok"; else print "BELOW" }'; }
+manifest_games() {
+  python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(sum(e.get("games",0) for e in m["inputs"]))' "$1"
+}
+
+rows=()       # table rows
+ratios=()     # ratio rows
+fail=0
+# row INPUT RUN GAMES WALL GAMES/S MB/S RSS CPU: adds games per CPU-second (robust on a busy machine)
+row() {
+  local per_cpu
+  per_cpu=$(awk -v g="${3//[()]/}" -v c="$8" 'BEGIN{ if (c > 0) printf "%.0f", g/c; else printf "-" }')
+  rows+=("| $1 | $2 | $3 | $4 | $5 | $6 | $7 | $8 | $per_cpu |")
+}
+
+for name in "${names[@]}"; do
+  in="$(input_of "$name")"
+  text="$tmp/$name.pgn"
+  bytes=$(stat -c %s "$text")
+
+  run "floor $name" "$floor" "$in"
+  read -r floor_games _ _ _ < "$tmp/out"
+  floor_rate=$(rate "$floor_games" "$wall")
+  row "$name" floor "$floor_games" "$wall" "$floor_rate" "$(mbs "$bytes" "$wall")" "$rss_mib" "$cpu"
+
+  declare -A ing_rate=()
+  for t in $threads_list; do
+    rm -rf "$tmp/ds"
+    run "ingest $name --threads $t" "$bin" ingest "$in" --out "$tmp/ds" --threads "$t" --quiet
+    g=$(manifest_games "$tmp/ds/_manifest.json")
+    ing_rate[$t]=$(rate "$g" "$wall")
+    row "$name" "ingest t$t" "$g" "$wall" "${ing_rate[$t]}" "$(mbs "$bytes" "$wall")" "$rss_mib" "$cpu"
+    if [ "$smoke" = 1 ] && [ "$g" != "$floor_games" ]; then
+      echo "bench: $name: ingest --threads $t read $g games, the floor $floor_games" >&2
+    fi
+  done
+  t_max="${threads_list##* }"
+
+  py_rate=""
+  if [ -n "$py" ]; then
+    run "python-chess $name" "$py" tests/oracle/oracle.py "$in" --limit "$py_games" --jobs 1
+    pg=$(wc -l < "$tmp/out")
+    py_rate=$(awk -v n="$pg" -v w="$wall" 'BEGIN{printf "%.1f", n/w}')
+    row "$name" "python-chess (first $pg games)" "$pg" "$wall" "$py_rate" "-" "$rss_mib" "$cpu"
+  fi
+
+  px_rate=""
+  if [ -n "$pgnx" ]; then
+    run "pgn-extract $name" "$pgnx" -s --quiet --repetition -o /dev/null "$text"
+    px_rate=$(rate "$floor_games" "$wall")
+    row "$name" "pgn-extract --repetition" "($floor_games)" "$wall" "$px_rate" "$(mbs "$bytes" "$wall")" "$rss_mib" "$cpu"
+  fi
+
+  r1=$(ratio "${ing_rate[1]}" "$floor_rate")
+  ratios+=("| $name | ingest t1 / floor | $r1 | >= 0.85 | $(ok "$r1" 0.85) |")
+  if [ "$t_max" != 1 ]; then
+    r2=$(ratio "${ing_rate[$t_max]}" "${ing_rate[1]}")
+    want=$(awk -v t="$t_max" 'BEGIN{printf "%.1f", 0.9*t}')
+    ratios+=("| $name | ingest t$t_max / t1 | $r2 | >= $want | $(ok "$r2" "$want") |")
+  fi
+  if [ -n "$py_rate" ]; then
+    r3=$(ratio "${ing_rate[1]}" "$py_rate")
+    ratios+=("| $name | ingest t1 / python-chess (games/s) | $r3 | >= 150 | $(ok "$r3" 150) |")
+  fi
+  if [ -n "$px_rate" ]; then
+    r4=$(ratio "${ing_rate[1]}" "$px_rate")
+    ratios+=("| $name | ingest t1 / pgn-extract | $r4 | >= 5 | $(ok "$r4" 5) |")
+    if [ "$t_max" != 1 ]; then
+      r5=$(ratio "${ing_rate[$t_max]}" "$px_rate")
+      ratios+=("| $name | ingest t$t_max / pgn-extract | $r5 | | |")
+    fi
+  fi
+
+  # The serial stage: decompress + split as ingest --threads 1 reads this input, then
+  # splitting alone on the decompressed text.
+  run "split $name" "$split" "$in"
+  read -r sb _ sg _ < "$tmp/out"
+  row "$name" "split (decompress + chunk)" "$sg" "$wall" "$(rate "$sg" "$wall")" "$(mbs "$sb" "$wall")" "$rss_mib" "$cpu"
+  run "split $name.pgn" "$split" "$text"
+  row "$name" "split, decompressed text" "$sg" "$wall" "$(rate "$sg" "$wall")" "$(mbs "$sb" "$wall")" "$rss_mib" "$cpu"
+done
+
+# --- pzstd: parallel frame decoding ------------------------------------------------------------
+first="${names[0]}"
+if [ "$smoke" = 1 ]; then level=(-1); else level=(); fi
+pzstd -q -p 2 "${level[@]}" "$tmp/$first.pgn" -o "$tmp/$first.pzst.pgn.zst"
+frames=$(zstd -lv "$tmp/$first.pzst.pgn.zst" 2>/dev/null | sed -n 's/^# Zstandard Frames: *//p')
+bytes=$(stat -c %s "$tmp/$first.pgn")
+hashes=()
+for mode in "--threads 1" "--frames 1" "--frames 2"; do
+  # shellcheck disable=SC2086
+  run "split pzstd $mode" "$split" "$tmp/$first.pzst.pgn.zst" $mode --check
+  read -r sb _ sg _ h < "$tmp/out"
+  hashes+=("$sb:$h")
+  case "$mode" in
+    "--threads 1") label="split pzstd ($frames frames), streaming" ;;
+    *) label="split pzstd ($frames frames), ${mode#--frames } decoder thread(s)" ;;
+  esac
+  row "$first" "$label" "$sg" "$wall" "$(rate "$sg" "$wall")" "$(mbs "$sb" "$wall")" "$rss_mib" "$cpu"
+done
+if [ "${hashes[0]}" != "${hashes[1]}" ] || [ "${hashes[0]}" != "${hashes[2]}" ]; then
+  echo "bench: the pzstd paths gave different bytes: ${hashes[*]}" >&2; fail=1
+fi
+for t in $threads_list; do
+  rm -rf "$tmp/ds"
+  run "ingest pzstd --threads $t" "$bin" ingest "$tmp/$first.pzst.pgn.zst" --out "$tmp/ds" --threads "$t" --quiet
+  g=$(manifest_games "$tmp/ds/_manifest.json")
+  row "$first" "ingest t$t, pzstd input" "$g" "$wall" "$(rate "$g" "$wall")" "$(mbs "$bytes" "$wall")" "$rss_mib" "$cpu"
+done
+
+# --- report ----------------------------------------------------------------------------------
+echo
+echo "threefold benchmark$([ "$smoke" = 1 ] && echo " (smoke: first 1.5 MB of each file)"): $(date -u +%Y-%m-%d), $cores cores ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)), load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+echo "| input | run | games | wall s | games/s | MB/s | peak RSS MiB | CPU s | games/CPU-s |"
+echo "|---|---|---:|---:|---:|---:|---:|---:|---:|"
+printf '%s\n' "${rows[@]}"
+echo
+echo "| input | ratio | value | target | |"
+echo "|---|---|---:|---|---|"
+printf '%s\n' "${ratios[@]}"
+if [ "$smoke" = 1 ]; then
+  [ "$fail" = 0 ] && echo "bench smoke: 1 passed, 0 failed" || { echo "bench smoke: 0 passed, 1 failed"; exit 1; }
+fi
+exit "$fail"

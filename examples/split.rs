@@ -1,0 +1,86 @@
+//! The serial stage of `threefold ingest` alone: open and decompress one input and cut it into
+//! chunks of whole games, as the reader thread does, with nothing downstream. Its throughput is
+//! the most `ingest` can reach on any number of cores.
+//!
+//! ```sh
+//! cargo build --release --example split
+//! target/release/examples/split FILE [--threads N] [--frames N] [--check]
+//! ```
+//!
+//! `--threads N` opens the input as `ingest --threads N` does (a pzstd file's frames decoded on N
+//! threads when N >= 2; otherwise streaming); `--frames N` forces the parallel frame decoder with
+//! N decoder threads (N may be 1: decoding then overlaps splitting). `--check` also prints an
+//! FNV-1a hash of the decompressed bytes, to compare the paths. Prints one line:
+//! `bytes chunks game_starts seconds [hash]`, or the error and its decompressed offset.
+
+use std::{fs::File, io::Read, path::PathBuf, process::ExitCode, time::Instant};
+
+use threefold::{
+    chunk::{CHUNK_BYTES, Splitter},
+    input,
+};
+
+fn main() -> ExitCode {
+    let mut path = None;
+    let mut threads = 1usize;
+    let mut frames = None;
+    let mut check = false;
+    let mut args = std::env::args().skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--threads" => threads = args.next().and_then(|n| n.parse().ok()).unwrap_or(1),
+            "--frames" => frames = args.next().and_then(|n| n.parse().ok()),
+            "--check" => check = true,
+            _ if path.is_none() && !arg.starts_with("--") => path = Some(PathBuf::from(arg)),
+            _ => path = None,
+        }
+    }
+    let Some(path) = path else {
+        eprintln!("usage: split FILE [--threads N] [--frames N] [--check]");
+        return ExitCode::from(2);
+    };
+    let started = Instant::now();
+    let stream: Box<dyn Read + Send> = match frames {
+        Some(n) => match File::open(&path).and_then(|f| input::FrameDecoder::new(f, n)) {
+            Ok(d) => Box::new(d),
+            Err(e) => {
+                eprintln!("split: {}: {e}", path.display());
+                return ExitCode::from(1);
+            }
+        },
+        None => match input::open_parallel(&path, threads) {
+            Ok((_, s)) => s,
+            Err(e) => {
+                eprintln!("split: {}: {e}", path.display());
+                return ExitCode::from(1);
+            }
+        },
+    };
+    let mut splitter = Splitter::new(stream, CHUNK_BYTES);
+    let (mut chunks, mut games, mut hash) = (0u64, 0u64, 0xcbf2_9ce4_8422_2325u64);
+    loop {
+        match splitter.next_chunk() {
+            Ok(Some(chunk)) => {
+                chunks += 1;
+                games += chunk.games.len() as u64;
+                if check {
+                    for &b in &chunk.data {
+                        hash = (hash ^ b as u64).wrapping_mul(0x100_0000_01b3);
+                    }
+                }
+            }
+            Ok(None) => break,
+            Err(e) => {
+                println!("error at decompressed byte {}: {}", e.offset, e.error);
+                return ExitCode::from(1);
+            }
+        }
+    }
+    let secs = started.elapsed().as_secs_f64();
+    if check {
+        println!("{} {chunks} {games} {secs:.3} {hash:016x}", splitter.bytes_read());
+    } else {
+        println!("{} {chunks} {games} {secs:.3}", splitter.bytes_read());
+    }
+    ExitCode::SUCCESS
+}

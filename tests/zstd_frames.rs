@@ -1,0 +1,184 @@
+//! pzstd files (independent zstd frames, each after a skippable frame holding its size) are
+//! decoded frame by frame on several threads: the bytes must be exactly those of the streaming
+//! decoder, in order, and a truncated file must fail at the same decompressed offset.
+
+use std::{
+    fs,
+    io::{Cursor, Read},
+    path::{Path, PathBuf},
+    process::Command,
+};
+
+use serde_json::Value;
+use threefold::{
+    chunk::{CHUNK_BYTES, Splitter},
+    input::{self, FrameDecoder},
+};
+
+fn corpus() -> PathBuf {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    assert!(dir.is_dir(), "the test corpus is missing: expected it at {}", dir.display());
+    dir
+}
+
+/// The decompressed Lichess sample (about 4 MB, 5,550 games).
+fn sample() -> Vec<u8> {
+    let path = corpus().join("lichess/lichess_db_standard_rated_2013-01-sample.pgn.zst");
+    let (_, mut reader) = input::open(&path).unwrap();
+    let mut text = Vec::new();
+    reader.read_to_end(&mut text).unwrap();
+    text
+}
+
+/// `data` in pzstd's format, cut into frames at `cuts` (offsets, anywhere, mid-game too).
+fn pzstd_format(data: &[u8], cuts: &[usize]) -> Vec<u8> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    for &to in cuts.iter().chain([&data.len()]) {
+        let frame = zstd::bulk::compress(&data[from..to], 1).unwrap();
+        out.extend_from_slice(&[0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0]);
+        out.extend_from_slice(&(frame.len() as u32).to_le_bytes());
+        out.extend_from_slice(&frame);
+        from = to;
+    }
+    out
+}
+
+/// Uneven cuts: many frames, none on a game boundary by design.
+fn uneven_cuts(len: usize, frames: usize) -> Vec<usize> {
+    (1..frames).map(|i| len * i / frames + (i * 7919) % 1000).collect()
+}
+
+/// All the bytes of `reader`, read in odd-sized pieces, and the error that ended them.
+fn drain(mut reader: impl Read) -> (Vec<u8>, Option<std::io::Error>) {
+    let mut out = Vec::new();
+    let mut buf = vec![0u8; 12_345];
+    loop {
+        match reader.read(&mut buf) {
+            Ok(0) => return (out, None),
+            Ok(n) => out.extend_from_slice(&buf[..n]),
+            Err(e) => return (out, Some(e)),
+        }
+    }
+}
+
+/// Chunks through the splitter: the concatenated bytes with the game starts (absolute offsets),
+/// or the read error's decompressed offset.
+fn split(reader: impl Read) -> Result<(Vec<u8>, Vec<u64>), u64> {
+    let mut splitter = Splitter::new(reader, CHUNK_BYTES / 8);
+    let (mut bytes, mut starts) = (Vec::new(), Vec::new());
+    loop {
+        match splitter.next_chunk() {
+            Ok(Some(chunk)) => {
+                assert_eq!(chunk.offset, bytes.len() as u64);
+                starts.extend(chunk.games.iter().map(|&g| chunk.offset + g as u64));
+                bytes.extend_from_slice(&chunk.data);
+            }
+            Ok(None) => return Ok((bytes, starts)),
+            Err(e) => return Err(e.offset),
+        }
+    }
+}
+
+#[test]
+fn many_frames_decode_in_parallel_to_exactly_the_original_bytes() {
+    let text = sample();
+    let file = pzstd_format(&text, &uneven_cuts(text.len(), 41));
+    assert!(input::is_pzstd(&file));
+    for threads in [1, 2, 5] {
+        let (bytes, error) = drain(FrameDecoder::new(Cursor::new(file.clone()), threads).unwrap());
+        assert!(error.is_none(), "{error:?}");
+        assert!(bytes == text, "{threads} threads: {} bytes instead of {}", bytes.len(), text.len());
+    }
+    // Through the splitter, the chunks and game starts are those of the plain text.
+    let plain = split(&text[..]).unwrap();
+    let (compression, stream) = input::decompress_parallel(Cursor::new(file), 3).unwrap();
+    assert_eq!(compression, input::Compression::Zstd);
+    let parallel = split(stream).unwrap();
+    assert!(parallel.0 == plain.0);
+    assert_eq!(parallel.1, plain.1);
+    assert_eq!(plain.1.len(), 5550);
+}
+
+#[test]
+fn a_file_made_by_pzstd_decodes_in_parallel_to_the_original_bytes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = sample().repeat(3);
+    let plain = tmp.path().join("x.pgn");
+    fs::write(&plain, &text).unwrap();
+    let zst = tmp.path().join("x.pgn.zst");
+    let status = Command::new("pzstd")
+        .args(["-q", "-1", "-p", "2", plain.to_str().unwrap(), "-o", zst.to_str().unwrap()])
+        .status()
+        .expect("pzstd is needed for this test (apt-get install zstd)");
+    assert!(status.success());
+    let file = fs::read(&zst).unwrap();
+    let frames = file.windows(4).filter(|w| *w == [0x28, 0xb5, 0x2f, 0xfd]).count();
+    assert!(frames >= 4, "pzstd wrote {frames} frames");
+    let (_, stream) = input::open_parallel(&zst, 2).unwrap();
+    let (bytes, error) = drain(stream);
+    assert!(error.is_none(), "{error:?}");
+    assert!(bytes == text);
+}
+
+#[test]
+fn what_is_not_a_pzstd_frame_goes_through_the_streaming_decoder() {
+    let text = sample();
+    let half = text.len() / 2;
+    // pzstd frames, then a plain zstd frame and an unrelated skippable frame, then pzstd again.
+    let mut file = pzstd_format(&text[..half], &uneven_cuts(half, 5));
+    file.extend(zstd::bulk::compress(&text[half..half + 1000], 3).unwrap());
+    file.extend_from_slice(&[0x5e, 0x2a, 0x4d, 0x18, 3, 0, 0, 0, 1, 2, 3]);
+    file.extend(pzstd_format(&text[half + 1000..], &uneven_cuts(text.len() - half - 1000, 3)));
+    let (bytes, error) = drain(FrameDecoder::new(Cursor::new(file.clone()), 2).unwrap());
+    assert!(error.is_none(), "{error:?}");
+    assert!(bytes == text);
+    let (streamed, error) = drain(zstd::stream::read::Decoder::new(Cursor::new(file)).unwrap());
+    assert!(error.is_none());
+    assert!(streamed == text);
+}
+
+#[test]
+fn a_truncated_file_fails_at_the_same_decompressed_offset_as_the_streaming_decoder() {
+    let text = sample();
+    let file = pzstd_format(&text, &uneven_cuts(text.len(), 17));
+    // Mid-frame, inside a size frame, inside a frame header, and one byte short of the end.
+    let size_frame = file.windows(4).enumerate().filter(|(_, w)| *w == [0x50, 0x2a, 0x4d, 0x18]).nth(9).unwrap().0;
+    for cut in [file.len() / 3, file.len() * 3 / 4, size_frame + 6, size_frame + 14, file.len() - 1] {
+        let truncated = &file[..cut];
+        let streaming = split(zstd::stream::read::Decoder::new(truncated).unwrap());
+        let parallel = split(FrameDecoder::new(Cursor::new(truncated.to_vec()), 3).unwrap());
+        let Err(offset) = parallel else { panic!("cut at {cut}: no error") };
+        assert_eq!(streaming, Err(offset), "cut at {cut}");
+        assert!(offset > 0 && offset < text.len() as u64, "cut at {cut}: offset {offset}");
+        // The bytes before the error are the original's.
+        let (bytes, error) = drain(FrameDecoder::new(Cursor::new(truncated.to_vec()), 2).unwrap());
+        assert!(error.is_some(), "cut at {cut}");
+        assert_eq!(bytes.len() as u64, offset);
+        assert!(bytes[..] == text[..bytes.len()]);
+    }
+}
+
+#[test]
+fn ingest_reports_the_same_error_offset_on_every_thread_count() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = sample();
+    let file = pzstd_format(&text, &uneven_cuts(text.len(), 13));
+    let cut = tmp.path().join("cut.pgn.zst");
+    fs::write(&cut, &file[..file.len() * 2 / 3]).unwrap();
+    let mut offsets = Vec::new();
+    for threads in ["1", "2", "4"] {
+        let out = tmp.path().join(format!("ds{threads}"));
+        let result = Command::new(env!("CARGO_BIN_EXE_threefold"))
+            .args(["ingest", "--quiet", "--threads", threads, cut.to_str().unwrap(), "--out", out.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(result.status.code(), Some(1), "{}", String::from_utf8_lossy(&result.stderr));
+        let manifest: Value = serde_json::from_slice(&fs::read(out.join("_manifest.json")).unwrap()).unwrap();
+        let entry = &manifest["inputs"][0];
+        assert_eq!(entry["status"], "failed");
+        offsets.push(entry["error_offset"].as_u64().unwrap());
+    }
+    assert!(offsets[0] > 1 << 20, "{offsets:?}");
+    assert!(offsets.iter().all(|&o| o == offsets[0]), "{offsets:?}");
+}
