@@ -211,3 +211,36 @@ fn unreadable_input_in_a_directory_fails_alone() {
     assert!(inputs.iter().any(|e| e["status"] == "failed" && e["path"].as_str().unwrap().ends_with("b.pgn")), "{manifest}");
     assert!(inputs.iter().any(|e| e["status"] == "ok" && e["games"] == 2), "{manifest}");
 }
+
+#[test]
+fn real_illegal_moves_are_rows_with_their_error() {
+    // Two games of the pgnmentor files have illegal moves; nothing else of the file is lost.
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/otb/pgnmentor-players.pgn.zst");
+    let games = dump(&path);
+    assert_eq!(games.len(), 398_438);
+    let find = |white: &str, black: &str| {
+        games.iter().find(|g| g["white"] == white && g["black"] == black && g["status"] == "error").cloned()
+    };
+    let gelfand = find("Gelfand,B", "Gareev,T").expect("Gelfand-Gareev, World Blitz 2019");
+    assert_eq!(gelfand["error"]["kind"], "illegal_move");
+    let schleining = find("Schleining,Z", "Paehtz,E").expect("Schleining-Paehtz, Dresden 2014");
+    assert_eq!(schleining["error"]["kind"], "illegal_move");
+}
+
+#[test]
+fn a_200_mb_line_without_newline_stays_in_bounded_memory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut text = b"[Event \"long\"]\n\n1. e4 ".to_vec();
+    text.extend(std::iter::repeat_n(b"e5 ".iter().copied(), (200 << 20) / 3).flatten());
+    let path = write(tmp.path(), "line.pgn", &text);
+    let out = Command::new("/usr/bin/time")
+        .args(["-f", "%M", env!("CARGO_BIN_EXE_threefold"), "ingest", "--quiet", "--out"])
+        .arg(tmp.path().join("ds"))
+        .arg(&path)
+        .output()
+        .expect("/usr/bin/time (Debian package time) runs");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let kib: u64 = stderr.lines().last().unwrap().trim().parse().unwrap();
+    assert!(kib <= 256 * 1024, "peak RSS {kib} KiB for a 200 MB line");
+}
