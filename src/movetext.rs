@@ -9,11 +9,24 @@
 
 use shakmaty::san::SanPlus;
 
+use crate::replay::GameResult;
+
 /// What a digit-led token was.
 enum Digits {
-    Result,
+    Result(GameResult),
     Castling,
     Other,
+}
+
+/// What the scan of one game's movetext found.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Scanned {
+    /// The first mainline token the reader would skip.
+    pub bad: Option<BadToken>,
+    /// The last result marker of the mainline (`*` is `Unknown`).
+    pub result: Option<GameResult>,
+    /// The mainline ends inside a `{` comment.
+    pub open_comment: bool,
 }
 
 /// A mainline token that is not a move.
@@ -77,7 +90,7 @@ impl Scan<'_> {
             b'0' => {
                 if self.eat_dash() {
                     if self.eat(b"1") {
-                        return Digits::Result;
+                        return Digits::Result(GameResult::BlackWins);
                     }
                     if self.eat(b"0") {
                         let _ = self.eat_dash() && self.eat(b"0");
@@ -89,17 +102,17 @@ impl Scan<'_> {
             b'1' => {
                 if self.eat_dash() {
                     if self.eat(b"0") {
-                        return Digits::Result;
+                        return Digits::Result(GameResult::WhiteWins);
                     }
                 } else if self.eat(b"/2") && self.eat_dash() && self.eat(b"1/2") {
-                    return Digits::Result;
+                    return Digits::Result(GameResult::Draw);
                 } else {
                     self.skip_digits_and_dots();
                 }
             }
             b'\xc2' => {
                 if self.eat(b"\xbd") && self.eat_dash() && self.eat("\u{bd}".as_bytes()) {
-                    return Digits::Result;
+                    return Digits::Result(GameResult::Draw);
                 }
             }
             _ => self.skip_digits_and_dots(),
@@ -220,21 +233,17 @@ fn skip_variation(sc: &mut Scan) -> bool {
     false
 }
 
-/// Whether the mainline of `game` ends inside a `{` comment (the reader then fails on it).
-pub fn ends_in_comment(game: &[u8]) -> bool {
-    let mut sc = Scan { s: game, i: 0 };
-    scan(game, &mut sc);
-    sc.i > game.len()
-}
-
 /// The first mainline token of `game` (one game's bytes, tags included) that `pgn-reader` would
 /// skip, if any.
 pub fn first_bad_token(game: &[u8]) -> Option<BadToken> {
-    scan(game, &mut Scan { s: game, i: 0 })
+    scan(game).bad
 }
 
-fn scan(game: &[u8], sc: &mut Scan) -> Option<BadToken> {
-    let sc = &mut *sc;
+/// Scans one game's mainline with the reader's tokenization: its first bad token, its last
+/// result marker, and whether a comment is left open.
+pub fn scan(game: &[u8]) -> Scanned {
+    let mut out = Scanned::default();
+    let sc = &mut Scan { s: game, i: 0 };
     skip_tags(sc);
     let mut moves = 0u32;
     // After a result marker the game is over: a stray token there loses no move.
@@ -246,8 +255,8 @@ fn scan(game: &[u8], sc: &mut Scan) -> Option<BadToken> {
                 match memchr(b'}', &sc.s[sc.i..]) {
                     Some(p) => sc.i += p + 1,
                     None => {
-                        sc.i = sc.s.len() + 1; // marks a comment left open
-                        return None;
+                        out.open_comment = true;
+                        return out;
                     }
                 }
             }
@@ -255,8 +264,8 @@ fn scan(game: &[u8], sc: &mut Scan) -> Option<BadToken> {
                 sc.i += 1;
                 match sc.peek() {
                     Some(b'%') => sc.skip_until(b'\n'),
-                    Some(b'[' | b'\n') => return None,
-                    Some(b'\r') if sc.at(1) == Some(b'\n') => return None,
+                    Some(b'[' | b'\n') => return out,
+                    Some(b'\r') if sc.at(1) == Some(b'\n') => return out,
                     _ => {}
                 }
             }
@@ -264,12 +273,13 @@ fn scan(game: &[u8], sc: &mut Scan) -> Option<BadToken> {
             b'(' => {
                 sc.i += 1;
                 if !skip_variation(sc) {
-                    return None;
+                    return out;
                 }
             }
             b'*' => {
                 sc.i += 1;
                 after_result = true;
+                out.result = Some(GameResult::Unknown);
             }
             b' ' | b'\t' | b'\r' | b'.' | b')' | b'!' | b'?' => sc.i += 1,
             b'$' => {
@@ -278,15 +288,22 @@ fn scan(game: &[u8], sc: &mut Scan) -> Option<BadToken> {
             }
             // The reader reads results, castling with zeros and move numbers by their prefix;
             // what follows starts a new token.
-            b'0'..=b'9' | b'\xc2' => {
+            b'0'..=b'9' | b'\xc2' if c != b'\xc2' || sc.at(1) == Some(0xbd) => {
                 let start = sc.i;
                 let token = &game[start..sc.token_end()];
-                if token == b"0000" {
-                    return Some(BadToken { moves_before: moves, token: "0000".into(), null_move: true });
+                if token == b"0000" && !after_result {
+                    sc.i = sc.token_end();
+                    if out.bad.is_none() {
+                        out.bad = Some(BadToken { moves_before: moves, token: "0000".into(), null_move: true });
+                    }
+                    continue;
                 }
                 match sc.number_result_or_castling() {
                     Digits::Castling => moves += 1,
-                    Digits::Result => after_result = true,
+                    Digits::Result(r) => {
+                        after_result = true;
+                        out.result = Some(r);
+                    }
                     Digits::Other => {}
                 }
             }
@@ -310,15 +327,17 @@ fn scan(game: &[u8], sc: &mut Scan) -> Option<BadToken> {
                 if after_result && token != b"@@@@" {
                     continue;
                 }
-                return Some(BadToken {
-                    moves_before: moves,
-                    token: String::from_utf8_lossy(token).into_owned(),
-                    null_move: token == b"@@@@",
-                });
+                if out.bad.is_none() {
+                    out.bad = Some(BadToken {
+                        moves_before: moves,
+                        token: String::from_utf8_lossy(token).into_owned(),
+                        null_move: token == b"@@@@",
+                    });
+                }
             }
         }
     }
-    None
+    out
 }
 
 #[cfg(test)]
@@ -358,7 +377,9 @@ mod tests {
         assert_eq!(bad("1. e4 e5\n\nd8Q"), None);
         assert_eq!(bad("1. e4 e5\n[Event \"next\"]\n1. d8Q"), None);
         assert_eq!(bad("1. e4 (1. d4\n\n d8Q"), None);
-        assert!(ends_in_comment(b"1. e4 { open"));
-        assert!(!ends_in_comment(b"1. e4 { closed } e5 (1... c5 { open"));
+        assert!(scan(b"1. e4 { open").open_comment);
+        assert!(!scan(b"1. e4 { closed } e5 (1... c5 { open").open_comment);
+        assert_eq!(scan(b"1. e4 Ng81/2-1/2").result, None, "a marker inside a bad token is none");
+        assert_eq!(scan(b"1. e4 d8Q 0-1").result, Some(GameResult::BlackWins), "read on after a bad token");
     }
 }

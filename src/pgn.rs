@@ -66,6 +66,9 @@ pub struct GameVisitor {
     bad_token: Option<BadToken>,
     /// SAN tokens of the current game's mainline seen so far.
     sans: u32,
+    /// The movetext result marker of the slice's first game, by the scanner's reading (a marker
+    /// that `pgn-reader` finds inside a token it skips does not count).
+    slice_result: Option<Option<GameResult>>,
 }
 
 impl GameVisitor {
@@ -84,11 +87,13 @@ impl GameVisitor {
     /// game, unless the reader splits it further), checking each mainline for tokens the reader
     /// would skip.
     pub fn read_slice(&mut self, slice: &[u8], out: &mut Vec<Game>) -> io::Result<()> {
-        self.bad_token = movetext::first_bad_token(slice);
+        let scanned = movetext::scan(slice);
+        self.bad_token = scanned.bad;
+        self.slice_result = Some(scanned.result);
         // A comment left open runs to the end of the input, as python-chess reads it too; the
         // reader would instead fail the game, so close it.
         let closed;
-        let slice = if movetext::ends_in_comment(slice) {
+        let slice = if scanned.open_comment {
             closed = [slice, b"}\n"].concat();
             &closed[..]
         } else {
@@ -99,6 +104,7 @@ impl GameVisitor {
             out.push(game);
         }
         self.bad_token = None;
+        self.slice_result = None;
         Ok(())
     }
 
@@ -174,9 +180,10 @@ impl Visitor for GameVisitor {
         self.stop_at_bad_token();
         self.bad_token = None;
         let tag_result = movetext.tags.iter().find(|(n, _)| n == "Result").map(|(_, v)| GameResult::from_tag(v));
+        let marker = self.slice_result.take().unwrap_or(movetext.outcome);
         let result = match tag_result {
             Some(r) if r != GameResult::Unknown => r,
-            _ => movetext.outcome.or(tag_result).unwrap_or(GameResult::Unknown),
+            _ => marker.unwrap_or(GameResult::Unknown),
         };
         let analysis = self.replay.finish(result);
         Game { tags: movetext.tags, variant: movetext.variant, result, analysis: Some(analysis), moves: movetext.moves }

@@ -30,10 +30,10 @@ pub enum GameResult {
 
 impl GameResult {
     pub fn from_tag(tag: &str) -> GameResult {
-        match tag.trim() {
+        match tag {
             "1-0" => GameResult::WhiteWins,
             "0-1" => GameResult::BlackWins,
-            "1/2-1/2" | "½-½" => GameResult::Draw,
+            "1/2-1/2" => GameResult::Draw,
             _ => GameResult::Unknown,
         }
     }

@@ -6,10 +6,11 @@ Usage:  python3 compare.py rust.jsonl oracle.jsonl [--max-show 20]
 Games are matched on "index".  A game counts as one disagreement when any field differs,
 when white/black/result differ (misaligned games), or when it is present on one side only.
 Normalization (FORMAT.md): events are sorted by (ply, kind order, uci or ""); trailing
-"+#!?" are stripped from error tokens, and for illegal_move/ambiguous_move tokens "0-0" and
-"0-0-0" become "O-O"/"O-O-O" and a leading "P" is removed (the Rust side prints the SAN as
-shakmaty writes it, the oracle the token as written); `zobrist` is ignored in chess960 games
-(either side says chess960).  white/black are compared with non-ASCII characters and
+"+#!?" are stripped from error tokens; for illegal_move/ambiguous_move tokens "0-0" and
+"0-0-0" (any dash kind) become "O-O"/"O-O-O", "Z0" becomes "--", a leading "P" is removed and
+a promotion piece after "=" is uppercased (the Rust side prints the SAN as shakmaty writes it,
+the oracle the token as written); null_move tokens "Z0" and "--" are equal; `zobrist` is
+ignored in chess960 games (either side says chess960).  white/black are compared with non-ASCII characters and
 backslashes removed (decoders differ on Latin-1 bytes and tag escapes; these fields only
 detect misalignment).
 Prints each disagreement briefly, up to --max-show, then exactly one line
@@ -18,6 +19,7 @@ Prints each disagreement briefly, up to --max-show, then exactly one line
 
 import argparse
 import json
+import re
 import sys
 
 KIND_ORDER = {"repetition": 0, "pseudo_repetition": 1, "hidden_repetition": 2, "claim_by_move": 3}
@@ -52,18 +54,29 @@ def event_key(e):
     return (e.get("ply", -1), KIND_ORDER.get(e.get("kind"), 9), e.get("uci") or "")
 
 
-CASTLING = {"0-0": "O-O", "0-0-0": "O-O-O"}
+# Castling written with zeros, as the PGN readers take it (a dash may be -, en dash or em dash;
+# "0-0-" followed by something else is kingside castling with the dash eaten).
+ZERO_CASTLING = re.compile("0[-\u2013\u2014]0(?:([-\u2013\u2014]0)|[-\u2013\u2014])?\\Z")
+PROMOTION = re.compile("=([pnbrqk])")
 
 
 def error_token(kind, token):
     """Trailing "+#!?" stripped; for illegal/ambiguous moves (which the Rust side prints as
-    shakmaty writes the parsed SAN) also "0-0"/"0-0-0" -> "O-O"/"O-O-O" and a leading "P"
-    (pawn letter) removed."""
+    shakmaty writes the parsed SAN, the oracle as written) also "0-0"/"0-0-0" -> "O-O"/"O-O-O",
+    "Z0" -> "--", a leading "P" (pawn letter) removed and a promotion piece after "=" uppercased;
+    for null moves "Z0" -> "--" (shakmaty prints every null move as "--")."""
     token = token.rstrip("+#!?")
     if kind in ("illegal_move", "ambiguous_move"):
-        token = CASTLING.get(token, token)
+        m = ZERO_CASTLING.match(token)
+        if m:
+            token = "O-O-O" if m.group(1) else "O-O"
+        if token == "Z0":
+            token = "--"
         if token.startswith("P"):
             token = token[1:]
+        token = PROMOTION.sub(lambda p: "=" + p.group(1).upper(), token)
+    elif kind == "null_move" and token == "Z0":
+        token = "--"
     return token
 
 

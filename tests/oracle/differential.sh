@@ -13,7 +13,7 @@ trap 'rm -rf "$out"' EXIT
 
 # file and game limit (0 = all games)
 cases=()
-for f in "$corpus"/edge/*.pgn "$corpus"/lichess/*; do cases+=("$f 0"); done
+for f in "$here"/rules/*.pgn "$corpus"/edge/*.pgn "$corpus"/lichess/*; do cases+=("$f 0"); done
 cases+=("$corpus/otb/world-championship-matches.pgn 0")
 cases+=("$corpus/otb/karpov_miles_tilburg_1986.pgn 0")
 cases+=("$corpus/engine/tcec-chess960.pgn.zst 1000")

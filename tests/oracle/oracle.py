@@ -9,7 +9,8 @@ frame, or 50..5f 2a 4d 18 of a skippable frame, which pzstd writes first; any ex
 Writes one JSON object per game, in input order, in the record format of
 FORMAT.md (same folder).  Reading follows FORMAT.md "Reading: game boundaries and move
 tokens": games are cut where the pgn-reader crate cuts them (PgnReaderLines rewrites the line
-structure, chess.pgn.read_game only delimits the game texts); tags are read by split_tags,
+structure, chess.pgn.read_game only delimits the game texts); tags are read by split_tags (the
+first value of a repeated tag counts), the result by game_result (tag, else last movetext marker),
 the mainline move tokens by our own tokenizer (move_tokens), each token is checked against
 the SAN grammar (classify) and matched against python-chess's legal moves with shakmaty's
 SAN semantics (resolve).  python-chess's own PGN/SAN parsing (regex tokenizer, lenient
@@ -18,7 +19,11 @@ parse_san) is not used.  See README.md.
 Choices made where FORMAT.md is silent (the Rust side must make the same ones):
   * Text is decoded as UTF-8 with errors="replace" (each invalid byte sequence becomes
     U+FFFD, like Rust's String::from_utf8_lossy) and universal newlines (CRLF -> LF).
-  * Duplicate tags: the last value wins (python-chess Headers semantics).
+  * Result markers: `*` is one too (unknown, as pgn-reader reports it), so a movetext ending
+    in `*` leaves the result unknown when the tag is not 1-0/0-1/1/2-1/2; markers after the
+    token that stopped the replay still count (the movetext is read to its end).  (FORMAT.md
+    itself says the tag counts only when it is exactly 1-0, 0-1 or 1/2-1/2: not trimmed, no
+    `½-½`.)
   * Variant tag "" (empty or blank) counts as a missing tag, i.e. standard chess.
   * `variant` of an error game is "standard"/"chess960" as decided from the Variant tag and,
     when the FEN parses, from its castling rights.
@@ -36,7 +41,7 @@ Choices made where FORMAT.md is silent (the Rust side must make the same ones):
     ply, even when a bad move token follows.
   * missed_claims: an opportunity at the last replayed ply counts as missed when the game
     stopped with an error other than invalid_fen (the bad token is "a further move token"),
-    or when the Result tag is 1-0 / 0-1.
+    or when the result (FORMAT.md "Result": tag, else last movetext marker) is 1-0 / 0-1.
   * Castling field: standard games "KQkq" subset from the rights on h1/a1/h8/a8; chess960
     games python-chess castling_shredder_fen(): white then black, each rook file descending
     (h-side first), e.g. "HAha", "GA", "fc".
@@ -285,7 +290,7 @@ class SplitVisitor(chess.pgn.BaseVisitor):
         self.headers = {}
 
     def visit_header(self, tagname, tagvalue):
-        self.headers[tagname] = tagvalue
+        self.headers.setdefault(tagname, tagvalue)  # first value counts (FORMAT.md)
 
     def end_headers(self):
         _, board, _, skipped = decide_start(self.headers)
@@ -577,7 +582,7 @@ class Analyzer:
                 reason = "insufficient_material"
             elif occ >= 5:
                 reason = "fivefold"
-            elif clock >= 150:
+            elif clock >= 150 and not b.is_checkmate():  # 9.6.2: a mating last move prevails
                 reason = "seventy_five_moves"
             elif occ >= 3:
                 reason = "threefold"
@@ -603,7 +608,8 @@ def split_tags(text):
     `%` and `;` lines skipped; tag lines are the following lines starting with `[` (`%`/`;`
     lines and at most one blank line between them skipped; a `[` line that is not a well-formed
     tag is dropped whole); the first other line starts the movetext, which runs to the end of
-    the text (the splitter cut the text at the game's end).  Duplicate tags: last wins."""
+    the text (the splitter cut the text at the game's end).  Duplicate tags: the first value
+    counts (FORMAT.md "Tags")."""
     lines = text.split("\n")  # not splitlines(): \x0c, \x85, \u2028... are no line breaks
     lines = [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
     headers = {}
@@ -627,35 +633,53 @@ def split_tags(text):
         empty = 0
         m = TAG_REGEX.match(line)
         if m:
-            headers[m.group(1)] = m.group(2)
+            headers.setdefault(m.group(1), m.group(2))
         i += 1
     return headers, "".join(lines[i:])
 
 
 # One regex alternative per kind of movetext item; tried at the current position (re.M so that
 # `^` means "at the start of a line").  Token-end characters: whitespace { } ( ) ! ? $ ; . *
+# A dash in results and in castling with zeros may be `-`, `–` (U+2013) or `—` (U+2014).
 _ITEM = re.compile(r"""
      (?P<ws>[ \t\r\n]+)
     |(?P<pct>^%[^\n]*)                  # % line (escape mechanism)
-    |(?P<brace>\{[^}]*\}?)              # comment, not nested; unterminated: to the end
+    |(?P<brace>\{[^}]*\}?)              # comment, not nested; still open: to the end of the game
     |(?P<semi>;[^\n]*)                  # comment to the end of the line
     |(?P<open>\()                       # variation: skipped with nesting
-    |(?P<skip>[)}.*]|[!?]+)             # stray ) }, dots, result *, !? runs
-    |(?P<nag>\$[^ \t\r\n{}()!?$;.*]*)    # NAG $n (like pgn-reader: `$` and the rest of its token)
+    |(?P<skip>[).!?]+)                  # stray ), dots, !? runs
+    |(?P<star>\*)                       # result marker "*" (unknown)
+    |(?P<nag>\$[^ \t\r\n{}()!?$;.*]*)   # NAG: `$` and the rest of its token (like pgn-reader)
+    # Tokens starting with a digit or ½ are read by their prefix (as pgn-reader does); whatever
+    # follows the prefix starts a new token.
+    |(?P<null0>0000(?=[ \t\r\n{}()!?$;.*]|\Z))      # the token 0000: a null move
+    |(?P<white>1[-\u2013\u2014]0)
+    |(?P<black>0[-\u2013\u2014]1)
+    |(?P<draw>1/2[-\u2013\u2014]1/2|\u00bd[-\u2013\u2014]\u00bd)
+    |(?P<castle>0[-\u2013\u2014]0(?:(?P<long>[-\u2013\u2014]0)|[-\u2013\u2014])?[+\#]?)
+                                        # 0-0, 0-0-0, optional +/#  ("0-0-x": the dash is eaten)
+    |(?P<num>1/2[-\u2013\u2014]?[0-9]*[.\ ]*   # incomplete 1/2-1/2: consumed and ignored
+            |1[-\u2013\u2014]                  # "1-" not followed by 0
+            |0[-\u2013\u2014]?                 # "0", "0-" not followed by 0 or 1
+            |[1-9][0-9]*[.\ ]*                 # move number: digits, then dots and spaces
+            |\u00bd[-\u2013\u2014]?)           # incomplete ½-½
     |(?P<ep>e\.p\.)                     # "e.p." annotation
+    |(?P<brk>\}[^ \t\r\n{}()!?$;.*]*)   # stray }: one token with the rest ("}Bb5"); lone "}" ignored
     |(?P<tok>[^ \t\r\n{}()!?$;.*]+)     # anything else is one token
 """, re.M | re.X)
 
 # Inside a variation only these matter: ( ) and what hides them ({...}, ;..., % lines).
 _VAR = re.compile(r"[(){;]|^%", re.M)
 
-_SAN = re.compile(r"([PNBRQK])?([a-h])?([1-8])?(x)?([a-h][1-8])(?:=([NBRQK]))?[+#]?\Z")
-_CASTLE = re.compile(r"(?:(O-O-O|0-0-0)|(O-O|0-0))[+#]?\Z")
-_NUMBER = re.compile(r"[0-9]+\Z")
-_RESULTS = frozenset(("1-0", "0-1", "1/2-1/2"))
-_NULLS = frozenset(("--", "Z0", "0000", "@@@@"))
+# shakmaty's SAN grammar (FORMAT.md), whole token, optional one + or # suffix (not checked).
+_SAN = re.compile(r"([PNBRQK])?([a-h])?([1-8])?(x)?([a-h][1-8])(?:=([PNBRQKpnbrqk]))?[+#]?\Z")
+_DROP = re.compile(r"[PNBRQK]?@[a-h][1-8][+#]?\Z")
+_CASTLE = re.compile(r"O-O(-O)?[+#]?\Z")
+_NULL = re.compile(r"(?:--|Z0)[+#]?\Z")
 _ROLES = {"P": chess.PAWN, "N": chess.KNIGHT, "B": chess.BISHOP, "R": chess.ROOK,
           "Q": chess.QUEEN, "K": chess.KING}
+_RESULT_GROUPS = {"white": "1-0", "black": "0-1", "draw": "1/2-1/2", "star": "*"}
+_DECISIVE_OR_DRAW = ("1-0", "0-1", "1/2-1/2")
 
 
 def skip_variation(text, pos):
@@ -682,8 +706,13 @@ def skip_variation(text, pos):
 
 
 def move_tokens(movetext):
-    """Yields the mainline tokens that are in move position (everything that is not a
-    comment, NAG, annotation, move number, result or variation), as written."""
+    """Yields the mainline items that matter, in order, as (kind, text):
+    ("token", t)      a token in move position, as written (to be classified);
+    ("castle", t)     castling written with zeros (0-0, 0-0-0, optional +/#), t as written;
+    ("null", "0000")  the token 0000;
+    ("result", r)     a result marker: "1-0", "0-1", "1/2-1/2" (also ½-½ / en-, em-dashes), "*".
+    Comments, NAGs, annotations, move numbers, incomplete result prefixes and variations are
+    skipped."""
     pos, n = 0, len(movetext)
     match = _ITEM.match
     while pos < n:
@@ -692,23 +721,37 @@ def move_tokens(movetext):
         pos = m.end()
         kind = m.lastgroup
         if kind == "tok":
-            tok = m.group(0)
-            if tok in _RESULTS or (_NUMBER.match(tok) and tok != "0000"):
-                continue
-            yield tok
+            yield "token", m.group(0)
         elif kind == "open":
             pos = skip_variation(movetext, pos)
+        elif kind in _RESULT_GROUPS:
+            yield "result", _RESULT_GROUPS[kind]
+        elif kind == "castle" or kind == "long":
+            yield "castle", m.group("castle")
+        elif kind == "null0":
+            yield "null", "0000"
+        elif kind == "brk":
+            tok = m.group(0)
+            if tok != "}":
+                yield "token", tok
 
 
-def classify(tok):
-    """('move', parsed) | ('castle', kingside) | ('null_move', None) | ('invalid_move', None)."""
+def classify(kind, tok):
+    """('move', parsed) | ('castle', kingside) | ('drop', None) | ('null_move', None) |
+    ('invalid_move', None) for an item of move_tokens."""
+    if kind == "castle":
+        return "castle", _ITEM.match(tok).group("long") is None
+    if kind == "null":
+        return "null_move", None
     m = _SAN.match(tok)
     if m:
         return "move", m.groups()
     m = _CASTLE.match(tok)
     if m:
-        return "castle", m.group(2) is not None
-    if tok in _NULLS:
+        return "castle", m.group(1) is None
+    if _DROP.match(tok):
+        return "drop", None
+    if _NULL.match(tok) or tok == "@@@@":
         return "null_move", None
     return "invalid_move", None
 
@@ -716,6 +759,8 @@ def classify(tok):
 def resolve(board, kind, parsed):
     """Matches a parsed SAN against the legal moves (shakmaty semantics, FORMAT.md):
     returns (move, None) or (None, "illegal_move" | "ambiguous_move")."""
+    if kind == "drop":  # no drops in standard chess or Chess960
+        return None, "illegal_move"
     us = board.occupied_co[board.turn]
     if kind == "castle":
         kingside = parsed
@@ -730,7 +775,8 @@ def resolve(board, kind, parsed):
         if frank:
             from_mask &= chess.BB_RANKS[ord(frank) - 49]
         to_mask = chess.BB_SQUARES[chess.parse_square(dest)]
-        promotion = _ROLES[promo] if promo else None
+        # =P / =K are grammatical; no legal move promotes to them -> illegal_move
+        promotion = _ROLES[promo.upper()] if promo else None
         want_capture = capture is not None
         found = [mv for mv in board.generate_legal_moves(from_mask, to_mask)
                  if mv.promotion == promotion and not board.is_castling(mv)
@@ -738,6 +784,25 @@ def resolve(board, kind, parsed):
     if len(found) == 1:
         return found[0], None
     return None, ("illegal_move" if not found else "ambiguous_move")
+
+
+def is_non_move(item, kind):
+    """A mainline token that is not a move by the SAN grammar (invalid_move, or the null-move
+    tokens `0000`/`@@@@` that shakmaty does not parse), except `@@@@`: after a result marker
+    (FORMAT.md) such a token is ignored.  `--`/`Z0` are SAN (moves) and still stop the replay."""
+    if kind == "invalid_move":
+        return True
+    return kind == "null_move" and item == "null"  # 0000 (the null0 prefix item)
+
+
+def game_result(tag, marker):
+    """FORMAT.md "Result": the Result tag when it is 1-0, 0-1 or 1/2-1/2, else the last result
+    marker of the movetext ("*" = unknown), else unknown (None)."""
+    if tag in _DECISIVE_OR_DRAW:
+        return tag
+    if marker in _DECISIVE_OR_DRAW:
+        return marker
+    return None
 
 
 def base_record(index, headers):
@@ -761,18 +826,26 @@ def process_game(index, text):
         rec.update({"status": "error", "error": error, "summary": empty_summary(), "events": []})
         return rec
     a = Analyzer(board, variant == "chess960")
-    for tok in move_tokens(movetext):
-        kind, parsed = classify(tok)
-        if kind in ("move", "castle"):
+    marker = None
+    for item, tok in move_tokens(movetext):
+        if item == "result":
+            marker = tok  # the last one counts; read on after an error too
+            continue
+        if error is not None:
+            continue
+        kind, parsed = classify(item, tok)
+        if marker is not None and is_non_move(item, kind):
+            continue  # FORMAT.md: after a result marker a non-move token but @@@@ is ignored
+        if kind in ("move", "castle", "drop"):
             move, kind = resolve(board, kind, parsed)
         if kind is not None:
             error = {"kind": kind, "ply": a.ply,
                      "token": tok.rstrip("+#") if kind in ("illegal_move", "ambiguous_move") else tok}
-            break
+            continue
         a.before_push(move)
         board.push(move)
         a.after_push()
-    summary = a.finish(rec["result"], error)
+    summary = a.finish(game_result(rec["result"], marker), error)
     events = sorted(a.events, key=lambda e: (e["ply"], KIND_ORDER[e["kind"]], e.get("uci") or ""))
     rec.update({"status": "error" if error else "ok", "error": error,
                 "summary": summary, "events": events})
