@@ -185,7 +185,9 @@ fn remove_stale(parent: &Path, tag: &str) -> Result<()> {
     Ok(())
 }
 
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
+/// Writes `bytes` to a temporary file next to `path`, then renames it over `path`: a reader never
+/// sees half a file, and a failed run leaves the earlier file intact.
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let temp = path.with_extension(format!("tmp-{}", std::process::id()));
     let result = (|| -> io::Result<()> {
         let mut file = File::create(&temp)?;

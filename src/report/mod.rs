@@ -13,13 +13,12 @@ pub mod read;
 pub mod text;
 
 use std::{
-    fs::{self, File},
     io::{self, Write},
     path::Path,
     process::ExitCode,
 };
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
 /// Runs the command: the text table (or `--json`, the computed figures) on stdout, and the page.
 pub fn run(dir: &Path, html_file: Option<&Path>, json: bool) -> Result<ExitCode> {
@@ -34,25 +33,8 @@ pub fn run(dir: &Path, html_file: Option<&Path>, json: bool) -> Result<ExitCode>
     }
     out.flush()?;
     if let Some(path) = html_file {
-        write_atomic(path, html::render(&report, &charts).as_bytes())?;
+        crate::dataset::write_atomic(path, html::render(&report, &charts).as_bytes())?;
         eprintln!("threefold: wrote {}", path.display());
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Writes `bytes` to a temporary file next to `path`, then renames it over `path`: a reader never
-/// sees half a page, and a failed run leaves an earlier page intact.
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_else(|| "report.html".into());
-    let temp = path.with_file_name(format!(".{name}.tmp-{}", std::process::id()));
-    let result = (|| -> io::Result<()> {
-        let mut file = File::create(&temp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        fs::rename(&temp, path)
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&temp);
-    }
-    result.with_context(|| format!("cannot write {}", path.display()))
 }
