@@ -99,8 +99,10 @@ pub fn run(options: Options) -> Result<ExitCode> {
         .build()
         .context("cannot start the replay threads")?;
 
+    // The views read every partition by a glob, so they do not depend on what this run adds;
+    // written first, they are there for the partitions committed even if the run stops early.
+    dataset.write_views()?;
     let mut total = Tally::default();
-    let mut entries = Vec::new();
     let mut failed = 0usize;
     for input in &inputs {
         let (entry, tally) = ingest_input(input, &dataset, &pool, threads, &options)?;
@@ -111,10 +113,12 @@ pub fn run(options: Options) -> Result<ExitCode> {
             }
         }
         total.add(&tally);
-        entries.push(entry);
+        // Recorded as soon as the source's partition is committed (or its failure known): an
+        // output error or a kill later in the run leaves a manifest that describes every
+        // partition committed so far. Only a kill between the commit and this write can leave
+        // a partition without its entry; rerunning the same job writes it.
+        dataset.update_manifest(vec![entry])?;
     }
-    dataset.write_views()?;
-    dataset.update_manifest(entries)?;
 
     if !options.quiet {
         let secs = started.elapsed().as_secs_f64();

@@ -285,6 +285,62 @@ fn a_missing_file_is_reported_in_the_manifest() {
     assert_eq!(rows(&part(&out, "games", "bilbao")), 1);
 }
 
+/// An output error part-way through a run: here a file size limit (`ulimit -f`, with SIGXFSZ
+/// ignored so that the write fails with EFBIG as on a full disk or a quota, instead of killing
+/// the process) that the small inputs' files stay under and the Lichess sample's games file
+/// (about 260 KB) exceeds. The sources committed before it must be in the manifest.
+#[test]
+fn an_output_error_keeps_the_committed_sources_in_the_manifest() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("ds");
+    let (bilbao, karpov) = (corpus().join("otb/bilbao.pgn"), corpus().join("otb/karpov_miles_tilburg_1986.pgn"));
+    let big = corpus().join("lichess/lichess_db_standard_rated_2013-01-sample.pgn.zst");
+    // 64 blocks: 32 KiB in sh's 512-byte blocks (64 KiB where a shell counts KiB); the small
+    // inputs' files are about 16 KB.
+    let result = Command::new("sh")
+        .args(["-c", "trap '' XFSZ; ulimit -f 64 && exec \"$0\" \"$@\"", BIN, "ingest", "--quiet"])
+        .args([s(&bilbao), s(&karpov), s(&big), "--out", s(&out)])
+        .output()
+        .expect("cannot run sh");
+    let stderr = String::from_utf8_lossy(&result.stderr);
+    assert_eq!(result.status.code(), Some(2), "an output error is exit status 2: {stderr}");
+    assert!(stderr.contains("lichess_db_standard_rated_2013-01-sample"), "{stderr}");
+    let m = manifest(&out);
+    let entries = manifest_entries(&out);
+    assert_eq!(entries.len(), 2, "{m}");
+    for (path, source, games) in [(&bilbao, "bilbao", 1), (&karpov, "karpov_miles_tilburg_1986", 2)] {
+        let entry = &entries[s(&std::path::absolute(path).unwrap())];
+        assert_eq!(entry["status"], "ok", "{entry}");
+        assert_eq!(entry["source"], source);
+        assert_eq!(entry["games"], games);
+        assert_eq!(rows(&part(&out, "games", source)), games);
+        assert_eq!(rows(&part(&out, "events", source)), entry["events"].as_u64().unwrap());
+    }
+    assert_eq!(m["games"], 3);
+    // The failed source left nothing, not even a temporary file.
+    for table in ["games", "events"] {
+        let mut names: Vec<String> =
+            fs::read_dir(out.join(table)).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        assert_eq!(names, ["source=bilbao", "source=karpov_miles_tilburg_1986"], "{table}");
+    }
+    assert!(out.join("views.sql").is_file(), "the views are there for the committed partitions");
+
+    // Rerunning the same job without the limit completes it, and the manifest is that of one
+    // uninterrupted run.
+    ingest(&[s(&bilbao), s(&karpov), s(&big), "--out", s(&out)]);
+    let whole = tmp.path().join("whole");
+    ingest(&[s(&bilbao), s(&karpov), s(&big), "--out", s(&whole)]);
+    let strip = |mut m: Value| {
+        for e in m["inputs"].as_array_mut().unwrap() {
+            e.as_object_mut().unwrap().remove("seconds");
+        }
+        m
+    };
+    assert_eq!(strip(manifest(&out)), strip(manifest(&whole)));
+    assert!(tree_bytes(&out) == tree_bytes(&whole));
+}
+
 #[test]
 fn reingesting_a_source_replaces_its_partition() {
     let tmp = tempfile::tempdir().unwrap();

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Disk full: ingest into a 400 KiB tmpfs. It must fail with a clear message, leave no temporary
-# files and no Parquet file that does not open with its footer. Needs root (mount).
+# files and no Parquet file that does not open with its footer, and the manifest must list the
+# source committed before the disk filled up. Needs root (mount).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 bin="$root/target/release/threefold"
@@ -21,10 +22,21 @@ grep -q "No space left on device" <<<"$err" || { echo "disk full: unclear messag
 leftovers="$(find "$mnt" -name '.tmp-*' -o -name '*.tmp*')"
 [ -z "$leftovers" ] || { echo "disk full: temporary files left: $leftovers"; exit 1; }
 "$py" - "$mnt" <<'PY'
-import pathlib, sys
+import json, pathlib, sys
 import pyarrow.parquet as pq
 for f in pathlib.Path(sys.argv[1]).rglob("*.parquet"):
     pq.ParquetFile(f).metadata
+# The first input fits and is committed before the second fills the disk: the manifest, updated
+# after each source, must list it with its counts, and list no source that has no partition.
+out = pathlib.Path(sys.argv[1]) / "ds"
+entries = {e["source"]: e for e in json.loads((out / "_manifest.json").read_text())["inputs"]}
+present = {t: {d.name.removeprefix("source=") for d in (out / t).iterdir()} for t in ("games", "events")}
+assert present["games"] == present["events"] == set(entries) == {"world-championship-matches"}, (present, entries)
+for source, e in entries.items():
+    assert e["status"] == "ok", e
+    for t, key in (("games", "games"), ("events", "events")):
+        rows = pq.ParquetFile(out / t / f"source={source}" / "part-00000.parquet").metadata.num_rows
+        assert rows == e[key], (source, t, rows, e[key])
 PY
 echo "disk full: exit $status, message: ${err#threefold: }"
 echo "disk full: 1 passed, 0 failed"
