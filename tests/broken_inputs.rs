@@ -64,6 +64,27 @@ fn parquet_files(dir: &Path) -> Vec<PathBuf> {
     all
 }
 
+/// The peak RSS limit for `ingest` on any one of these inputs: memory must not grow with the size
+/// of a line, a tag, a comment, a game or the number of games beyond what one chunk holds.
+const RSS_LIMIT_KIB: u64 = 256 * 1024;
+
+/// Runs `threefold ingest` on `input` into `out` under `/usr/bin/time`, checks it succeeded and
+/// stayed within [`RSS_LIMIT_KIB`], and returns the manifest.
+fn ingest_in_bounded_memory(input: &Path, out: &Path, what: &str) -> Value {
+    let o = Command::new("/usr/bin/time")
+        .args(["-f", "%M", env!("CARGO_BIN_EXE_threefold"), "ingest", "--quiet", "--out"])
+        .arg(out)
+        .arg(input)
+        .output()
+        .expect("/usr/bin/time (Debian package time) runs");
+    let stderr = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "ingest of {what} failed: {stderr}");
+    let kib: u64 = stderr.lines().last().unwrap().trim().parse().unwrap();
+    eprintln!("peak RSS {kib} KiB for {what}");
+    assert!(kib <= RSS_LIMIT_KIB, "peak RSS {kib} KiB for {what}");
+    serde_json::from_slice(&fs::read(out.join("_manifest.json")).expect("manifest written")).unwrap()
+}
+
 #[test]
 fn empty_file_has_no_games() {
     let tmp = tempfile::tempdir().unwrap();
@@ -162,8 +183,7 @@ fn many_games_without_moves_are_all_rows() {
     let tmp = tempfile::tempdir().unwrap();
     let text: String = (0..100_000).map(|i| format!("[Event \"g{i}\"]\n[Result \"*\"]\n\n*\n\n")).collect();
     let path = write(tmp.path(), "nomoves.pgn", text.as_bytes());
-    let (out, manifest) = ingest(&[&path], &tmp.path().join("ds"));
-    assert!(out.status.success());
+    let manifest = ingest_in_bounded_memory(&path, &tmp.path().join("ds"), "100,000 games without moves");
     assert_eq!(manifest["games"], 100_000);
     // Tags with no movetext and no result at all, as broadcast exports write them.
     let text: String = (0..1000).map(|i| format!("[Event \"g{i}\"]\n[Site \"x\"]\n\n")).collect();
@@ -175,6 +195,8 @@ fn ten_thousand_plies_of_shuffling() {
     let tmp = tempfile::tempdir().unwrap();
     let moves = "Nf3 Nf6 Ng1 Ng8 ".repeat(2500);
     let path = write(tmp.path(), "shuffle.pgn", format!("[Event \"s\"]\n\n{moves}*\n").as_bytes());
+    let manifest = ingest_in_bounded_memory(&path, &tmp.path().join("ds"), "10,000 plies of shuffling");
+    assert_eq!(manifest["games"], 1);
     let games = dump(&path);
     let s = &games[0]["summary"];
     assert_eq!(s["plies"], 10_000);
@@ -188,13 +210,21 @@ fn ten_thousand_plies_of_shuffling() {
 fn huge_tag_and_huge_comment_are_read() {
     let tmp = tempfile::tempdir().unwrap();
     let big_tag = format!("[Event \"a\"]\n[Annotator \"{}\"]\n\n1. e4 e5 *\n\n[Event \"b\"]\n\n1. d4 *\n", "x".repeat(10 << 20));
-    let games = dump(&write(tmp.path(), "tag.pgn", big_tag.as_bytes()));
+    let tag = write(tmp.path(), "tag.pgn", big_tag.as_bytes());
+    drop(big_tag);
+    let games = dump(&tag);
     assert_eq!(games.len(), 2, "both games are rows");
     assert_eq!(games[1]["summary"]["plies"], 1);
+    let manifest = ingest_in_bounded_memory(&tag, &tmp.path().join("ds-tag"), "a 10 MB tag value");
+    assert_eq!(manifest["games"], 2);
     let big_comment = format!("[Event \"a\"]\n\n1. e4 {{{}}} e5 *\n", "y".repeat(100 << 20));
-    let games = dump(&write(tmp.path(), "comment.pgn", big_comment.as_bytes()));
+    let comment = write(tmp.path(), "comment.pgn", big_comment.as_bytes());
+    drop(big_comment);
+    let games = dump(&comment);
     assert_eq!(games.len(), 1);
     assert_eq!(games[0]["summary"]["plies"], 2);
+    let manifest = ingest_in_bounded_memory(&comment, &tmp.path().join("ds-comment"), "a 100 MB comment");
+    assert_eq!(manifest["games"], 1);
 }
 
 #[test]
@@ -233,14 +263,6 @@ fn a_200_mb_line_without_newline_stays_in_bounded_memory() {
     let mut text = b"[Event \"long\"]\n\n1. e4 ".to_vec();
     text.extend(std::iter::repeat_n(b"e5 ".iter().copied(), (200 << 20) / 3).flatten());
     let path = write(tmp.path(), "line.pgn", &text);
-    let out = Command::new("/usr/bin/time")
-        .args(["-f", "%M", env!("CARGO_BIN_EXE_threefold"), "ingest", "--quiet", "--out"])
-        .arg(tmp.path().join("ds"))
-        .arg(&path)
-        .output()
-        .expect("/usr/bin/time (Debian package time) runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    let kib: u64 = stderr.lines().last().unwrap().trim().parse().unwrap();
-    assert!(kib <= 256 * 1024, "peak RSS {kib} KiB for a 200 MB line");
+    drop(text);
+    ingest_in_bounded_memory(&path, &tmp.path().join("ds"), "a 200 MB line");
 }
