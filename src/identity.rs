@@ -7,7 +7,7 @@
 //! equality is always decided on the exact components.
 
 use shakmaty::{
-    Bitboard, Board, CastlingMode, CastlingSide, Chess, Color, EnPassantMode, Position, Square,
+    Bitboard, Board, CastlingMode, CastlingSide, Chess, Color, Move, Position, Role, Square,
     zobrist::{Zobrist64, ZobristValue},
 };
 
@@ -29,23 +29,26 @@ pub struct Key {
 }
 
 impl Key {
-    /// Computes the key of `pos`. `zobrist` is the position's FIDE Zobrist key if the caller
-    /// already has it (updated incrementally), otherwise it is computed here.
-    pub fn new(pos: &Chess, zobrist: Option<u64>) -> Key {
+    /// Computes the key of `pos` from scratch.
+    pub fn of(pos: &Chess) -> Key {
+        Key::new(pos, board_zobrist(pos.board(), pos.turn()))
+    }
+
+    /// Computes the key of `pos`, given the Zobrist key of its pieces and side to move (see
+    /// [`board_zobrist`]), which the replay updates move by move.
+    pub fn new(pos: &Chess, board_zobrist: u64) -> Key {
         let legal_ep = pos.legal_ep_square();
-        let zobrist =
-            zobrist.unwrap_or_else(|| pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0);
-        let mut board_zobrist = zobrist;
+        let mut zobrist = board_zobrist;
         let castles = pos.castles();
         for color in Color::ALL {
             for side in CastlingSide::ALL {
                 if castles.has(color, side) {
-                    board_zobrist ^= Zobrist64::zobrist_for_castling_right(color, side).0;
+                    zobrist ^= Zobrist64::zobrist_for_castling_right(color, side).0;
                 }
             }
         }
         if let Some(sq) = legal_ep {
-            board_zobrist ^= Zobrist64::zobrist_for_en_passant_file(sq.file()).0;
+            zobrist ^= Zobrist64::zobrist_for_en_passant_file(sq.file()).0;
         }
         Key {
             board: pos.board().clone(),
@@ -69,6 +72,47 @@ impl Key {
     pub fn same_rights(&self, other: &Key) -> bool {
         self.castling == other.castling && self.legal_ep == other.legal_ep
     }
+}
+
+/// The Polyglot Zobrist key of the pieces on `board` and of `turn` to move, without castling
+/// and e.p. keys: what [`Key::board_zobrist`] holds.
+pub fn board_zobrist(board: &Board, turn: Color) -> u64 {
+    let mut z = if turn == Color::White { Zobrist64::zobrist_for_white_turn().0 } else { 0 };
+    for (sq, piece) in board {
+        z ^= Zobrist64::zobrist_for_piece(sq, piece).0;
+    }
+    z
+}
+
+/// How the pieces-and-side Zobrist key changes when `turn` plays `m`: the keys of every piece
+/// that leaves or reaches a square, and the side to move. Castling and e.p. rights are not part
+/// of it; [`Key::new`] adds them per position.
+pub fn move_zobrist_change(m: Move, turn: Color) -> u64 {
+    let piece = |sq, role: Role, color: Color| Zobrist64::zobrist_for_piece(sq, role.of(color)).0;
+    let mut z = Zobrist64::zobrist_for_white_turn().0;
+    match m {
+        Move::Normal { role, from, capture, to, promotion } => {
+            z ^= piece(from, role, turn) ^ piece(to, promotion.unwrap_or(role), turn);
+            if let Some(captured) = capture {
+                z ^= piece(to, captured, !turn);
+            }
+        }
+        Move::EnPassant { from, to } => {
+            let captured = Square::from_coords(to.file(), from.rank());
+            z ^= piece(from, Role::Pawn, turn) ^ piece(to, Role::Pawn, turn) ^ piece(captured, Role::Pawn, !turn);
+        }
+        Move::Castle { king, rook } => {
+            let side = CastlingSide::from_king_side(king < rook);
+            // In Chess960 a target square may be the start square of the other piece: the
+            // four keys still cancel exactly where nothing changed.
+            z ^= piece(king, Role::King, turn)
+                ^ piece(side.king_to(turn), Role::King, turn)
+                ^ piece(rook, Role::Rook, turn)
+                ^ piece(side.rook_to(turn), Role::Rook, turn);
+        }
+        Move::Put { role, to } => z ^= piece(to, role, turn),
+    }
+    z
 }
 
 /// The printable identity components of a position, as recorded with every event.

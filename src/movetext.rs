@@ -39,8 +39,44 @@ pub struct BadToken {
     pub null_move: bool,
 }
 
+/// Bytes that end a token, as `pgn-reader` defines them, as a table: the scan looks up every
+/// byte of every token.
+static TOKEN_END: [bool; 256] = {
+    let mut table = [false; 256];
+    let ends = b" \t\n\r{}()!?$;.*";
+    let mut i = 0;
+    while i < ends.len() {
+        table[ends[i] as usize] = true;
+        i += 1;
+    }
+    table
+};
+
 fn is_token_end(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b'{' | b'}' | b'(' | b')' | b'!' | b'?' | b'$' | b';' | b'.' | b'*')
+    TOKEN_END[b as usize]
+}
+
+/// Whether `token` has one of the common shapes of SAN (`e4`, `exd5`, `Nf3`, `Nbxd2`, `R1e1+`,
+/// `O-O-O#`, ...), all of which `SanPlus::from_ascii` reads. A fast path only: a token that
+/// fails it is checked by `SanPlus::from_ascii` itself.
+fn is_plain_san(token: &[u8]) -> bool {
+    let t = match token {
+        [rest @ .., b'+' | b'#'] => rest,
+        _ => token,
+    };
+    let file = |b: u8| matches!(b, b'a'..=b'h');
+    let rank = |b: u8| matches!(b, b'1'..=b'8');
+    let piece = |b: u8| matches!(b, b'N' | b'B' | b'R' | b'Q' | b'K');
+    match *t {
+        [b'O', b'-', b'O'] | [b'O', b'-', b'O', b'-', b'O'] => true,
+        [f, r] => file(f) && rank(r),
+        [p, f, r] => piece(p) && file(f) && rank(r),
+        // `exd5` or `Nxd5`
+        [p, b'x', f, r] => (file(p) || piece(p)) && file(f) && rank(r),
+        [p, d, f, r] => piece(p) && (file(d) || rank(d)) && file(f) && rank(r),
+        [p, d, b'x', f, r] => piece(p) && (file(d) || rank(d)) && file(f) && rank(r),
+        _ => false,
+    }
 }
 
 struct Scan<'a> {
@@ -66,7 +102,11 @@ impl Scan<'_> {
     }
     /// End of the token starting here.
     fn token_end(&self) -> usize {
-        self.s[self.i..].iter().position(|&c| is_token_end(c)).map_or(self.s.len(), |p| self.i + p)
+        let mut j = self.i;
+        while j < self.s.len() && !is_token_end(self.s[j]) {
+            j += 1;
+        }
+        j
     }
     fn skip_token(&mut self) {
         self.i = self.token_end();
@@ -143,7 +183,7 @@ impl Scan<'_> {
     }
 }
 
-use memchr::memchr;
+use memchr::{memchr, memchr3};
 
 /// Skips the tag section as `pgn-reader` reads it; movetext may start on a tag's line.
 fn skip_tags(sc: &mut Scan) {
@@ -154,20 +194,23 @@ fn skip_tags(sc: &mut Scan) {
     while sc.peek() == Some(b'[') {
         sc.i += 1;
         let rest = &sc.s[sc.i..];
-        let stop = rest.iter().position(|&c| matches!(c, b'"' | b'\n' | b']'));
-        match stop {
+        match memchr3(b'"', b'\n', b']', rest) {
             Some(p) if rest[p] == b'"' => {
                 sc.i += p + 1;
                 // the value, with backslash escapes, ends at a quote or the line's end
-                while let Some(c) = sc.peek() {
-                    match c {
+                loop {
+                    let Some(p) = memchr3(b'\\', b'"', b'\n', &sc.s[sc.i..]) else {
+                        sc.i = sc.s.len();
+                        break;
+                    };
+                    sc.i += p;
+                    match sc.s[sc.i] {
                         b'\\' => sc.i = (sc.i + 2).min(sc.s.len()),
                         b'"' => {
                             sc.i += 1;
                             break;
                         }
-                        b'\n' => break,
-                        _ => sc.i += 1,
+                        _ => break,
                     }
                 }
             }
@@ -289,9 +332,7 @@ pub fn scan(game: &[u8]) -> Scanned {
             // The reader reads results, castling with zeros and move numbers by their prefix;
             // what follows starts a new token.
             b'0'..=b'9' | b'\xc2' if c != b'\xc2' || sc.at(1) == Some(0xbd) => {
-                let start = sc.i;
-                let token = &game[start..sc.token_end()];
-                if token == b"0000" && !after_result {
+                if c == b'0' && !after_result && &game[sc.i..sc.token_end()] == b"0000" {
                     sc.i = sc.token_end();
                     if out.bad.is_none() {
                         out.bad = Some(BadToken { moves_before: moves, token: "0000".into(), null_move: true });
@@ -320,7 +361,7 @@ pub fn scan(game: &[u8]) -> Scanned {
                     sc.i += 3; // "e.p." after an en-passant capture
                     continue;
                 }
-                if SanPlus::from_ascii(token).is_ok() {
+                if is_plain_san(token) || SanPlus::from_ascii(token).is_ok() {
                     moves += 1;
                     continue;
                 }
@@ -370,6 +411,33 @@ mod tests {
         assert_eq!(bad("1. e4 e5 1/2 Nf3"), None, "an incomplete 1/2 prefix is consumed, as the reader does");
         assert_eq!(bad("1. e4 e5 * xyz 2. Nf3 d8Q"), None);
         assert!(first_bad_token(b"1. e4 0000 *").unwrap().null_move);
+    }
+
+    #[test]
+    fn plain_san_shapes_are_san() {
+        // Every token of up to 6 bytes over the letters SAN uses, in a fixed pseudo-random
+        // sample: the fast path may only accept what `SanPlus::from_ascii` accepts.
+        let alphabet = b"abcdefgh12345678NBRQKxO-+#=P9";
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut accepted = 0;
+        for _ in 0..2_000_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let len = 2 + (state % 5) as usize;
+            let token: Vec<u8> = (0..len).map(|k| alphabet[((state >> (8 + 6 * k)) % alphabet.len() as u64) as usize]).collect();
+            if is_plain_san(&token) {
+                accepted += 1;
+                assert!(SanPlus::from_ascii(&token).is_ok(), "{}", String::from_utf8_lossy(&token));
+            }
+        }
+        assert!(accepted > 1000, "the sample must reach the fast path, got {accepted}");
+        for t in ["e4", "exd5", "Nf3", "Nbd2", "R1e1+", "Qxh7#", "O-O", "O-O-O+", "Kxe2"] {
+            assert!(is_plain_san(t.as_bytes()), "{t}");
+        }
+        for t in ["d8Q", "e2-e4", "N", "0-0", "Ph4", "e8=Q"] {
+            assert!(!is_plain_san(t.as_bytes()), "{t}");
+        }
     }
 
     #[test]

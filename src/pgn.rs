@@ -1,6 +1,6 @@
 //! Reading games from PGN with `pgn-reader`: tags, mainline moves, result.
 
-use std::{io, ops::ControlFlow};
+use std::{cell::Cell, io, ops::{ControlFlow, Range}};
 
 use pgn_reader::{Outcome, RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::{CastlingMode, Color, KnownOutcome};
@@ -87,24 +87,43 @@ impl GameVisitor {
     /// game, unless the reader splits it further), checking each mainline for tokens the reader
     /// would skip.
     pub fn read_slice(&mut self, slice: &[u8], out: &mut Vec<Game>) -> io::Result<()> {
+        let window = Window::new(slice);
+        let mut reader = Reader::new(&window);
+        self.read_window(&mut reader, &window, 0..slice.len(), out)
+    }
+
+    /// Reads the games of `window`'s bytes in `range` with `reader`, whose buffer is empty and
+    /// stays empty after a successful read (the reader took every byte up to the range's end).
+    fn read_window<'w>(
+        &mut self,
+        reader: &mut Reader<&'w Window<'w>>,
+        window: &'w Window<'w>,
+        range: Range<usize>,
+        out: &mut Vec<Game>,
+    ) -> io::Result<()> {
+        let slice = &window.data[range.clone()];
         let scanned = movetext::scan(slice);
         self.bad_token = scanned.bad;
         self.slice_result = Some(scanned.result);
-        // A comment left open runs to the end of the input, as python-chess reads it too; the
-        // reader would instead fail the game, so close it.
-        let closed;
-        let slice = if scanned.open_comment {
-            closed = [slice, b"}\n"].concat();
-            &closed[..]
+        let read = if scanned.open_comment {
+            // A comment left open runs to the end of the input, as python-chess reads it too;
+            // the reader would instead fail the game, so close it (rare: a copy is fine).
+            let closed = [slice, b"}\n"].concat();
+            let mut reader = Reader::new(&closed[..]);
+            Self::read_all(&mut reader, self, out)
         } else {
-            slice
+            window.show(range);
+            Self::read_all(reader, self, out)
         };
-        let mut reader = Reader::new(slice);
-        while let Some(game) = reader.read_game(self)? {
-            out.push(game);
-        }
         self.bad_token = None;
         self.slice_result = None;
+        read
+    }
+
+    fn read_all<R: io::Read>(reader: &mut Reader<R>, visitor: &mut GameVisitor, out: &mut Vec<Game>) -> io::Result<()> {
+        while let Some(game) = reader.read_game(visitor)? {
+            out.push(game);
+        }
         Ok(())
     }
 
@@ -210,10 +229,15 @@ impl GameVisitor {
     /// a game with an `invalid_pgn` error: nothing is dropped silently.
     pub fn read_chunk(&mut self, chunk: &Chunk, mut f: impl FnMut(usize, Game) -> ControlFlow<()>) -> ControlFlow<()> {
         let mut games = Vec::new();
+        // One reader (and its buffer) for the whole chunk, shown one game slice at a time.
+        let window = Window::new(&chunk.data);
+        let mut reader = Reader::new(&window);
         for (start, slice) in chunk.game_slices() {
             games.clear();
-            if let Err(e) = self.read_slice(slice, &mut games) {
+            if let Err(e) = self.read_window(&mut reader, &window, start..start + slice.len(), &mut games) {
                 games.push(Game::unreadable(&e));
+                // The reader may hold the rest of the failed slice: start afresh.
+                reader = Reader::new(&window);
             }
             let lead = slice.iter().take_while(|b| b.is_ascii_whitespace()).count();
             let lead = if slice[lead..].starts_with(b"\xef\xbb\xbf") { lead + 3 } else { lead };
@@ -222,6 +246,36 @@ impl GameVisitor {
             }
         }
         ControlFlow::Continue(())
+    }
+}
+
+/// A chunk's bytes as the reader sees them: only up to the end of the game slice being read, so
+/// the reader ends each game where the splitter cut it, while one reader serves the chunk.
+struct Window<'a> {
+    data: &'a [u8],
+    pos: Cell<usize>,
+    end: Cell<usize>,
+}
+
+impl<'a> Window<'a> {
+    fn new(data: &'a [u8]) -> Window<'a> {
+        Window { data, pos: Cell::new(0), end: Cell::new(data.len()) }
+    }
+
+    /// Makes `range` the bytes the reader gets next.
+    fn show(&self, range: Range<usize>) {
+        self.pos.set(range.start);
+        self.end.set(range.end);
+    }
+}
+
+impl io::Read for &Window<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let (pos, end) = (self.pos.get(), self.end.get());
+        let n = buf.len().min(end - pos);
+        buf[..n].copy_from_slice(&self.data[pos..pos + n]);
+        self.pos.set(pos + n);
+        Ok(n)
     }
 }
 

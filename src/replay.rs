@@ -5,15 +5,14 @@
 //! window and scratch buffers and is reused from game to game by one worker thread.
 
 use shakmaty::{
-    CastlingMode, Chess, Color, EnPassantMode, Move, Position,
+    CastlingMode, Chess, Color, Move, Position,
     san::{San, SanError, SanPlus},
     uci::UciMove,
-    zobrist::Zobrist64,
 };
 
 use crate::{
     event::{Detail, Differs, Event},
-    identity::{Identity, Key},
+    identity::{self, Identity, Key},
     start::{GameError, ErrorKind, Start},
     summary::{DrawReason, FinalStatus, Summary},
     tracker::{Counts, Tracker},
@@ -84,7 +83,8 @@ pub struct Replay {
     pos: Chess,
     mode: Option<CastlingMode>,
     start_turn: Option<Color>,
-    zobrist: u64,
+    /// Zobrist key of the current pieces and side to move, updated move by move.
+    board_zobrist: u64,
     ply: u32,
     events: Vec<Event>,
     /// Claim-by-move events of the current ply, with their moves, to mark the one played.
@@ -109,7 +109,7 @@ impl Replay {
         self.ply = 0;
         self.mode = Some(start.mode);
         self.start_turn = Some(start.pos.turn());
-        self.zobrist = start.pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
+        self.board_zobrist = identity::board_zobrist(start.pos.board(), start.pos.turn());
         self.pos = start.pos;
         self.visit();
     }
@@ -165,12 +165,8 @@ impl Replay {
             }
         }
         self.pending.clear();
-        let updated = self.pos.update_zobrist_hash(Zobrist64(self.zobrist), m, EnPassantMode::Legal);
+        self.board_zobrist ^= identity::move_zobrist_change(m, self.pos.turn());
         self.pos.play_unchecked(m);
-        self.zobrist = match updated {
-            Some(z) => z.0,
-            None => self.pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0,
-        };
         if m.is_zeroing() {
             self.tracker.reset();
         }
@@ -188,7 +184,13 @@ impl Replay {
         let turn = self.pos.turn();
         let halfmove_clock = self.pos.halfmoves();
         let fullmove = self.pos.fullmoves().get();
-        let counts = self.tracker.observe(Key::new(&self.pos, Some(self.zobrist)), ply);
+        let key = Key::new(&self.pos, self.board_zobrist);
+        // The key is updated move by move; fuzzing and debug builds check it against a recount.
+        debug_assert_eq!(
+            key.zobrist,
+            self.pos.zobrist_hash::<shakmaty::zobrist::Zobrist64>(shakmaty::EnPassantMode::Legal).0
+        );
+        let counts = self.tracker.observe(key, ply);
 
         let st = &mut self.stats;
         st.last_counts = counts;
@@ -263,12 +265,18 @@ impl Replay {
         let mode = self.mode();
         let mut found = false;
         for m in self.pos.legal_moves() {
+            // A pawn move or capture reaches a position never seen before; other moves are
+            // tried only when their pieces-and-side key matches a position seen twice.
             if m.is_zeroing() {
-                continue; // a pawn move or capture reaches a position never seen before
+                continue;
+            }
+            let board_zobrist = self.board_zobrist ^ identity::move_zobrist_change(m, turn);
+            if !self.tracker.repeated_board(board_zobrist) {
+                continue;
             }
             let mut after = self.pos.clone();
             after.play_unchecked(m);
-            let key = Key::new(&after, None);
+            let key = Key::new(&after, board_zobrist);
             let seen = self.tracker.lookup_repeated(&key, &mut self.scratch);
             if seen < 2 {
                 continue;

@@ -119,6 +119,12 @@ impl Tracker {
         self.twice[color_index(turn)] > 0
     }
 
+    /// Whether a position that occurred at least twice has the pieces-and-side Zobrist key
+    /// `board_zobrist`: a cheap test before [`Self::lookup_repeated`].
+    pub fn repeated_board(&self, board_zobrist: u64) -> bool {
+        self.repeated.iter().any(|&i| self.window[i].key.board_zobrist == board_zobrist)
+    }
+
     /// How often `key` occurred in the window if at least twice (else 0 or 1), with the earliest
     /// plies, without recording it.
     pub fn lookup_repeated(&self, key: &Key, plies: &mut Vec<u32>) -> u32 {

@@ -1,9 +1,10 @@
 //! Property test: on random legal games full of back-and-forth moves, the engine's incremental
 //! window counts equal a naive recount over every earlier position, using shakmaty's own
 //! FIDE equality (`Chess: Eq`) instead of our `Key`, and claim-by-move found by trying every
-//! legal move at every ply (no shortcut).
+//! legal move at every ply (no shortcut). Each event's Zobrist key (updated move by move in the
+//! engine) must equal shakmaty's key of the position computed from scratch.
 
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position, fen::Fen, san::SanPlus};
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position, fen::Fen, san::SanPlus, zobrist::Zobrist64};
 use threefold::{
     event::Detail,
     replay::{GameResult, Replay},
@@ -87,8 +88,9 @@ fn naive_events(start: &Chess, moves: &[Move]) -> Vec<String> {
         let board: Vec<usize> = (0..k).filter(|&j| same_board(&earlier[j], pos)).collect();
         let fen = (0..k).filter(|&j| same_fen(&earlier[j], pos)).count() + 1;
         let n = fide.len() + 1;
+        let zobrist = |p: &Chess| p.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
         if n >= 2 {
-            out.push(format!("{k} repetition {n} {:?}", listed(&fide)));
+            out.push(format!("{k} repetition {n} {:?} {:016x}", listed(&fide), zobrist(pos)));
         }
         if board.len() + 1 > n {
             out.push(format!("{k} pseudo {} {n} {:?}", board.len() + 1, listed(&board)));
@@ -103,7 +105,8 @@ fn naive_events(start: &Chess, moves: &[Move]) -> Vec<String> {
             let seen: Vec<usize> = (0..=k).filter(|&j| positions[j] == after).collect();
             if seen.len() >= 2 {
                 let played = moves.get(k) == Some(&m);
-                claims.push(format!("{k} claim {} {} {:?} {played}", SanPlus::from_move(pos.clone(), m), seen.len() + 1, listed(&seen)));
+                let san = SanPlus::from_move(pos.clone(), m);
+                claims.push(format!("{k} claim {san} {} {:?} {played} {:016x}", seen.len() + 1, listed(&seen), zobrist(&after)));
             }
         }
         out.extend(claims);
@@ -111,9 +114,9 @@ fn naive_events(start: &Chess, moves: &[Move]) -> Vec<String> {
     out
 }
 
-fn engine_events(start: &Chess, moves: &[Move]) -> Vec<String> {
+fn engine_events(start: &Chess, mode: CastlingMode, moves: &[Move]) -> Vec<String> {
     let mut replay = Replay::new();
-    replay.start(Start { pos: start.clone(), mode: CastlingMode::Standard });
+    replay.start(Start { pos: start.clone(), mode });
     for &m in moves {
         replay.play(m);
     }
@@ -122,9 +125,11 @@ fn engine_events(start: &Chess, moves: &[Move]) -> Vec<String> {
         .events
         .iter()
         .map(|e| {
-            let k = e.ply;
+            let (k, z) = (e.ply, e.identity.zobrist);
             match &e.detail {
-                Detail::Repetition { occurrence, earlier_plies, .. } => format!("{k} repetition {occurrence} {earlier_plies:?}"),
+                Detail::Repetition { occurrence, earlier_plies, .. } => {
+                    format!("{k} repetition {occurrence} {earlier_plies:?} {z:016x}")
+                }
                 Detail::PseudoRepetition { board_occurrence, fide_occurrence, earlier_plies, .. } => {
                     format!("{k} pseudo {board_occurrence} {fide_occurrence} {earlier_plies:?}")
                 }
@@ -132,7 +137,7 @@ fn engine_events(start: &Chess, moves: &[Move]) -> Vec<String> {
                     format!("{k} hidden {fen_occurrence} {fide_occurrence} {earlier_plies:?}")
                 }
                 Detail::ClaimByMove { san, occurrence, earlier_plies, played, .. } => {
-                    format!("{k} claim {san} {occurrence} {earlier_plies:?} {played}")
+                    format!("{k} claim {san} {occurrence} {earlier_plies:?} {played} {z:016x}")
                 }
             }
         })
@@ -140,12 +145,16 @@ fn engine_events(start: &Chess, moves: &[Move]) -> Vec<String> {
 }
 
 fn check(start: &Chess, seeds: std::ops::Range<u64>, max_plies: usize) -> usize {
+    check_mode(start, CastlingMode::Standard, seeds, max_plies)
+}
+
+fn check_mode(start: &Chess, mode: CastlingMode, seeds: std::ops::Range<u64>, max_plies: usize) -> usize {
     let mut events = 0;
     for seed in seeds {
         let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
         let moves = random_game(&mut rng, start, max_plies);
         let mut expected = naive_events(start, &moves);
-        let mut got = engine_events(start, &moves);
+        let mut got = engine_events(start, mode, &moves);
         // The engine orders claims by move generation, the naive list too; sort both to compare sets per ply.
         expected.sort();
         got.sort();
@@ -170,5 +179,15 @@ fn incremental_counts_equal_naive_recount_with_en_passant_and_castling() {
     let fen: Fen = "r3k2r/pppq1ppp/2n2n2/3pp3/1bPP4/2N2N2/PP1QPPPP/R3KB1R w KQkq - 0 1".parse().unwrap();
     let start: Chess = fen.into_position(CastlingMode::Standard).unwrap();
     let events = check(&start, 0..300, 120);
+    assert!(events > 1000, "got {events} events");
+}
+
+#[test]
+fn incremental_counts_equal_naive_recount_in_chess960() {
+    // King on b1/b8 between rooks on a- and h-files: castling moves the king and both rooks'
+    // squares overlap their targets, which the move-by-move Zobrist key must get right.
+    let fen: Fen = "rk4nr/pppppppp/8/8/8/8/PPPPPPPP/RK4NR w KQkq - 0 1".parse().unwrap();
+    let start: Chess = fen.into_position(CastlingMode::Chess960).unwrap();
+    let events = check_mode(&start, CastlingMode::Chess960, 0..300, 120);
     assert!(events > 1000, "got {events} events");
 }
