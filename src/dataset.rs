@@ -12,12 +12,12 @@ use std::{
     fs::{self, File},
     io::{self, Write},
     path::{Path, PathBuf},
+    sync::Arc,
 };
 
 use anyhow::{Context, Result, bail};
 use arrow_array::RecordBatch;
 use parquet::{
-    arrow::ArrowWriter,
     basic::{Compression, ZstdLevel},
     file::{
         metadata::KeyValue,
@@ -26,7 +26,10 @@ use parquet::{
 };
 use serde_json::{Value, json};
 
-use crate::schema::{events_schema, games_schema};
+use crate::{
+    parquet_file::ParallelWriter,
+    schema::{events_schema, games_schema},
+};
 
 /// Version of the tool, recorded in every file and the manifest.
 pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -95,8 +98,9 @@ impl Dataset {
         &self.root
     }
 
-    /// Starts writing the partition of `source` under temporary names.
-    pub fn partition(&self, source: &str) -> Result<Partition> {
+    /// Starts writing the partition of `source` under temporary names; columns are encoded on
+    /// `encoders`.
+    pub fn partition(&self, source: &str, encoders: &Arc<rayon::ThreadPool>) -> Result<Partition> {
         let tag = format!("source={source}");
         let mut tables = Vec::new();
         for (table, schema) in TABLES.into_iter().zip([games_schema(), events_schema()]) {
@@ -107,7 +111,7 @@ impl Dataset {
             fs::create_dir_all(&temp_dir).with_context(|| format!("cannot create {}", temp_dir.display()))?;
             let temp_file = temp_dir.join(format!("{PART}.tmp"));
             let file = File::create(&temp_file).with_context(|| format!("cannot create {}", temp_file.display()))?;
-            let writer = ArrowWriter::try_new(file, schema, Some(writer_properties(source)?))?;
+            let writer = ParallelWriter::try_new(file, schema, writer_properties(source)?, encoders.clone())?;
             tables.push(Table { writer: Some(writer), temp_dir, temp_file, final_dir: parent.join(&tag), rows: 0 });
         }
         let events = tables.pop();
@@ -202,7 +206,7 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 }
 
 struct Table {
-    writer: Option<ArrowWriter<File>>,
+    writer: Option<ParallelWriter>,
     temp_dir: PathBuf,
     temp_file: PathBuf,
     final_dir: PathBuf,

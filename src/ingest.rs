@@ -98,6 +98,15 @@ pub fn run(options: Options) -> Result<ExitCode> {
         .thread_name(|i| format!("replay-{i}"))
         .build()
         .context("cannot start the replay threads")?;
+    // Parquet columns are encoded and compressed in parallel too, so the one thread that
+    // writes in order does little more than append bytes.
+    let encoders = Arc::new(
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .thread_name(|i| format!("encode-{i}"))
+            .build()
+            .context("cannot start the encoding threads")?,
+    );
 
     // The views read every partition by a glob, so they do not depend on what this run adds;
     // written first, they are there for the partitions committed even if the run stops early.
@@ -105,7 +114,7 @@ pub fn run(options: Options) -> Result<ExitCode> {
     let mut total = Tally::default();
     let mut failed = 0usize;
     for input in &inputs {
-        let (entry, tally) = ingest_input(input, &dataset, &pool, threads, &options)?;
+        let (entry, tally) = ingest_input(input, &dataset, &pool, &encoders, threads, &options)?;
         if entry.get("status").and_then(Value::as_str) != Some("ok") {
             failed += 1;
             if let Some(error) = entry.get("error").and_then(Value::as_str) {
@@ -321,6 +330,7 @@ fn ingest_input(
     input: &Input,
     dataset: &Dataset,
     pool: &rayon::ThreadPool,
+    encoders: &Arc<rayon::ThreadPool>,
     threads: usize,
     options: &Options,
 ) -> Result<(Value, Tally)> {
@@ -328,7 +338,7 @@ fn ingest_input(
     let is_stdin = input.path.as_os_str() == "-";
     let size = if is_stdin { None } else { fs::metadata(&input.path).ok().map(|m| m.len()) };
     let counters = Arc::new(Counters::default());
-    let mut partition = dataset.partition(&input.source)?;
+    let mut partition = dataset.partition(&input.source, encoders)?;
     let progress = Progress::start(&input.source, size, counters.clone(), options.quiet);
 
     let in_flight = 2 * threads + 2;

@@ -6,7 +6,8 @@
 //! [`replay`] plays the moves with `shakmaty`, asks the [`tracker`] how often each position
 //! occurred (by its exact FIDE [`identity`]) and records [`event`]s and a [`summary`]. [`json`]
 //! writes those records as JSON lines and [`explain`] as a readable timeline; [`ingest`] runs the
-//! whole flow on every core and writes Parquet through [`schema`] and [`dataset`]; [`report`]
+//! whole flow on every core and writes Parquet through [`schema`], [`dataset`] and
+//! [`parquet_file`] (columns encoded in parallel); [`report`]
 //! reads a dataset back.
 
 pub mod chunk;
@@ -19,6 +20,7 @@ pub mod ingest;
 pub mod input;
 pub mod json;
 pub mod movetext;
+pub mod parquet_file;
 pub mod pgn;
 pub mod progress;
 pub mod replay;
