@@ -6,15 +6,22 @@
 //! tokenization rules (comments, `;` and `%` lines, variations, NAGs, move numbers, results) and
 //! reports the first mainline token that is not SAN, with the number of SAN tokens before it, so
 //! the replay can stop there with an error instead.
+//!
+//! The scan also collects the mainline's moves, so the replay need not have the reader parse the
+//! movetext a second time; `tests/scan_agrees.rs` and the `pgn_to_events` fuzz target check that
+//! these are the moves `pgn-reader` itself reads.
 
-use shakmaty::san::SanPlus;
+use shakmaty::{
+    CastlingSide,
+    san::{San, SanPlus, Suffix},
+};
 
 use crate::replay::GameResult;
 
 /// What a digit-led token was.
 enum Digits {
     Result(GameResult),
-    Castling,
+    Castling(SanPlus),
     Other,
 }
 
@@ -54,29 +61,6 @@ static TOKEN_END: [bool; 256] = {
 
 fn is_token_end(b: u8) -> bool {
     TOKEN_END[b as usize]
-}
-
-/// Whether `token` has one of the common shapes of SAN (`e4`, `exd5`, `Nf3`, `Nbxd2`, `R1e1+`,
-/// `O-O-O#`, ...), all of which `SanPlus::from_ascii` reads. A fast path only: a token that
-/// fails it is checked by `SanPlus::from_ascii` itself.
-fn is_plain_san(token: &[u8]) -> bool {
-    let t = match token {
-        [rest @ .., b'+' | b'#'] => rest,
-        _ => token,
-    };
-    let file = |b: u8| matches!(b, b'a'..=b'h');
-    let rank = |b: u8| matches!(b, b'1'..=b'8');
-    let piece = |b: u8| matches!(b, b'N' | b'B' | b'R' | b'Q' | b'K');
-    match *t {
-        [b'O', b'-', b'O'] | [b'O', b'-', b'O', b'-', b'O'] => true,
-        [f, r] => file(f) && rank(r),
-        [p, f, r] => piece(p) && file(f) && rank(r),
-        // `exd5` or `Nxd5`
-        [p, b'x', f, r] => (file(p) || piece(p)) && file(f) && rank(r),
-        [p, d, f, r] => piece(p) && (file(d) || rank(d)) && file(f) && rank(r),
-        [p, d, b'x', f, r] => piece(p) && (file(d) || rank(d)) && file(f) && rank(r),
-        _ => false,
-    }
 }
 
 struct Scan<'a> {
@@ -133,9 +117,19 @@ impl Scan<'_> {
                         return Digits::Result(GameResult::BlackWins);
                     }
                     if self.eat(b"0") {
-                        let _ = self.eat_dash() && self.eat(b"0");
-                        let _ = self.eat(b"+") || self.eat(b"#");
-                        return Digits::Castling;
+                        let side = if self.eat_dash() && self.eat(b"0") {
+                            CastlingSide::QueenSide
+                        } else {
+                            CastlingSide::KingSide
+                        };
+                        let suffix = if self.eat(b"+") {
+                            Some(Suffix::Check)
+                        } else if self.eat(b"#") {
+                            Some(Suffix::Checkmate)
+                        } else {
+                            None
+                        };
+                        return Digits::Castling(SanPlus { san: San::Castle(side), suffix });
                     }
                 }
             }
@@ -279,106 +273,236 @@ fn skip_variation(sc: &mut Scan) -> bool {
 /// The first mainline token of `game` (one game's bytes, tags included) that `pgn-reader` would
 /// skip, if any.
 pub fn first_bad_token(game: &[u8]) -> Option<BadToken> {
-    scan(game).bad
+    scan(game, &mut Vec::new()).bad
 }
 
 /// Scans one game's mainline with the reader's tokenization: its first bad token, its last
-/// result marker, and whether a comment is left open.
-pub fn scan(game: &[u8]) -> Scanned {
-    let mut out = Scanned::default();
-    let sc = &mut Scan { s: game, i: 0 };
-    skip_tags(sc);
-    let mut moves = 0u32;
-    // After a result marker the game is over: a stray token there loses no move.
-    let mut after_result = false;
-    while let Some(c) = sc.peek() {
-        match c {
-            b'{' => {
-                sc.i += 1;
-                match memchr(b'}', &sc.s[sc.i..]) {
-                    Some(p) => sc.i += p + 1,
-                    None => {
-                        out.open_comment = true;
-                        return out;
+/// result marker, and whether a comment is left open. The mainline's moves, as the reader would
+/// pass them to a visitor, are put in `moves` (cleared first).
+pub fn scan(game: &[u8], moves: &mut Vec<SanPlus>) -> Scanned {
+    moves.clear();
+    let mut mainline = Mainline::new(game);
+    while let Some(token) = mainline.next_token() {
+        if let Token::Move(san) = token {
+            moves.push(san);
+        }
+    }
+    mainline.finish()
+}
+
+/// A token of the mainline.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Token {
+    Move(SanPlus),
+    /// The first token that is not a move (the reader would skip it).
+    Bad(BadToken),
+}
+
+/// One game's mainline, read token by token with the reader's tokenization, so the replay can
+/// play each move as it is read and nothing grows with the length of the game.
+pub struct Mainline<'a> {
+    sc: Scan<'a>,
+    moves: u32,
+    /// After a result marker the game is over: a stray token there loses no move.
+    after_result: bool,
+    ended: bool,
+    out: Scanned,
+}
+
+impl<'a> Mainline<'a> {
+    /// Starts after the tag section of `game` (one game's bytes, tags included).
+    pub fn new(game: &'a [u8]) -> Mainline<'a> {
+        let mut sc = Scan { s: game, i: 0 };
+        skip_tags(&mut sc);
+        Mainline { sc, moves: 0, after_result: false, ended: false, out: Scanned::default() }
+    }
+
+    /// The next move, or the first token that is not a move (reported once; the moves after it
+    /// are still returned). `None` at the end of the mainline.
+    pub fn next_token(&mut self) -> Option<Token> {
+        self.step(true)
+    }
+
+    /// Reads the rest of the mainline without reading moves (its result marker, a comment left
+    /// open) and returns what the scan found.
+    pub fn finish(mut self) -> Scanned {
+        while self.step(false).is_some() {}
+        self.out
+    }
+
+    fn bad(&mut self, token: &[u8], null_move: bool) -> Option<Token> {
+        if self.out.bad.is_some() {
+            return None;
+        }
+        let bad = BadToken { moves_before: self.moves, token: String::from_utf8_lossy(token).into_owned(), null_move };
+        self.out.bad = Some(bad.clone());
+        Some(Token::Bad(bad))
+    }
+
+    fn end(&mut self) -> Option<Token> {
+        self.ended = true;
+        None
+    }
+
+    /// Reads up to the next token to report; with `read_moves` false, moves and bad tokens
+    /// are passed over unread.
+    fn step(&mut self, read_moves: bool) -> Option<Token> {
+        if self.ended {
+            return None;
+        }
+        while let Some(c) = self.sc.peek() {
+            let sc = &mut self.sc;
+            match c {
+                b'{' => {
+                    sc.i += 1;
+                    match memchr(b'}', &sc.s[sc.i..]) {
+                        Some(p) => sc.i += p + 1,
+                        None => {
+                            self.out.open_comment = true;
+                            return self.end();
+                        }
                     }
                 }
-            }
-            b'\n' => {
-                sc.i += 1;
-                match sc.peek() {
-                    Some(b'%') => sc.skip_until(b'\n'),
-                    Some(b'[' | b'\n') => return out,
-                    Some(b'\r') if sc.at(1) == Some(b'\n') => return out,
-                    _ => {}
+                b'\n' => {
+                    sc.i += 1;
+                    match sc.peek() {
+                        Some(b'%') => sc.skip_until(b'\n'),
+                        Some(b'[' | b'\n') => return self.end(),
+                        Some(b'\r') if sc.at(1) == Some(b'\n') => return self.end(),
+                        _ => {}
+                    }
                 }
-            }
-            b';' => sc.skip_until(b'\n'),
-            b'(' => {
-                sc.i += 1;
-                if !skip_variation(sc) {
-                    return out;
+                b';' => sc.skip_until(b'\n'),
+                b'(' => {
+                    sc.i += 1;
+                    if !skip_variation(sc) {
+                        return self.end();
+                    }
                 }
-            }
-            b'*' => {
-                sc.i += 1;
-                after_result = true;
-                out.result = Some(GameResult::Unknown);
-            }
-            b' ' | b'\t' | b'\r' | b'.' | b')' | b'!' | b'?' => sc.i += 1,
-            b'$' => {
-                sc.i += 1;
-                sc.skip_token();
-            }
-            // The reader reads results, castling with zeros and move numbers by their prefix;
-            // what follows starts a new token.
-            b'0'..=b'9' | b'\xc2' if c != b'\xc2' || sc.at(1) == Some(0xbd) => {
-                if c == b'0' && !after_result && &game[sc.i..sc.token_end()] == b"0000" {
+                b'*' => {
+                    sc.i += 1;
+                    self.after_result = true;
+                    self.out.result = Some(GameResult::Unknown);
+                }
+                b' ' | b'\t' | b'\r' | b'.' | b')' | b'!' | b'?' => sc.i += 1,
+                b'$' => {
+                    sc.i += 1;
+                    sc.skip_token();
+                }
+                // The reader reads results, castling with zeros and move numbers by their prefix;
+                // what follows starts a new token.
+                b'0'..=b'9' | b'\xc2' if c != b'\xc2' || sc.at(1) == Some(0xbd) => {
+                    if c == b'0' && !self.after_result && &sc.s[sc.i..sc.token_end()] == b"0000" {
+                        sc.i = sc.token_end();
+                        if read_moves && let Some(bad) = self.bad(b"0000", true) {
+                            return Some(bad);
+                        }
+                        continue;
+                    }
+                    match sc.number_result_or_castling() {
+                        Digits::Castling(san) => {
+                            if read_moves {
+                                self.moves += 1;
+                                return Some(Token::Move(san));
+                            }
+                        }
+                        Digits::Result(r) => {
+                            self.after_result = true;
+                            self.out.result = Some(r);
+                        }
+                        Digits::Other => {}
+                    }
+                }
+                _ => {
+                    // A stray `}` is skipped with the rest of its token, like anything not SAN.
+                    let start = sc.i;
+                    sc.i = if c == b'}' { sc.i + 1 } else { sc.i };
                     sc.i = sc.token_end();
-                    if out.bad.is_none() {
-                        out.bad = Some(BadToken { moves_before: moves, token: "0000".into(), null_move: true });
+                    let token = &sc.s[start..sc.i];
+                    if token == b"}" {
+                        continue;
                     }
-                    continue;
-                }
-                match sc.number_result_or_castling() {
-                    Digits::Castling => moves += 1,
-                    Digits::Result(r) => {
-                        after_result = true;
-                        out.result = Some(r);
+                    if token == b"e" && sc.starts_with(b".p.") {
+                        sc.i += 3; // "e.p." after an en-passant capture
+                        continue;
                     }
-                    Digits::Other => {}
-                }
-            }
-            _ => {
-                // A stray `}` is skipped with the rest of its token, like anything not SAN.
-                let start = sc.i;
-                sc.i = if c == b'}' { sc.i + 1 } else { sc.i };
-                sc.i = sc.token_end();
-                let token = &game[start..sc.i];
-                if token == b"}" {
-                    continue;
-                }
-                if token == b"e" && sc.starts_with(b".p.") {
-                    sc.i += 3; // "e.p." after an en-passant capture
-                    continue;
-                }
-                if is_plain_san(token) || SanPlus::from_ascii(token).is_ok() {
-                    moves += 1;
-                    continue;
-                }
-                if after_result && token != b"@@@@" {
-                    continue;
-                }
-                if out.bad.is_none() {
-                    out.bad = Some(BadToken {
-                        moves_before: moves,
-                        token: String::from_utf8_lossy(token).into_owned(),
-                        null_move: token == b"@@@@",
-                    });
+                    if !read_moves {
+                        continue;
+                    }
+                    if let Ok(san) = SanPlus::from_ascii(token) {
+                        self.moves += 1;
+                        return Some(Token::Move(san));
+                    }
+                    if self.after_result && token != b"@@@@" {
+                        continue;
+                    }
+                    if let Some(bad) = self.bad(token, token == b"@@@@") {
+                        return Some(bad);
+                    }
                 }
             }
         }
+        self.end()
     }
-    out
+}
+
+/// The mainline moves of the first game in `game` as `pgn-reader`'s own movetext parser reads
+/// them: the reference that tests and the `pgn_to_events` fuzz target hold [`scan`] to.
+pub fn reader_mainline(game: &[u8]) -> std::io::Result<Vec<SanPlus>> {
+    use std::ops::ControlFlow;
+
+    use pgn_reader::{Reader, Skip, Visitor};
+
+    struct Mainline;
+    impl Visitor for Mainline {
+        type Tags = ();
+        type Movetext = Vec<SanPlus>;
+        type Output = Vec<SanPlus>;
+        fn begin_tags(&mut self) -> ControlFlow<Self::Output> {
+            ControlFlow::Continue(())
+        }
+        fn begin_movetext(&mut self, _tags: ()) -> ControlFlow<Self::Output, Self::Movetext> {
+            ControlFlow::Continue(Vec::new())
+        }
+        fn san(&mut self, moves: &mut Vec<SanPlus>, san: SanPlus) -> ControlFlow<Self::Output> {
+            moves.push(san);
+            ControlFlow::Continue(())
+        }
+        fn begin_variation(&mut self, _moves: &mut Vec<SanPlus>) -> ControlFlow<Self::Output, Skip> {
+            ControlFlow::Continue(Skip(true))
+        }
+        fn end_game(&mut self, moves: Vec<SanPlus>) -> Vec<SanPlus> {
+            moves
+        }
+    }
+    Ok(Reader::new(game).read_game(&mut Mainline)?.unwrap_or_default())
+}
+
+/// Checks [`scan`] against [`reader_mainline`] on one game slice; `Err` says how they differ.
+/// Up to the first bad token the two must give the same moves (after it the reader may read a
+/// move inside the token the scanner rejects whole; the replay stops there anyway).
+pub fn check_scan_against_reader(slice: &[u8]) -> Result<(), String> {
+    let mut scanned = Vec::new();
+    let found = scan(slice, &mut scanned);
+    let closed;
+    let text = if found.open_comment {
+        closed = [slice, b"}\n"].concat();
+        &closed[..]
+    } else {
+        slice
+    };
+    let Ok(read) = reader_mainline(text) else { return Ok(()) }; // unreadable: an invalid_pgn row
+    let upto = found.bad.as_ref().map_or(scanned.len(), |b| b.moves_before as usize);
+    let same = match &found.bad {
+        None => scanned == read,
+        Some(_) => read.len() >= upto && scanned[..upto] == read[..upto],
+    };
+    if same {
+        Ok(())
+    } else {
+        let show = |m: &[SanPlus]| m.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ");
+        Err(format!("scanner: {}\nreader:  {}\nbad token: {:?}", show(&scanned), show(&read), found.bad))
+    }
 }
 
 #[cfg(test)]
@@ -414,40 +538,13 @@ mod tests {
     }
 
     #[test]
-    fn plain_san_shapes_are_san() {
-        // Every token of up to 6 bytes over the letters SAN uses, in a fixed pseudo-random
-        // sample: the fast path may only accept what `SanPlus::from_ascii` accepts.
-        let alphabet = b"abcdefgh12345678NBRQKxO-+#=P9";
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut accepted = 0;
-        for _ in 0..2_000_000 {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            let len = 2 + (state % 5) as usize;
-            let token: Vec<u8> = (0..len).map(|k| alphabet[((state >> (8 + 6 * k)) % alphabet.len() as u64) as usize]).collect();
-            if is_plain_san(&token) {
-                accepted += 1;
-                assert!(SanPlus::from_ascii(&token).is_ok(), "{}", String::from_utf8_lossy(&token));
-            }
-        }
-        assert!(accepted > 1000, "the sample must reach the fast path, got {accepted}");
-        for t in ["e4", "exd5", "Nf3", "Nbd2", "R1e1+", "Qxh7#", "O-O", "O-O-O+", "Kxe2"] {
-            assert!(is_plain_san(t.as_bytes()), "{t}");
-        }
-        for t in ["d8Q", "e2-e4", "N", "0-0", "Ph4", "e8=Q"] {
-            assert!(!is_plain_san(t.as_bytes()), "{t}");
-        }
-    }
-
-    #[test]
     fn the_game_ends_where_the_reader_ends_it() {
         assert_eq!(bad("1. e4 e5\n\nd8Q"), None);
         assert_eq!(bad("1. e4 e5\n[Event \"next\"]\n1. d8Q"), None);
         assert_eq!(bad("1. e4 (1. d4\n\n d8Q"), None);
-        assert!(scan(b"1. e4 { open").open_comment);
-        assert!(!scan(b"1. e4 { closed } e5 (1... c5 { open").open_comment);
-        assert_eq!(scan(b"1. e4 Ng81/2-1/2").result, None, "a marker inside a bad token is none");
-        assert_eq!(scan(b"1. e4 d8Q 0-1").result, Some(GameResult::BlackWins), "read on after a bad token");
+        assert!(scan(b"1. e4 { open", &mut Vec::new()).open_comment);
+        assert!(!scan(b"1. e4 { closed } e5 (1... c5 { open", &mut Vec::new()).open_comment);
+        assert_eq!(scan(b"1. e4 Ng81/2-1/2", &mut Vec::new()).result, None, "a marker inside a bad token is none");
+        assert_eq!(scan(b"1. e4 d8Q 0-1", &mut Vec::new()).result, Some(GameResult::BlackWins), "read on after a bad token");
     }
 }

@@ -1,4 +1,4 @@
-//! Reading games from PGN with `pgn-reader`: tags, mainline moves, result.
+//! Reading games: `pgn-reader` reads the tags, the [`crate::movetext`] scanner the mainline moves.
 
 use std::{cell::Cell, io, ops::{ControlFlow, Range}};
 
@@ -7,7 +7,7 @@ use shakmaty::{CastlingMode, Color, KnownOutcome};
 
 use crate::{
     chunk::{CHUNK_BYTES, Chunk, Splitter},
-    movetext::{self, BadToken},
+    movetext::{Mainline, Token},
     replay::{Analysis, GameResult, Replay},
     start::{ErrorKind, GameError, Start, Variant},
     summary::Summary,
@@ -57,18 +57,11 @@ pub struct Movetext {
     outcome: Option<GameResult>,
 }
 
-/// A `pgn-reader` visitor that replays each game with a reusable [`Replay`].
+/// Replays games as `pgn-reader` and the movetext scanner read them, with a reusable [`Replay`].
 #[derive(Default)]
 pub struct GameVisitor {
     replay: Replay,
     keep_moves: bool,
-    /// The first mainline token of the current game that the reader will skip, if known.
-    bad_token: Option<BadToken>,
-    /// SAN tokens of the current game's mainline seen so far.
-    sans: u32,
-    /// The movetext result marker of the slice's first game, by the scanner's reading (a marker
-    /// that `pgn-reader` finds inside a token it skips does not count).
-    slice_result: Option<Option<GameResult>>,
 }
 
 impl GameVisitor {
@@ -80,12 +73,9 @@ impl GameVisitor {
     pub fn keeping_moves() -> GameVisitor {
         GameVisitor { keep_moves: true, ..GameVisitor::default() }
     }
-}
 
-impl GameVisitor {
     /// Reads the games of `slice`, which holds whole games as [`crate::chunk`] cuts them (one
-    /// game, unless the reader splits it further), checking each mainline for tokens the reader
-    /// would skip.
+    /// game, unless the reader splits it further).
     pub fn read_slice(&mut self, slice: &[u8], out: &mut Vec<Game>) -> io::Result<()> {
         let window = Window::new(slice);
         let mut reader = Reader::new(&window);
@@ -102,62 +92,21 @@ impl GameVisitor {
         out: &mut Vec<Game>,
     ) -> io::Result<()> {
         let slice = &window.data[range.clone()];
-        let scanned = movetext::scan(slice);
-        self.bad_token = scanned.bad;
-        self.slice_result = Some(scanned.result);
-        let read = if scanned.open_comment {
-            // A comment left open runs to the end of the input, as python-chess reads it too;
-            // the reader would instead fail the game, so close it (rare: a copy is fine).
-            let closed = [slice, b"}\n"].concat();
-            let mut reader = Reader::new(&closed[..]);
-            Self::read_all(&mut reader, self, out)
-        } else {
-            window.show(range);
-            Self::read_all(reader, self, out)
-        };
-        self.bad_token = None;
-        self.slice_result = None;
-        read
-    }
-
-    fn read_all<R: io::Read>(reader: &mut Reader<R>, visitor: &mut GameVisitor, out: &mut Vec<Game>) -> io::Result<()> {
-        while let Some(game) = reader.read_game(visitor)? {
+        window.show(range);
+        let mut visitor = SliceVisitor { games: self, first: Some(slice) };
+        while let Some(game) = reader.read_game(&mut visitor)? {
             out.push(game);
         }
         Ok(())
     }
 
-    /// Stops the replay when the next mainline token is one the reader skipped.
-    fn stop_at_bad_token(&mut self) {
-        if let Some(bad) = self.bad_token.as_ref().filter(|b| b.moves_before == self.sans) {
-            let kind = if bad.null_move { ErrorKind::NullMove } else { ErrorKind::InvalidMove };
-            self.replay.fail(kind, bad.token.clone());
-            self.bad_token = None;
-        }
-    }
-}
-
-impl Visitor for GameVisitor {
-    type Tags = Vec<(String, String)>;
-    type Movetext = Movetext;
-    type Output = Game;
-
-    fn begin_tags(&mut self) -> ControlFlow<Game, Self::Tags> {
-        self.sans = 0;
-        ControlFlow::Continue(Vec::new())
-    }
-
-    fn tag(&mut self, tags: &mut Self::Tags, name: &[u8], value: RawTag<'_>) -> ControlFlow<Game> {
-        tags.push((decode_text(name), decode_text(&value.decode())));
-        ControlFlow::Continue(())
-    }
-
-    fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Game, Movetext> {
+    /// Starts a game from its tags, or returns it whole when its variant is not replayed.
+    fn begin(&mut self, tags: Vec<(String, String)>) -> Result<Movetext, Game> {
         let find = |name: &str| tags.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str());
         let mut variant = Variant::from_tag(find("Variant"));
         if let Variant::Other(_) = variant {
             let result = GameResult::from_tag(find("Result").unwrap_or(""));
-            return ControlFlow::Break(Game { tags, variant, result, analysis: None, moves: Vec::new() });
+            return Err(Game { tags, variant, result, analysis: None, moves: Vec::new() });
         }
         match Start::new(&variant, find("FEN")) {
             Ok(start) => {
@@ -168,16 +117,85 @@ impl Visitor for GameVisitor {
             }
             Err(error) => self.replay.start_failed(error),
         }
-        ControlFlow::Continue(Movetext { moves: Vec::new(), tags, variant, outcome: None })
+        Ok(Movetext { moves: Vec::new(), tags, variant, outcome: None })
+    }
+
+    /// Plays a move the reader passed on.
+    fn play(&mut self, movetext: &mut Movetext, san: SanPlus) {
+        if self.keep_moves && self.replay.is_replaying() {
+            movetext.moves.push(san);
+        }
+        self.replay.play_san(&san);
+    }
+
+    /// Replays the mainline of `game` (the slice's first game) as the scanner reads it, move by
+    /// move, up to its end or the first token the reader would skip, where the replay stops
+    /// with an error; the result marker counts by the scanner's reading too (a marker the
+    /// reader finds inside a token it skips does not).
+    fn replay_mainline(&mut self, mut movetext: Movetext, game: &[u8]) -> Game {
+        let mut mainline = Mainline::new(game);
+        while self.replay.is_replaying() {
+            match mainline.next_token() {
+                None => break,
+                Some(Token::Move(san)) => self.play(&mut movetext, san),
+                Some(Token::Bad(bad)) => {
+                    let kind = if bad.null_move { ErrorKind::NullMove } else { ErrorKind::InvalidMove };
+                    self.replay.fail(kind, bad.token);
+                }
+            }
+        }
+        let marker = mainline.finish().result;
+        self.finish(movetext, marker)
+    }
+
+    /// The game's record: the result is the `Result` tag's when it is decisive or a draw, else
+    /// the movetext marker's.
+    fn finish(&mut self, movetext: Movetext, marker: Option<GameResult>) -> Game {
+        let tag_result = movetext.tags.iter().find(|(n, _)| n == "Result").map(|(_, v)| GameResult::from_tag(v));
+        let result = match tag_result {
+            Some(r) if r != GameResult::Unknown => r,
+            _ => marker.unwrap_or(GameResult::Unknown),
+        };
+        let analysis = self.replay.finish(result);
+        Game { tags: movetext.tags, variant: movetext.variant, result, analysis: Some(analysis), moves: movetext.moves }
+    }
+}
+
+/// The `pgn-reader` visitor for one game slice. The reader reads every game's tags; the
+/// slice's first game is then replayed from the movetext scanner's reading while the reader
+/// skips its movetext (one pass over the moves, not two); a further game the reader finds in
+/// the slice has its movetext read by the reader.
+struct SliceVisitor<'v, 's> {
+    games: &'v mut GameVisitor,
+    /// The slice, until its first game's movetext begins.
+    first: Option<&'s [u8]>,
+}
+
+impl Visitor for SliceVisitor<'_, '_> {
+    type Tags = Vec<(String, String)>;
+    type Movetext = Movetext;
+    type Output = Game;
+
+    fn begin_tags(&mut self) -> ControlFlow<Game, Self::Tags> {
+        ControlFlow::Continue(Vec::new())
+    }
+
+    fn tag(&mut self, tags: &mut Self::Tags, name: &[u8], value: RawTag<'_>) -> ControlFlow<Game> {
+        tags.push((decode_text(name), decode_text(&value.decode())));
+        ControlFlow::Continue(())
+    }
+
+    fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Game, Movetext> {
+        let first = self.first.take();
+        match (self.games.begin(tags), first) {
+            (Err(skipped), _) => ControlFlow::Break(skipped),
+            (Ok(movetext), Some(slice)) => ControlFlow::Break(self.games.replay_mainline(movetext, slice)),
+            (Ok(movetext), None) => ControlFlow::Continue(movetext),
+        }
     }
 
     fn san(&mut self, movetext: &mut Movetext, san_plus: SanPlus) -> ControlFlow<Game> {
-        self.stop_at_bad_token();
-        if self.keep_moves && self.replay.is_replaying() {
-            movetext.moves.push(san_plus);
-        }
-        self.replay.play_san(&san_plus);
-        self.sans += 1;
+        self.games.play(movetext, san_plus);
         ControlFlow::Continue(())
     }
 
@@ -196,16 +214,8 @@ impl Visitor for GameVisitor {
     }
 
     fn end_game(&mut self, movetext: Movetext) -> Game {
-        self.stop_at_bad_token();
-        self.bad_token = None;
-        let tag_result = movetext.tags.iter().find(|(n, _)| n == "Result").map(|(_, v)| GameResult::from_tag(v));
-        let marker = self.slice_result.take().unwrap_or(movetext.outcome);
-        let result = match tag_result {
-            Some(r) if r != GameResult::Unknown => r,
-            _ => marker.unwrap_or(GameResult::Unknown),
-        };
-        let analysis = self.replay.finish(result);
-        Game { tags: movetext.tags, variant: movetext.variant, result, analysis: Some(analysis), moves: movetext.moves }
+        let marker = movetext.outcome;
+        self.games.finish(movetext, marker)
     }
 }
 

@@ -1,14 +1,17 @@
 //! Any bytes, read as PGN: no panic, and two readings agree. The whole-stream reader (chunked)
-//! and a game-at-a-time reader over the same games must give the same records, and every
-//! replayed game's plies must not exceed the SAN tokens the movetext scanner counted.
+//! and a reader that hands out one byte at a time must give the same records; and the movetext
+//! scanner, whose moves the replay plays, must read the moves `pgn-reader`'s own parser reads.
 #![no_main]
 
 use std::ops::ControlFlow;
 
 use libfuzzer_sys::fuzz_target;
-use threefold::{json, pgn};
+use threefold::{json, movetext, pgn};
 
 fuzz_target!(|data: &[u8]| {
+    if let Err(diff) = movetext::check_scan_against_reader(data) {
+        panic!("the scanner and pgn-reader read different moves:\n{diff}");
+    }
     let mut whole = Vec::new();
     let _ = pgn::for_each_game(data, |g| {
         whole.push(json::game_json(0, &g));

@@ -1,0 +1,75 @@
+//! The movetext scanner reads the moves the replay plays, in place of `pgn-reader`'s own
+//! movetext parser (one pass over each game instead of two). On every game slice of the whole
+//! shared corpus and of the rule fixtures, the scanner's moves must equal the moves
+//! `pgn-reader` reads (up to a token the scanner rejects). `fuzz/fuzz_targets/pgn_to_events.rs`
+//! checks the same on arbitrary bytes.
+
+use std::path::{Path, PathBuf};
+
+use threefold::{
+    chunk::{CHUNK_BYTES, Splitter},
+    input,
+    movetext::check_scan_against_reader,
+};
+
+fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            files_under(&path, out);
+        } else if path.to_string_lossy().contains(".pgn") {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn scanner_reads_the_moves_pgn_reader_reads_on_the_whole_corpus() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let corpus = root.join("../shared/corpus");
+    assert!(corpus.is_dir(), "the test corpus is missing: expected it at {}", corpus.display());
+    let mut files = Vec::new();
+    files_under(&corpus, &mut files);
+    files_under(&root.join("tests/oracle/rules"), &mut files);
+    assert!(files.len() > 50, "found only {} files", files.len());
+
+    let (mut slices, mut failures) = (0u64, Vec::new());
+    for file in &files {
+        let (_, stream) = input::open(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        let mut splitter = Splitter::new(stream, CHUNK_BYTES);
+        while let Ok(Some(chunk)) = splitter.next_chunk() {
+            for (start, slice) in chunk.game_slices() {
+                slices += 1;
+                if let Err(diff) = check_scan_against_reader(slice) {
+                    failures.push(format!("{} at chunk byte {start}:\n{diff}", file.display()));
+                }
+            }
+        }
+    }
+    assert!(slices > 400_000, "only {slices} game slices read");
+    assert!(failures.is_empty(), "{} of {slices} games differ; first:\n{}", failures.len(), failures[..failures.len().min(5)].join("\n\n"));
+}
+
+/// Cases where the two readings could part: castling with zeros, suffixes, tokens glued to
+/// move numbers, results inside tokens, variations and comments across lines.
+#[test]
+fn scanner_agrees_on_tricky_movetext() {
+    for pgn in [
+        "1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. 0-0 Nf6 5. O-O-O+ 0-0-0# *",
+        "1.e4 e5 2.Nf3!? Nc6?! 3.Bb5!! $1 a6 (3...Nf6 4.0-0 (4.d3)) 4.Ba4 1-0",
+        "1e4 e5 2Nf3 {a comment\nover lines} Nc6 ; rest\n3. Bb5 % escape\n a6 *",
+        "1. e4 Ng81/2-1/2",
+        "1. e4 e5 2. Nf3e4 Nc6 *",
+        "1. e4 e5 2. d8Q d5 *",
+        "1. e4 { open",
+        "1. exd6 e.p. Ke7 2. O-O-O *",
+        "[Event \"x\"] 1. e4 e5\n[Event \"y\"]\n1. d4 *",
+        "1. e4 \u{2013} 1\u{2013}0",
+        "1. e4 0000 e5 --  Z0 *",
+    ] {
+        if let Err(diff) = check_scan_against_reader(pgn.as_bytes()) {
+            panic!("{pgn:?}:\n{diff}");
+        }
+    }
+}
