@@ -3,7 +3,7 @@
 use std::{
     ops::ControlFlow,
     io::{self, BufWriter, Write},
-    path::PathBuf,
+    path::{Path, PathBuf},
     process::ExitCode,
 };
 
@@ -121,12 +121,12 @@ fn run(command: Command) -> Result<ExitCode> {
     }
 }
 
-fn open(file: &PathBuf) -> Result<Box<dyn io::Read>> {
+fn open(file: &Path) -> Result<Box<dyn io::Read>> {
     let (_, reader) = input::open(file).with_context(|| format!("cannot open {}", file.display()))?;
     Ok(reader)
 }
 
-fn dump(file: &PathBuf, limit: Option<u64>) -> Result<ExitCode> {
+fn dump(file: &Path, limit: Option<u64>) -> Result<ExitCode> {
     let mut out = BufWriter::new(io::stdout().lock());
     let mut index = 0u64;
     let mut write_error = None;
@@ -151,7 +151,7 @@ fn dump(file: &PathBuf, limit: Option<u64>) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn explain_game(file: &PathBuf, number: u64) -> Result<ExitCode> {
+fn explain_game(file: &Path, number: u64) -> Result<ExitCode> {
     if number == 0 {
         bail!("--game counts from 1");
     }

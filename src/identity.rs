@@ -7,7 +7,7 @@
 //! equality is always decided on the exact components.
 
 use shakmaty::{
-    Bitboard, Board, CastlingMode, CastlingSide, Chess, Color, Move, Position, Role, Square,
+    Bitboard, Board, CastlingMode, CastlingSide, Chess, Color, File, Move, Position, Rank, Role, Square,
     zobrist::{Zobrist64, ZobristValue},
 };
 
@@ -132,12 +132,52 @@ pub struct Identity {
 
 impl Identity {
     pub fn of(key: &Key, mode: CastlingMode) -> Identity {
-        let placement = key.board.to_string();
+        let placement = placement(&key.board);
         let castling = castling_letters(&key.board, key.castling, mode);
-        let ep = key.legal_ep.map_or_else(|| "-".to_owned(), |sq| sq.to_string());
-        let fen = format!("{placement} {} {castling} {ep}", turn_char(key.turn));
+        let mut fen = String::with_capacity(placement.len() + castling.len() + 8);
+        fen.push_str(&placement);
+        fen.push(' ');
+        fen.push(turn_char(key.turn));
+        fen.push(' ');
+        fen.push_str(&castling);
+        fen.push(' ');
+        match key.legal_ep {
+            Some(sq) => {
+                fen.push(sq.file().char());
+                fen.push(sq.rank().char());
+            }
+            None => fen.push('-'),
+        }
         Identity { placement, turn: key.turn, castling, ep: key.legal_ep, fen, zobrist: key.zobrist }
     }
+}
+
+/// The board part of a FEN, written directly: an event is recorded for every repetition, and
+/// the general formatter costs several times as much.
+fn placement(board: &Board) -> String {
+    let mut out = String::with_capacity(72);
+    for rank in Rank::ALL.into_iter().rev() {
+        let mut empty = 0u8;
+        for file in File::ALL {
+            match board.piece_at(Square::from_coords(file, rank)) {
+                Some(piece) => {
+                    if empty > 0 {
+                        out.push((b'0' + empty) as char);
+                        empty = 0;
+                    }
+                    out.push(piece.char());
+                }
+                None => empty += 1,
+            }
+        }
+        if empty > 0 {
+            out.push((b'0' + empty) as char);
+        }
+        if rank != Rank::First {
+            out.push('/');
+        }
+    }
+    out
 }
 
 pub fn turn_char(color: Color) -> char {
@@ -172,4 +212,49 @@ fn castling_letters(board: &Board, rights: Bitboard, mode: CastlingMode) -> Stri
         out.push('-');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use shakmaty::{EnPassantMode, fen::Fen};
+
+    use super::*;
+
+    /// The hand-written placement and identity FEN equal shakmaty's own FEN (its first four
+    /// fields, e.p. only when legal) along pseudo-random games, which castle, capture e.p. and
+    /// promote now and then.
+    #[test]
+    fn identity_fen_is_shakmatys_fen() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let (mut checked, mut ep, mut promoted) = (0, 0, 0);
+        for _ in 0..200 {
+            let mut pos = Chess::default();
+            for _ in 0..150 {
+                let moves = pos.legal_moves();
+                if moves.is_empty() {
+                    break;
+                }
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                // Prefer pawn moves so that games reach promotions and e.p. squares.
+                let pawn: Vec<_> = moves.iter().filter(|m| m.role() == Role::Pawn).collect();
+                let m = match pawn.is_empty() || state.is_multiple_of(3) {
+                    true => moves[(state >> 8) as usize % moves.len()],
+                    false => *pawn[(state >> 8) as usize % pawn.len()],
+                };
+                promoted += usize::from(m.is_promotion());
+                pos.play_unchecked(m);
+                let id = Identity::of(&Key::of(&pos), CastlingMode::Standard);
+                ep += usize::from(id.ep.is_some());
+                let fen = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
+                let fields: Vec<&str> = fen.split(' ').take(4).collect();
+                assert_eq!(id.fen, fields.join(" "));
+                assert_eq!(id.placement, pos.board().to_string());
+                assert_eq!(id.zobrist, pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0);
+                checked += 1;
+            }
+        }
+        assert!(checked > 10_000 && ep > 10 && promoted > 10, "{checked} positions, {ep} e.p., {promoted} promotions");
+    }
 }

@@ -101,6 +101,7 @@ impl GameVisitor {
     }
 
     /// Starts a game from its tags, or returns it whole when its variant is not replayed.
+    #[allow(clippy::result_large_err)] // the `Err` is the game itself, handed straight on
     fn begin(&mut self, tags: Vec<(String, String)>) -> Result<Movetext, Game> {
         let find = |name: &str| tags.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str());
         let mut variant = Variant::from_tag(find("Variant"));
@@ -177,7 +178,8 @@ impl Visitor for SliceVisitor<'_, '_> {
     type Output = Game;
 
     fn begin_tags(&mut self) -> ControlFlow<Game, Self::Tags> {
-        ControlFlow::Continue(Vec::new())
+        // Room for the Seven Tag Roster and the usual extras without growing.
+        ControlFlow::Continue(Vec::with_capacity(16))
     }
 
     fn tag(&mut self, tags: &mut Self::Tags, name: &[u8], value: RawTag<'_>) -> ControlFlow<Game> {

@@ -158,10 +158,10 @@ impl Replay {
     /// Plays a legal move.
     pub fn play(&mut self, m: Move) {
         for &(i, pm) in &self.pending {
-            if pm == m {
-                if let Detail::ClaimByMove { played, .. } = &mut self.events[i].detail {
-                    *played = true;
-                }
+            if pm == m
+                && let Detail::ClaimByMove { played, .. } = &mut self.events[i].detail
+            {
+                *played = true;
             }
         }
         self.pending.clear();
@@ -311,7 +311,7 @@ impl Replay {
         }
         let st = std::mem::take(&mut self.stats);
         let start_turn = self.start_turn.unwrap_or(Color::White);
-        let color_at = |ply: u32| if ply % 2 == 0 { start_turn } else { !start_turn };
+        let color_at = |ply: u32| if ply.is_multiple_of(2) { start_turn } else { !start_turn };
 
         // An opportunity is missed when a further move followed it (an erroneous move too), or
         // when it is the last ply of a decisive game.
