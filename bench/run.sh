@@ -17,9 +17,12 @@
 #   ingest tN    threefold ingest --threads N to Parquet in a temporary folder
 #   python-chess tests/oracle/oracle.py --jobs 1 --limit N (the same repetitions, per game)
 #   pgn-extract  pgn-extract --repetition on the decompressed file, one process
+#   N floors     N floors at once, one per core: the machine's own ceiling for ingest tN / t1
 # and for the serial stage (examples/split.rs: decompress and cut into chunks, nothing else):
 #   split        on each input as ingest reads it, on the decompressed text (splitting alone),
-#                and on a pzstd-made copy of the first input with 1 and 2 decoder threads.
+#                and on a pzstd-made copy of the first input with 1 and 2 decoder threads;
+# then (full run, if valgrind is installed) callgrind's instruction counts per thread of one
+# ingest --threads 1: how many replay workers the reading thread and the writing thread can feed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
@@ -132,6 +135,7 @@ for name in "${names[@]}"; do
   run "floor $name" "$floor" "$in"
   read -r floor_games _ _ _ < "$tmp/out"
   floor_rate=$(rate "$floor_games" "$wall")
+  floor_wall="$wall"
   row "$name" floor "$floor_games" "$wall" "$floor_rate" "$(mbs "$bytes" "$wall")" "$rss_mib" "$cpu"
 
   declare -A ing_rate=()
@@ -162,12 +166,25 @@ for name in "${names[@]}"; do
     row "$name" "pgn-extract --repetition" "($floor_games)" "$wall" "$px_rate" "$(mbs "$bytes" "$wall")" "$rss_mib" "$cpu"
   fi
 
+  # The machine's own ceiling for tN / t1: N floors at once on N cores, against one floor.
+  ceiling=""
+  if [ "$t_max" != 1 ]; then
+    for k in $(seq "$t_max"); do
+      /usr/bin/time -f '%e' -o "$tmp/par.$k" "$floor" "$in" > /dev/null 2>&1 &
+    done
+    wait
+    slowest=$(cat "$tmp"/par.* | sort -n | tail -n 1); rm -f "$tmp"/par.*
+    ceiling=$(awk -v n="$t_max" -v one="$floor_wall" -v w="$slowest" 'BEGIN{printf "%.2f", n*one/w}')
+    row "$name" "$t_max floors at once (slowest)" "$floor_games" "$slowest" "$(rate "$floor_games" "$slowest")" "$(mbs "$bytes" "$slowest")" "-" "-"
+  fi
+
   r1=$(ratio "${ing_rate[1]}" "$floor_rate")
   ratios+=("| $name | ingest t1 / floor | $r1 | >= 0.85 | $(ok "$r1" 0.85) |")
   if [ "$t_max" != 1 ]; then
     r2=$(ratio "${ing_rate[$t_max]}" "${ing_rate[1]}")
     want=$(awk -v t="$t_max" 'BEGIN{printf "%.1f", 0.9*t}')
     ratios+=("| $name | ingest t$t_max / t1 | $r2 | >= $want | $(ok "$r2" "$want") |")
+    ratios+=("| $name | machine ceiling: $t_max floors at once / one floor | $ceiling | | |")
   fi
   if [ -n "$py_rate" ]; then
     r3=$(ratio "${ing_rate[1]}" "$py_rate")
@@ -219,6 +236,32 @@ for t in $threads_list; do
   row "$first" "ingest t$t, pzstd input" "$g" "$wall" "$(rate "$g" "$wall")" "$(mbs "$bytes" "$wall")" "$rss_mib" "$cpu"
 done
 
+# --- serial stages: instructions per thread (callgrind; machine noise does not count) -----------
+# ingest --threads 1 on the first 20 MB of the first input: how many replay workers one reading
+# thread (decompress + split) and the one in-order writing thread can each keep busy.
+serial=()
+if [ "$smoke" = 0 ] && command -v valgrind >/dev/null; then
+  head -c 20000000 "$tmp/$first.pgn" > "$tmp/cg.head"
+  last=$(grep -n '^\[Event ' "$tmp/cg.head" | tail -n 1 | cut -d: -f1)
+  head -n "$(( ${last:-1} - 1 ))" "$tmp/cg.head" | zstd -q -3 -o "$tmp/cg.pgn.zst"
+  rm -rf "$tmp/ds" "$tmp"/cg.out*
+  valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$tmp/cg.out" \
+    "$bin" ingest "$tmp/cg.pgn.zst" --out "$tmp/ds" --threads 1 --quiet > /dev/null 2>&1
+  declare -A instr=()
+  for f in "$tmp"/cg.out-*; do
+    n=$(sed -n 's/^summary: //p' "$f")
+    if grep -q 'replay_chunk' "$f"; then instr[worker]=$n
+    elif grep -q 'read_input' "$f"; then instr[read]=$n
+    elif grep -q 'fn=.*cli::main' "$f"; then instr[write]=$n
+    elif grep -q 'ArrowColumnWriter' "$f"; then instr[encode]=$((${instr[encode]:-0} + n)); fi
+  done
+  for stage in read write; do
+    cap=$(ratio "${instr[worker]:-0}" "${instr[$stage]:-0}")
+    serial+=("| $first (20 MB, zstd) | ${stage} thread | ${instr[$stage]:-?} | ${instr[worker]:-?} | $cap |")
+  done
+  serial+=("| $first (20 MB, zstd) | column encoding (parallel, on all cores) | ${instr[encode]:-?} | ${instr[worker]:-?} | $(ratio "${instr[worker]:-0}" "${instr[encode]:-0}") |")
+fi
+
 # --- report ----------------------------------------------------------------------------------
 echo
 echo "threefold benchmark$([ "$smoke" = 1 ] && echo " (smoke: first 1.5 MB of each file)"): $(date -u +%Y-%m-%d), $cores cores ($(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)), load average at the end $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -230,6 +273,12 @@ echo
 echo "| input | ratio | value | target | |"
 echo "|---|---|---:|---|---|"
 printf '%s\n' "${ratios[@]}"
+if [ "${#serial[@]}" -gt 0 ]; then
+  echo
+  echo "| input | serial stage | instructions | replay worker's instructions | workers one such thread feeds |"
+  echo "|---|---|---:|---:|---:|"
+  printf '%s\n' "${serial[@]}"
+fi
 if [ "$smoke" = 1 ]; then
   [ "$fail" = 0 ] && echo "bench smoke: 1 passed, 0 failed" || { echo "bench smoke: 0 passed, 1 failed"; exit 1; }
 fi
