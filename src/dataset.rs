@@ -234,15 +234,22 @@ impl Table {
         Ok(())
     }
 
-    /// Puts the temporary directory in place of the final one.
+    /// Puts the temporary directory in place of the final one: where the system can, in one
+    /// atomic exchange, so that a reader or a crash never sees the partition missing or half
+    /// replaced; otherwise by moving the old one aside first.
     fn swap(&self) -> Result<()> {
+        let had_old = self.final_dir.exists();
+        if had_old && exchange(&self.temp_dir, &self.final_dir)? {
+            // The temporary name now holds the previous partition.
+            return fs::remove_dir_all(&self.temp_dir)
+                .with_context(|| format!("cannot remove the previous {}", self.temp_dir.display()));
+        }
         let old = match (self.final_dir.file_name(), self.final_dir.parent()) {
             (Some(name), Some(parent)) => {
                 parent.join(format!(".old-{}-{}", name.to_string_lossy(), std::process::id()))
             }
             _ => bail!("internal error: bad partition path {}", self.final_dir.display()),
         };
-        let had_old = self.final_dir.exists();
         if had_old {
             fs::rename(&self.final_dir, &old).with_context(|| format!("cannot move aside {}", self.final_dir.display()))?;
         }
@@ -258,6 +265,29 @@ impl Table {
         self.writer = None;
         let _ = fs::remove_dir_all(&self.temp_dir);
     }
+}
+
+/// Exchanges two directories atomically (Linux `renameat2` with `RENAME_EXCHANGE`). `Ok(false)`
+/// when the system or file system cannot, so the caller falls back to two renames.
+#[cfg(target_os = "linux")]
+fn exchange(a: &Path, b: &Path) -> Result<bool> {
+    use std::{ffi::CString, os::unix::ffi::OsStrExt};
+    let path = |p: &Path| CString::new(p.as_os_str().as_bytes()).context("path with a NUL byte");
+    let (ca, cb) = (path(a)?, path(b)?);
+    // SAFETY: both are valid NUL-terminated paths, relative to the working directory.
+    let rc = unsafe { libc::renameat2(libc::AT_FDCWD, ca.as_ptr(), libc::AT_FDCWD, cb.as_ptr(), libc::RENAME_EXCHANGE) };
+    if rc == 0 {
+        return Ok(true);
+    }
+    match io::Error::last_os_error().raw_os_error() {
+        Some(libc::EINVAL | libc::ENOSYS | libc::ENOTSUP) => Ok(false),
+        _ => Err(io::Error::last_os_error()).with_context(|| format!("cannot exchange {} and {}", a.display(), b.display())),
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn exchange(_a: &Path, _b: &Path) -> Result<bool> {
+    Ok(false)
 }
 
 /// The games and events files of one source being written.
@@ -294,6 +324,30 @@ impl Drop for Partition {
     fn drop(&mut self) {
         if self.games.writer.is_some() || self.events.writer.is_some() {
             self.abort();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An exchange swaps two directories whole, or, where the file system cannot, changes nothing
+    /// (the caller then renames).
+    #[test]
+    fn exchange_swaps_directories_or_leaves_them() {
+        let tmp = tempfile::tempdir().unwrap();
+        let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+        for (dir, text) in [(&a, "new"), (&b, "old")] {
+            fs::create_dir(dir).unwrap();
+            fs::write(dir.join("part"), text).unwrap();
+        }
+        let swapped = exchange(&a, &b).unwrap();
+        let read = |d: &Path| fs::read_to_string(d.join("part")).unwrap();
+        let expected = if swapped { ("old", "new") } else { ("new", "old") };
+        assert_eq!((read(&a).as_str(), read(&b).as_str()), expected);
+        if cfg!(target_os = "linux") {
+            eprintln!("RENAME_EXCHANGE supported here: {swapped}");
         }
     }
 }
