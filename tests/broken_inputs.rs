@@ -10,11 +10,23 @@ use std::{
 
 use serde_json::Value;
 
+/// Runs the binary under `/usr/bin/time`: no panic, and peak RSS within [`RSS_LIMIT_KIB`] on
+/// every broken input, small ones included (a corrupt zstd header could ask for a huge window).
 fn threefold(args: &[&str]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_threefold")).args(args).output().expect("binary runs");
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let mut out = Command::new("/usr/bin/time")
+        .args(["-f", "%M", env!("CARGO_BIN_EXE_threefold")])
+        .args(args)
+        .output()
+        .expect("/usr/bin/time (Debian package time) runs the binary");
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(!stderr.contains("panicked"), "threefold {args:?} panicked:\n{stderr}");
     assert_ne!(out.status.code(), Some(101), "threefold {args:?} panicked:\n{stderr}");
+    let (rest, last) = stderr.trim_end().rsplit_once('\n').unwrap_or(("", stderr.trim_end()));
+    let kib: u64 = last.trim().parse().unwrap_or_else(|_| panic!("no RSS from /usr/bin/time in {stderr:?}"));
+    assert!(kib <= RSS_LIMIT_KIB, "peak RSS {kib} KiB for threefold {args:?}");
+    // What the binary itself wrote, without time's lines.
+    let rest = rest.lines().filter(|l| !l.starts_with("Command exited with non-zero status")).collect::<Vec<_>>();
+    out.stderr = rest.join("\n").into_bytes();
     out
 }
 
