@@ -221,7 +221,9 @@ PY
   # splitting alone on the decompressed text.
   run "split $name" "$split" "$in"
   read -r sb _ sg _ < "$tmp/out"
-  row "$name" "split (decompress + chunk)" "$sg" "$wall" "$(rate "$sg" "$wall")" "$(mbs "$sb" "$wall")" "$rss_mib" "$cpu"
+  split_rate=$(rate "$sg" "$wall")
+  row "$name" "split (decompress + chunk)" "$sg" "$wall" "$split_rate" "$(mbs "$sb" "$wall")" "$rss_mib" "$cpu"
+  ratios+=("| $name | split (the reading thread) / ingest t1: workers one reader keeps busy | $(ratio "$split_rate" "${ing_rate[1]}") | >= 25 | $(ok "$(ratio "$split_rate" "${ing_rate[1]}")" 25) |")
   run "split $name.pgn" "$split" "$text"
   row "$name" "split, decompressed text" "$sg" "$wall" "$(rate "$sg" "$wall")" "$(mbs "$sb" "$wall")" "$rss_mib" "$cpu"
 done
