@@ -92,6 +92,10 @@ impl Scan<'_> {
         }
         j
     }
+    /// Whether the token starting here is exactly `token`.
+    fn is_token(&self, token: &[u8]) -> bool {
+        self.starts_with(token) && self.s.get(self.i + token.len()).is_none_or(|&c| is_token_end(c))
+    }
     fn skip_token(&mut self) {
         self.i = self.token_end();
     }
@@ -392,8 +396,10 @@ impl<'a> Mainline<'a> {
                 // The reader reads results, castling with zeros and move numbers by their prefix;
                 // what follows starts a new token.
                 b'0'..=b'9' | b'\xc2' if c != b'\xc2' || sc.at(1) == Some(0xbd) => {
-                    if c == b'0' && !self.after_result && &sc.s[sc.i..sc.token_end()] == b"0000" {
-                        sc.i = sc.token_end();
+                    // `0000` as a whole token (a null move); checked without scanning to the
+                    // token's end, which made a long run of zeros quadratic (found by fuzzing).
+                    if c == b'0' && !self.after_result && sc.is_token(b"0000") {
+                        sc.i += 4;
                         if read_moves && let Some(bad) = self.bad(b"0000", true) {
                             return Some(bad);
                         }
@@ -535,6 +541,7 @@ mod tests {
         assert_eq!(bad("1. e4 e5 1/2 Nf3"), None, "an incomplete 1/2 prefix is consumed, as the reader does");
         assert_eq!(bad("1. e4 e5 * xyz 2. Nf3 d8Q"), None);
         assert!(first_bad_token(b"1. e4 0000 *").unwrap().null_move);
+        assert!(first_bad_token(b"1. e4 0000").unwrap().null_move, "at the end of the input too");
     }
 
     #[test]

@@ -278,3 +278,16 @@ fn a_200_mb_line_without_newline_stays_in_bounded_memory() {
     drop(text);
     ingest_in_bounded_memory(&path, &tmp.path().join("ds"), "a 200 MB line");
 }
+
+/// Found by fuzzing (`compressed_input`): a bzip2 file of 2.5 KB that unpacks to megabytes of
+/// `0` took minutes, because every `0` made the movetext scanner look for the end of its token
+/// (a null move `0000`?), which was the end of the run. Quadratic, that is some 10^13 steps
+/// here; linear, a few milliseconds.
+#[test]
+fn regression_zero_run_quadratic_scan() {
+    let tmp = tempfile::tempdir().unwrap();
+    let zeros = write(tmp.path(), "zeros.pgn", &vec![b'0'; 8 << 20]);
+    let games = dump(&zeros);
+    assert_eq!(games.len(), 1);
+    assert_eq!(games[0]["summary"]["plies"], 0);
+}
