@@ -45,7 +45,8 @@ enum Command {
     ///
     /// Writes DIR/games/source=<name>/part-00000.parquet, DIR/events/source=<name>/part-00000.parquet,
     /// DIR/views.sql (DuckDB views) and DIR/_manifest.json. Re-ingesting a source replaces its
-    /// partition. Exit status 1 when an input could not be read to its end (see the manifest).
+    /// partition. Exit status 1 when an input could not be read to its end (see the manifest);
+    /// 2 on a usage error or an output error (disk full, ...), which stops the run.
     ///
     /// Examples:
     ///   threefold ingest lichess_db_standard_rated_2024-01.pgn.zst --out dataset
