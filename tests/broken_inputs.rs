@@ -23,6 +23,7 @@ fn threefold(args: &[&str]) -> Output {
     assert_ne!(out.status.code(), Some(101), "threefold {args:?} panicked:\n{stderr}");
     let (rest, last) = stderr.trim_end().rsplit_once('\n').unwrap_or(("", stderr.trim_end()));
     let kib: u64 = last.trim().parse().unwrap_or_else(|_| panic!("no RSS from /usr/bin/time in {stderr:?}"));
+    eprintln!("peak RSS {kib} KiB for threefold {args:?}");
     assert!(kib <= RSS_LIMIT_KIB, "peak RSS {kib} KiB for threefold {args:?}");
     // What the binary itself wrote, without time's lines.
     let rest = rest.lines().filter(|l| !l.starts_with("Command exited with non-zero status")).collect::<Vec<_>>();
@@ -80,21 +81,12 @@ fn parquet_files(dir: &Path) -> Vec<PathBuf> {
 /// of a line, a tag, a comment, a game or the number of games beyond what one chunk holds.
 const RSS_LIMIT_KIB: u64 = 256 * 1024;
 
-/// Runs `threefold ingest` on `input` into `out` under `/usr/bin/time`, checks it succeeded and
-/// stayed within [`RSS_LIMIT_KIB`], and returns the manifest.
+/// Runs `threefold ingest` on `input` into `out` (within [`RSS_LIMIT_KIB`], as every run here),
+/// checks it succeeded, and returns the manifest.
 fn ingest_in_bounded_memory(input: &Path, out: &Path, what: &str) -> Value {
-    let o = Command::new("/usr/bin/time")
-        .args(["-f", "%M", env!("CARGO_BIN_EXE_threefold"), "ingest", "--quiet", "--out"])
-        .arg(out)
-        .arg(input)
-        .output()
-        .expect("/usr/bin/time (Debian package time) runs");
-    let stderr = String::from_utf8_lossy(&o.stderr);
-    assert!(o.status.success(), "ingest of {what} failed: {stderr}");
-    let kib: u64 = stderr.lines().last().unwrap().trim().parse().unwrap();
-    eprintln!("peak RSS {kib} KiB for {what}");
-    assert!(kib <= RSS_LIMIT_KIB, "peak RSS {kib} KiB for {what}");
-    serde_json::from_slice(&fs::read(out.join("_manifest.json")).expect("manifest written")).unwrap()
+    let (o, manifest) = ingest(&[input], out);
+    assert!(o.status.success(), "ingest of {what} failed: {}", String::from_utf8_lossy(&o.stderr));
+    manifest
 }
 
 #[test]
