@@ -24,6 +24,7 @@ pub mod parquet_file;
 pub mod pgn;
 pub mod progress;
 pub mod replay;
+pub mod san;
 pub mod report;
 pub mod schema;
 pub mod start;

@@ -137,7 +137,7 @@ impl Replay {
         }
         let kind = match san.san {
             San::Null => Err(ErrorKind::NullMove),
-            _ => san.san.to_move(&self.pos).map_err(|e| match e {
+            _ => crate::san::to_move(&self.pos, &san.san).map_err(|e| match e {
                 SanError::AmbiguousSan => ErrorKind::AmbiguousMove,
                 SanError::IllegalSan => ErrorKind::IllegalMove,
             }),

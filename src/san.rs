@@ -1,0 +1,93 @@
+//! SAN to move, for the common case without building a move list.
+//!
+//! `shakmaty`'s [`San::to_move`] generates every candidate move into a 256-entry list and returns
+//! it by value: over half of what replaying a game costs (callgrind, pgnmentor sample). Most moves
+//! in real games are a piece or pawn moving while the side to move is not in check; for those
+//! the one moving piece is found from attack bitboards and checked for a pin directly. Anything
+//! else (check, castling, en passant, an ambiguous, illegal or odd token) goes to
+//! [`San::to_move`], so the answer is always exactly `shakmaty`'s: debug builds (the fuzz targets
+//! too) assert it on every move, and `tests/san_agrees.rs` checks it in every position of ~900
+//! real games for every legal move's SAN and many mutilated ones.
+
+use shakmaty::{
+    Bitboard, Chess, Move, Position, Rank, Role, attacks,
+    san::{San, SanError},
+};
+
+/// The move `san` denotes in `pos`, exactly as [`San::to_move`] decides it.
+pub fn to_move(pos: &Chess, san: &San) -> Result<Move, SanError> {
+    let found = fast(pos, san).map_or_else(|| san.to_move(pos), Ok);
+    debug_assert_eq!(found, san.to_move(pos), "{san} in {}", shakmaty::fen::Fen::from_position(pos, shakmaty::EnPassantMode::Legal));
+    found
+}
+
+/// The move, when `san` is a normal move not made in check with exactly one legal mover and no
+/// en passant or special promotion involved; `None` means "ask shakmaty".
+fn fast(pos: &Chess, san: &San) -> Option<Move> {
+    let San::Normal { role, file, rank, capture, to, promotion } = *san else {
+        return None;
+    };
+    let board = pos.board();
+    let turn = pos.turn();
+    let occupied = board.occupied();
+    let target = board.role_at(to);
+    // A capture flag that disagrees with the board, or a target of our own, is an illegal move
+    // (or en passant): shakmaty says which.
+    if capture != target.is_some() || pos.us().contains(to) {
+        return None;
+    }
+    let back_rank = Bitboard::BACKRANKS.contains(to);
+    let from = match role {
+        Role::Pawn => {
+            match promotion {
+                None if !back_rank => {}
+                Some(Role::Queen | Role::Rook | Role::Bishop | Role::Knight) if back_rank => {}
+                _ => return None,
+            }
+            if capture {
+                attacks::pawn_attacks(!turn, to) & pos.our(Role::Pawn)
+            } else {
+                let behind = to.offset(turn.fold_wb(-8, 8))?;
+                if pos.our(Role::Pawn).contains(behind) {
+                    Bitboard::from_square(behind)
+                } else if to.rank() == turn.fold_wb(Rank::Fourth, Rank::Fifth) && !occupied.contains(behind) {
+                    let start = behind.offset(turn.fold_wb(-8, 8))?;
+                    pos.our(Role::Pawn) & Bitboard::from_square(start)
+                } else {
+                    Bitboard::EMPTY
+                }
+            }
+        }
+        _ if promotion.is_some() => return None,
+        Role::Knight => attacks::knight_attacks(to) & pos.our(role),
+        Role::Bishop => attacks::bishop_attacks(to, occupied) & pos.our(role),
+        Role::Rook => attacks::rook_attacks(to, occupied) & pos.our(role),
+        Role::Queen => attacks::queen_attacks(to, occupied) & pos.our(role),
+        Role::King => attacks::king_attacks(to) & pos.our(role),
+    };
+    let king = board.king_of(turn)?;
+    if pos.checkers().any() {
+        return None;
+    }
+    let mut found = None;
+    for from in from {
+        if file.is_some_and(|f| f != from.file()) || rank.is_some_and(|r| r != from.rank()) {
+            continue;
+        }
+        let legal = if role == Role::King {
+            // Not in check, so the king itself shields no attack on `to`.
+            board.attacks_to(to, !turn, occupied).is_empty()
+        } else {
+            // No attacker of the king once `from` is empty and `to` filled, but the captured one.
+            (pos.king_attackers(king, !turn, (occupied ^ from) | to) & !Bitboard::from_square(to)).is_empty()
+        };
+        if legal {
+            if found.is_some() {
+                return None;
+            }
+            found = Some(Move::Normal { role, from, capture: target, to, promotion });
+        }
+    }
+    found
+}
+

@@ -1,0 +1,180 @@
+//! `threefold::san::to_move` resolves most SAN without `shakmaty`'s move list and hands the rest
+//! to `San::to_move`; its answer must always be `shakmaty`'s. Checked here position by position
+//! on real games (standard, Chess960 and set-up positions): every legal move's SAN, and each of
+//! them mutilated (no disambiguation, a wrong or extra file/rank, the capture mark flipped, other
+//! promotions, another piece) so that ambiguous and illegal answers are compared too. Debug builds
+//! (the fuzz targets too) also assert it on every move the replay plays.
+
+use std::{ops::ControlFlow, path::Path};
+
+use pgn_reader::{RawTag, Reader, SanPlus, Skip, Visitor};
+use shakmaty::{
+    Chess, File, Move, Position, Rank, Role, Square,
+    san::San,
+};
+use threefold::{
+    input,
+    start::{Start, Variant},
+};
+
+/// SAN variants of `san` that may resolve differently, including `san` itself.
+fn mutilations(san: San) -> Vec<San> {
+    let mut out = vec![san];
+    if let San::Normal { role, file, rank, capture, to, promotion } = san {
+        let normal = |role, file, rank, capture, to, promotion| San::Normal { role, file, rank, capture, to, promotion };
+        out.push(normal(role, None, None, capture, to, promotion));
+        out.push(normal(role, file, rank, !capture, to, promotion));
+        out.push(normal(role, Some(File::new((u32::from(to) % 8) ^ 1)), rank, capture, to, promotion));
+        out.push(normal(role, file, Some(Rank::new((u32::from(to) / 8) ^ 3)), capture, to, promotion));
+        for p in [None, Some(Role::Queen), Some(Role::Knight), Some(Role::King), Some(Role::Pawn)] {
+            out.push(normal(role, file, rank, capture, to, p));
+        }
+        for r in Role::ALL {
+            out.push(normal(r, None, None, capture, to, promotion));
+        }
+        // Same piece one square over: often illegal, sometimes another piece's move.
+        out.push(normal(role, file, rank, capture, Square::new((u32::from(to) + 1) % 64), promotion));
+    }
+    out
+}
+
+#[derive(Default)]
+struct Check {
+    positions: u64,
+    compared: u64,
+    differ: u64,
+    failures: Vec<String>,
+}
+
+#[derive(Default)]
+struct Tags {
+    fen: Option<String>,
+    variant: Option<String>,
+}
+
+impl Check {
+    fn compare(&mut self, pos: &Chess, san: San) {
+        let ours = threefold::san::to_move(pos, &san);
+        let theirs = san.to_move(pos);
+        self.compared += 1;
+        if ours != theirs {
+            self.differ += 1;
+        }
+        if ours != theirs && self.failures.len() < 20 {
+            let fen = shakmaty::fen::Fen::from_position(pos, shakmaty::EnPassantMode::Always);
+            self.failures.push(format!("{san} in {fen}: ours {ours:?}, shakmaty {theirs:?}"));
+        }
+    }
+
+    fn position(&mut self, pos: &Chess, played: San) {
+        self.positions += 1;
+        let legal: Vec<Move> = pos.legal_moves().into_iter().collect();
+        for m in legal {
+            for san in mutilations(San::from_move(pos, m)) {
+                self.compare(pos, san);
+            }
+        }
+        for san in mutilations(played) {
+            self.compare(pos, san);
+        }
+    }
+}
+
+impl Visitor for Check {
+    type Tags = Tags;
+    type Movetext = Option<Chess>;
+    type Output = ();
+
+    fn begin_tags(&mut self) -> ControlFlow<(), Tags> {
+        ControlFlow::Continue(Tags::default())
+    }
+
+    fn tag(&mut self, tags: &mut Tags, name: &[u8], value: RawTag<'_>) -> ControlFlow<()> {
+        let value = || Some(String::from_utf8_lossy(&value.decode()).into_owned());
+        match name {
+            b"FEN" => tags.fen = value(),
+            b"Variant" => tags.variant = value(),
+            _ => {}
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn begin_movetext(&mut self, tags: Tags) -> ControlFlow<(), Option<Chess>> {
+        let variant = Variant::from_tag(tags.variant.as_deref());
+        if let Variant::Other(_) = variant {
+            return ControlFlow::Continue(None);
+        }
+        ControlFlow::Continue(Start::new(&variant, tags.fen.as_deref()).ok().map(|s| s.pos))
+    }
+
+    fn san(&mut self, pos: &mut Option<Chess>, san_plus: SanPlus) -> ControlFlow<()> {
+        if let Some(p) = pos {
+            self.position(p, san_plus.san);
+            match san_plus.san.to_move(p) {
+                Ok(m) => p.play_unchecked(m),
+                Err(_) => *pos = None,
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn begin_variation(&mut self, _pos: &mut Option<Chess>) -> ControlFlow<(), Skip> {
+        ControlFlow::Continue(Skip(true))
+    }
+
+    fn end_game(&mut self, _pos: Option<Chess>) {}
+}
+
+fn check_file(check: &mut Check, relative: &str, games: usize) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus").join(relative);
+    let (_, stream) = input::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut reader = Reader::new(stream);
+    for _ in 0..games {
+        if reader.read_game(check).unwrap().is_none() {
+            break;
+        }
+    }
+}
+
+#[test]
+fn san_resolution_agrees_with_shakmaty_on_real_positions() {
+    let mut check = Check::default();
+    check_file(&mut check, "lichess/lichess_db_standard_rated_2013-01-sample.pgn.zst", 300);
+    check_file(&mut check, "otb/pgnmentor-players.pgn.zst", 300);
+    check_file(&mut check, "engine/tcec-chess960.pgn.zst", 60);
+    check_file(&mut check, "variants/chess960rwch.pgn", 40);
+    check_file(&mut check, "edge/fenSetup.pgn", 100);
+    check_file(&mut check, "edge/chessalyzer-en-passant.pgn", 100);
+    check_file(&mut check, "edge/promotion.pgn", 100);
+    check_file(&mut check, "edge/chessalyzer-multiple-promotions.pgn", 100);
+    assert!(check.positions > 50_000, "only {} positions", check.positions);
+    assert!(check.differ == 0, "{} of {} differ; first:\n{}", check.differ, check.compared, check.failures.join("\n"));
+}
+
+/// Pinned pieces, discovered checks, a capture of the pinning piece, and the standard SAN rule
+/// that a pinned piece does not count for disambiguation.
+#[test]
+fn san_resolution_agrees_on_pins() {
+    let mut check = Check::default();
+    for fen in [
+        "4k3/8/8/8/4r3/8/4N3/4K3 w - - 0 1",          // knight pinned on the file
+        "4k3/8/8/8/4r3/8/4R3/4K3 w - - 0 1",          // rook pinned, may move along the pin
+        "4k3/8/8/1b6/8/3N4/8/5K1N w - - 0 1",         // Nd3 pinned diagonally; Nf2 only from h1
+        "4k3/8/8/8/8/8/3p4/4K3 w - - 0 1",            // king takes an unprotected pawn
+        "4k3/8/8/8/1q6/8/3P4/4K3 w - - 0 1",          // pawn pinned diagonally
+        "4k3/8/8/8/8/2b5/3P4/4K3 w - - 0 1",          // pawn takes the pinning bishop
+        "r3k2r/8/8/3pP3/8/8/8/R3K2R w KQkq d6 0 1",   // en passant and castling go to shakmaty
+        "8/2P1k3/8/8/8/8/8/4K3 w - - 0 1",            // promotion
+    ] {
+        let pos: Chess = fen.parse::<shakmaty::fen::Fen>().unwrap().into_position(shakmaty::CastlingMode::Standard).unwrap();
+        let mut sans: Vec<San> = pos.legal_moves().into_iter().map(|m| San::from_move(&pos, m)).collect();
+        sans.extend(["Nf2", "Nc1", "Rxe4", "Re3", "Rd2", "Kxd2", "dxc3", "d3", "d4", "exd6", "c8=Q", "c8", "Nf1"].map(|s| s.parse::<San>().unwrap()));
+        for san in sans {
+            check.positions += 1;
+            for san in mutilations(san) {
+                check.compare(&pos, san);
+            }
+        }
+    }
+    assert!(check.differ == 0, "{}", check.failures.join("\n"));
+}
