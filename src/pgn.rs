@@ -11,13 +11,14 @@ use crate::{
     replay::{Analysis, GameResult, Replay},
     start::{ErrorKind, GameError, Start, Variant},
     summary::Summary,
+    tags::Tags,
 };
 
 /// One game as read and analysed.
 #[derive(Clone, Debug)]
 pub struct Game {
     /// Every tag in file order, decoded as UTF-8, or Latin-1 where it is not valid UTF-8.
-    pub tags: Vec<(String, String)>,
+    pub tags: Tags,
     /// The variant replayed (Chess960 also when only the FEN needs it), or the one skipped.
     pub variant: Variant,
     pub result: GameResult,
@@ -29,7 +30,7 @@ pub struct Game {
 
 impl Game {
     pub fn tag(&self, name: &str) -> Option<&str> {
-        self.tags.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+        self.tags.get(name)
     }
 
     pub fn status(&self) -> &'static str {
@@ -41,18 +42,10 @@ impl Game {
     }
 }
 
-/// Decodes bytes as UTF-8, falling back to Latin-1 (every byte one character) for old files.
-pub fn decode_text(bytes: &[u8]) -> String {
-    match std::str::from_utf8(bytes) {
-        Ok(s) => s.to_owned(),
-        Err(_) => bytes.iter().map(|&b| b as char).collect(),
-    }
-}
-
 /// Per-game state while the movetext is read.
 pub struct Movetext {
     moves: Vec<SanPlus>,
-    tags: Vec<(String, String)>,
+    tags: Tags,
     variant: Variant,
     outcome: Option<GameResult>,
 }
@@ -102,8 +95,8 @@ impl GameVisitor {
 
     /// Starts a game from its tags, or returns it whole when its variant is not replayed.
     #[allow(clippy::result_large_err)] // the `Err` is the game itself, handed straight on
-    fn begin(&mut self, tags: Vec<(String, String)>) -> Result<Movetext, Game> {
-        let find = |name: &str| tags.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str());
+    fn begin(&mut self, tags: Tags) -> Result<Movetext, Game> {
+        let find = |name: &str| tags.get(name);
         let mut variant = Variant::from_tag(find("Variant"));
         if let Variant::Other(_) = variant {
             let result = GameResult::from_tag(find("Result").unwrap_or(""));
@@ -152,7 +145,7 @@ impl GameVisitor {
     /// The game's record: the result is the `Result` tag's when it is decisive or a draw, else
     /// the movetext marker's.
     fn finish(&mut self, movetext: Movetext, marker: Option<GameResult>) -> Game {
-        let tag_result = movetext.tags.iter().find(|(n, _)| n == "Result").map(|(_, v)| GameResult::from_tag(v));
+        let tag_result = movetext.tags.get("Result").map(GameResult::from_tag);
         let result = match tag_result {
             Some(r) if r != GameResult::Unknown => r,
             _ => marker.unwrap_or(GameResult::Unknown),
@@ -173,17 +166,16 @@ struct SliceVisitor<'v, 's> {
 }
 
 impl Visitor for SliceVisitor<'_, '_> {
-    type Tags = Vec<(String, String)>;
+    type Tags = Tags;
     type Movetext = Movetext;
     type Output = Game;
 
     fn begin_tags(&mut self) -> ControlFlow<Game, Self::Tags> {
-        // Room for the Seven Tag Roster and the usual extras without growing.
-        ControlFlow::Continue(Vec::with_capacity(16))
+        ControlFlow::Continue(Tags::new())
     }
 
     fn tag(&mut self, tags: &mut Self::Tags, name: &[u8], value: RawTag<'_>) -> ControlFlow<Game> {
-        tags.push((decode_text(name), decode_text(&value.decode())));
+        tags.push(name, &value.decode());
         ControlFlow::Continue(())
     }
 
@@ -226,7 +218,7 @@ impl Game {
     fn unreadable(error: &io::Error) -> Game {
         let error = GameError { kind: ErrorKind::InvalidPgn, ply: 0, token: error.to_string() };
         Game {
-            tags: Vec::new(),
+            tags: Tags::default(),
             variant: Variant::Standard,
             result: GameResult::Unknown,
             analysis: Some(Analysis { error: Some(error), summary: Summary::empty(), events: Vec::new() }),

@@ -281,7 +281,7 @@ impl GamesBuilder {
         self.byte_offset.append_value(byte_offset);
 
         let mut typed: [Option<&str>; TAG_COLUMNS.len()] = [None; TAG_COLUMNS.len()];
-        for (name, value) in &game.tags {
+        for (name, value) in game.tags.iter() {
             match tag_index(name) {
                 Some(i) if typed[i].is_none() => typed[i] = Some(value),
                 _ => {

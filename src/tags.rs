@@ -1,5 +1,71 @@
-//! Typed values from PGN tags, as the Hugging Face `Lichess/standard-chess-games` dataset types
-//! them, and the fields derived from tags (`lichess_id`, `time_class`).
+//! A game's tags ([`Tags`]), typed values from them as the Hugging Face
+//! `Lichess/standard-chess-games` dataset types them, and the fields derived from tags
+//! (`lichess_id`, `time_class`).
+
+/// A game's tags in file order, names and values decoded as UTF-8, or Latin-1 (every byte one
+/// character) where they are not valid UTF-8. All of them live in one string: two allocations
+/// per game, not two per tag.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tags {
+    text: String,
+    /// Per tag, where its name and its value end in `text`.
+    ends: Vec<(usize, usize)>,
+}
+
+impl Tags {
+    pub fn new() -> Tags {
+        Tags { text: String::with_capacity(256), ends: Vec::with_capacity(16) }
+    }
+
+    /// Appends a tag as read from the file.
+    pub fn push(&mut self, name: &[u8], value: &[u8]) {
+        push_decoded(&mut self.text, name);
+        let name_end = self.text.len();
+        push_decoded(&mut self.text, value);
+        self.ends.push((name_end, self.text.len()));
+    }
+
+    /// The tags as (name, value), in file order, duplicates included.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
+        let mut start = 0;
+        self.ends.iter().map(move |&(name_end, value_end)| {
+            let tag = (&self.text[start..name_end], &self.text[name_end..value_end]);
+            start = value_end;
+            tag
+        })
+    }
+
+    /// The value of the first tag called `name`.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+}
+
+impl<'a> FromIterator<(&'a str, &'a str)> for Tags {
+    fn from_iter<I: IntoIterator<Item = (&'a str, &'a str)>>(iter: I) -> Tags {
+        let mut tags = Tags::default();
+        for (name, value) in iter {
+            tags.push(name.as_bytes(), value.as_bytes());
+        }
+        tags
+    }
+}
+
+/// Appends `bytes` decoded as UTF-8, or as Latin-1 where they are not valid UTF-8.
+fn push_decoded(out: &mut String, bytes: &[u8]) {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => out.push_str(s),
+        Err(_) => out.extend(bytes.iter().map(|&b| b as char)),
+    }
+}
 
 /// A rating or rating difference (`1500`, `+12`, `-7`); `None` for `?`, empty or out of range.
 pub fn int16(value: &str) -> Option<i16> {
@@ -90,6 +156,24 @@ pub fn time_class(time_control: &str) -> Option<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tags_keep_order_duplicates_and_latin1() {
+        let mut tags = Tags::new();
+        tags.push(b"Event", b"Tilburg");
+        tags.push(b"White", b"Karpov");
+        tags.push(b"Event", b"second");
+        tags.push(b"Black", b"Mil\xe9s");
+        tags.push(b"Empty", b"");
+        let all: Vec<_> = tags.iter().collect();
+        assert_eq!(all, [("Event", "Tilburg"), ("White", "Karpov"), ("Event", "second"), ("Black", "Mil\u{e9}s"), ("Empty", "")]);
+        assert_eq!(tags.get("Event"), Some("Tilburg"));
+        assert_eq!(tags.get("Black"), Some("Mil\u{e9}s"));
+        assert_eq!(tags.get("Empty"), Some(""));
+        assert_eq!(tags.get("Round"), None);
+        assert_eq!(tags.len(), 5);
+        assert_eq!(all.into_iter().collect::<Tags>(), tags);
+    }
 
     #[test]
     fn typed_tags() {
