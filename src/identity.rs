@@ -36,14 +36,18 @@ impl Key {
 
     /// Computes the key of `pos`, given the Zobrist key of its pieces and side to move (see
     /// [`board_zobrist`]), which the replay updates move by move.
+    #[inline(always)]
     pub fn new(pos: &Chess, board_zobrist: u64) -> Key {
         let legal_ep = pos.legal_ep_square();
         let mut zobrist = board_zobrist;
         let castles = pos.castles();
-        for color in Color::ALL {
-            for side in CastlingSide::ALL {
-                if castles.has(color, side) {
-                    zobrist ^= Zobrist64::zobrist_for_castling_right(color, side).0;
+        let castling = castles.castling_rights();
+        if castling.any() {
+            for color in Color::ALL {
+                for side in CastlingSide::ALL {
+                    if castles.has(color, side) {
+                        zobrist ^= Zobrist64::zobrist_for_castling_right(color, side).0;
+                    }
                 }
             }
         }
@@ -53,7 +57,7 @@ impl Key {
         Key {
             board: pos.board().clone(),
             turn: pos.turn(),
-            castling: castles.castling_rights(),
+            castling,
             legal_ep,
             fen_ep: pos.maybe_ep_square(),
             zobrist,
@@ -78,8 +82,14 @@ impl Key {
 /// and e.p. keys: what [`Key::board_zobrist`] holds.
 pub fn board_zobrist(board: &Board, turn: Color) -> u64 {
     let mut z = if turn == Color::White { Zobrist64::zobrist_for_white_turn().0 } else { 0 };
-    for (sq, piece) in board {
-        z ^= Zobrist64::zobrist_for_piece(sq, piece).0;
+    // By piece bitboard: cheaper than asking the board for each occupied square's piece.
+    for color in Color::ALL {
+        for role in Role::ALL {
+            let piece = role.of(color);
+            for sq in board.by_piece(piece) {
+                z ^= Zobrist64::zobrist_for_piece(sq, piece).0;
+            }
+        }
     }
     z
 }
@@ -87,6 +97,7 @@ pub fn board_zobrist(board: &Board, turn: Color) -> u64 {
 /// How the pieces-and-side Zobrist key changes when `turn` plays `m`: the keys of every piece
 /// that leaves or reaches a square, and the side to move. Castling and e.p. rights are not part
 /// of it; [`Key::new`] adds them per position.
+#[inline(always)]
 pub fn move_zobrist_change(m: Move, turn: Color) -> u64 {
     let piece = |sq, role: Role, color: Color| Zobrist64::zobrist_for_piece(sq, role.of(color)).0;
     let mut z = Zobrist64::zobrist_for_white_turn().0;

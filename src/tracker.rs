@@ -62,6 +62,7 @@ impl Tracker {
     /// Records the position of `ply` and returns its counts. The plies of the earlier board-equal
     /// and FIDE-equal positions are then available from [`Self::board_earlier`] and
     /// [`Self::fide_earlier`].
+    #[inline(always)]
     pub fn observe(&mut self, key: Key, ply: u32) -> Counts {
         self.board_earlier.clear();
         self.fide_earlier.clear();
