@@ -2,9 +2,9 @@
 //!
 //! `shakmaty`'s [`San::to_move`] generates every candidate move into a 256-entry list and returns
 //! it by value: over half of what replaying a game costs (callgrind, pgnmentor sample). Most moves
-//! in real games are a piece or pawn moving while the side to move is not in check; for those
-//! the one moving piece is found from attack bitboards and checked for a pin directly. Anything
-//! else (check, castling, en passant, an ambiguous, illegal or odd token) goes to
+//! in real games are a piece or pawn moving to a square with one legal mover; for those the
+//! mover is found from attack bitboards and the move is legal when it leaves its own king
+//! unattacked. Anything else (castling, en passant, an ambiguous, illegal or odd token) goes to
 //! [`San::to_move`], so the answer is always exactly `shakmaty`'s: debug builds (the fuzz targets
 //! too) assert it on every move, and `tests/san_agrees.rs` checks it in every position of ~900
 //! real games for every legal move's SAN and many mutilated ones.
@@ -21,8 +21,8 @@ pub fn to_move(pos: &Chess, san: &San) -> Result<Move, SanError> {
     found
 }
 
-/// The move, when `san` is a normal move not made in check with exactly one legal mover and no
-/// en passant or special promotion involved; `None` means "ask shakmaty".
+/// The move, when `san` is a normal move with exactly one legal mover and no en passant or odd
+/// promotion involved; `None` means "ask shakmaty".
 fn fast(pos: &Chess, san: &San) -> Option<Move> {
     let San::Normal { role, file, rank, capture, to, promotion } = *san else {
         return None;
@@ -66,19 +66,18 @@ fn fast(pos: &Chess, san: &San) -> Option<Move> {
         Role::King => attacks::king_attacks(to) & pos.our(role),
     };
     let king = board.king_of(turn)?;
-    if pos.checkers().any() {
-        return None;
-    }
     let mut found = None;
     for from in from {
         if file.is_some_and(|f| f != from.file()) || rank.is_some_and(|r| r != from.rank()) {
             continue;
         }
+        // Legal when the king is not attacked after the move, whether or not it is in check
+        // now: for the king, by nothing at `to` (with the king gone from `from`, so it shields
+        // no slider); for another piece, by nothing once `from` is empty and `to` filled but
+        // the piece captured there.
         let legal = if role == Role::King {
-            // Not in check, so the king itself shields no attack on `to`.
-            board.attacks_to(to, !turn, occupied).is_empty()
+            board.attacks_to(to, !turn, occupied ^ from).is_empty()
         } else {
-            // No attacker of the king once `from` is empty and `to` filled, but the captured one.
             (pos.king_attackers(king, !turn, (occupied ^ from) | to) & !Bitboard::from_square(to)).is_empty()
         };
         if legal {

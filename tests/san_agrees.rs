@@ -165,10 +165,15 @@ fn san_resolution_agrees_on_pins() {
         "4k3/8/8/8/8/2b5/3P4/4K3 w - - 0 1",          // pawn takes the pinning bishop
         "r3k2r/8/8/3pP3/8/8/8/R3K2R w KQkq d6 0 1",   // en passant and castling go to shakmaty
         "8/2P1k3/8/8/8/8/8/4K3 w - - 0 1",            // promotion
+        "4r2k/8/8/8/8/8/4K3/R7 w - - 0 1",            // in check on the file: Ke1 stays in it
+        "4k3/8/8/8/8/8/3q4/4K3 w - - 0 1",            // in check: the king takes the checker
+        "4k3/8/8/8/8/3n4/8/R3K2R w KQ - 0 1",         // knight check: no block, Kf1/Ke2 only
+        "4k3/8/8/8/1b6/8/8/R3K1NR w KQ - 0 1",        // bishop check: blocks and king moves
+        "3rk3/8/8/8/8/8/8/3QK3 w - - 0 1",            // the queen is attacked, not pinned
     ] {
         let pos: Chess = fen.parse::<shakmaty::fen::Fen>().unwrap().into_position(shakmaty::CastlingMode::Standard).unwrap();
         let mut sans: Vec<San> = pos.legal_moves().into_iter().map(|m| San::from_move(&pos, m)).collect();
-        sans.extend(["Nf2", "Nc1", "Rxe4", "Re3", "Rd2", "Kxd2", "dxc3", "d3", "d4", "exd6", "c8=Q", "c8", "Nf1"].map(|s| s.parse::<San>().unwrap()));
+        sans.extend(["Nf2", "Nc1", "Rxe4", "Re3", "Rd2", "Kxd2", "dxc3", "d3", "d4", "exd6", "c8=Q", "c8", "Nf1", "Ke1", "Ke2", "Kd2", "Kxd2", "Kf1", "Nd2", "Bd2", "Rd1", "Qxd8"].map(|s| s.parse::<San>().unwrap()));
         for san in sans {
             check.positions += 1;
             for san in mutilations(san) {
