@@ -99,8 +99,8 @@ impl Dataset {
     }
 
     /// Starts writing the partition of `source` under temporary names; columns are encoded on
-    /// `encoders`.
-    pub fn partition(&self, source: &str, encoders: &Arc<rayon::ThreadPool>) -> Result<Partition> {
+    /// `encoders` (or on this thread).
+    pub fn partition(&self, source: &str, encoders: &Option<Arc<rayon::ThreadPool>>) -> Result<Partition> {
         let tag = format!("source={source}");
         let mut tables = Vec::new();
         for (table, schema) in TABLES.into_iter().zip([games_schema(), events_schema()]) {

@@ -1,11 +1,11 @@
 //! `threefold ingest`: PGN collections to the Parquet dataset, in three stages joined by bounded
 //! channels:
 //!
-//! 1. a reader thread decompresses the input and cuts it into chunks of whole games ([`chunk`]);
+//! 1. a reader thread decompresses the input and cuts it into chunks of whole games ([`crate::chunk`]);
 //!    a pzstd file's frames are decompressed in parallel ([`input::FrameDecoder`]) first;
 //! 2. workers on a rayon pool replay each chunk with one `pgn_reader::Reader` and a reused
 //!    [`GameVisitor`], building Arrow batches ([`schema`]);
-//! 3. this thread puts the batches back in input order and writes them ([`dataset`]).
+//! 3. this thread puts the batches back in input order and writes them ([`crate::dataset`]).
 //!
 //! At most `2 × threads + 2` chunks are in flight (the reader takes a slot before each chunk and
 //! the writer gives it back after writing it), so memory does not depend on the input size, and
@@ -48,6 +48,9 @@ pub struct Options {
     pub quiet: bool,
     pub chunk_bytes: usize,
 }
+
+/// Replay threads per column-encoding thread (see [`run`]).
+const REPLAY_PER_ENCODER: usize = 8;
 
 const KINDS: [&str; 4] = ["repetition", "claim_by_move", "pseudo_repetition", "hidden_repetition"];
 const EXTENSIONS: [&str; 4] = [".pgn", ".pgn.zst", ".pgn.bz2", ".pgn.gz"];
@@ -98,15 +101,21 @@ pub fn run(options: Options) -> Result<ExitCode> {
         .thread_name(|i| format!("replay-{i}"))
         .build()
         .context("cannot start the replay threads")?;
-    // Parquet columns are encoded and compressed in parallel too, so the one thread that
-    // writes in order does little more than append bytes.
-    let encoders = Arc::new(
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .thread_name(|i| format!("encode-{i}"))
-            .build()
-            .context("cannot start the encoding threads")?,
-    );
+    // With many replay threads, Parquet columns are encoded and compressed in parallel too, so
+    // the one thread that writes in order does little more than append bytes. Encoding costs
+    // about 1/15 of replaying, so below REPLAY_PER_ENCODER replay threads the writing thread
+    // encodes itself: a pool's idle threads spin after every batch, which cost more CPU than
+    // the encoding (21% of a core beside one replay thread).
+    let encoders = match threads / REPLAY_PER_ENCODER {
+        0 => None,
+        n => Some(Arc::new(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .thread_name(|i| format!("encode-{i}"))
+                .build()
+                .context("cannot start the encoding threads")?,
+        )),
+    };
 
     // The views read every partition by a glob, so they do not depend on what this run adds;
     // written first, they are there for the partitions committed even if the run stops early.
@@ -330,7 +339,7 @@ fn ingest_input(
     input: &Input,
     dataset: &Dataset,
     pool: &rayon::ThreadPool,
-    encoders: &Arc<rayon::ThreadPool>,
+    encoders: &Option<Arc<rayon::ThreadPool>>,
     threads: usize,
     options: &Options,
 ) -> Result<(Value, Tally)> {

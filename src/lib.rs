@@ -1,14 +1,14 @@
 //! threefold: every repetition of a position under the FIDE Laws (Art. 9.2, 9.6), game by game.
 //!
 //! Data flow: [`input`] opens and decompresses a file; [`chunk`] cuts the stream into runs of whole
-//! games; [`pgn`] reads each game's tags and mainline moves with `pgn-reader`, with [`movetext`]
-//! catching the tokens that reader would skip; [`start`] decides the variant and first position;
-//! [`replay`] plays the moves with `shakmaty`, asks the [`tracker`] how often each position
-//! occurred (by its exact FIDE [`identity`]) and records [`event`]s and a [`summary`]. [`json`]
-//! writes those records as JSON lines and [`explain`] as a readable timeline; [`ingest`] runs the
-//! whole flow on every core and writes Parquet through [`schema`], [`dataset`] and
-//! [`parquet_file`] (columns encoded in parallel); [`report`]
-//! reads a dataset back.
+//! games; [`pgn`] reads each game's tags with `pgn-reader` and its mainline moves with the
+//! [`movetext`] scanner (which reads exactly the moves `pgn-reader` would); [`start`] decides the
+//! variant and first position; [`replay`] plays the moves with `shakmaty` ([`san`] finds most
+//! of them without its move list), asks the [`tracker`] how often each position occurred (by its
+//! exact FIDE [`identity`]) and records [`event`]s and a [`summary`]. [`json`] writes those records
+//! as JSON lines and [`explain`] as a readable timeline; [`ingest`] runs the whole flow on every
+//! core and writes Parquet through [`schema`], [`dataset`] and [`parquet_file`] (columns encoded
+//! in parallel when many threads replay); [`report`] reads a dataset back.
 
 pub mod chunk;
 pub mod cli;

@@ -5,6 +5,7 @@
 //! writer lays the file out as `ArrowWriter` does (it starts from one, so the properties and the
 //! embedded Arrow schema are the same, and row groups hold exactly `row_group_rows` rows) but
 //! hands each column of each batch to a thread pool, using arrow-rs's own low-level column API.
+//! Without a pool it encodes the columns one after another on the calling thread.
 
 use std::{fs::File, mem, sync::Arc};
 
@@ -29,12 +30,12 @@ pub struct ParallelWriter {
     group_rows: usize,
     row_group_rows: usize,
     row_groups: usize,
-    pool: Arc<rayon::ThreadPool>,
+    pool: Option<Arc<rayon::ThreadPool>>,
 }
 
 impl ParallelWriter {
-    /// A writer of `schema` to `file` with `props`, encoding on `pool`.
-    pub fn try_new(file: File, schema: SchemaRef, props: WriterProperties, pool: Arc<rayon::ThreadPool>) -> Result<Self> {
+    /// A writer of `schema` to `file` with `props`, encoding on `pool` (or on the caller's thread).
+    pub fn try_new(file: File, schema: SchemaRef, props: WriterProperties, pool: Option<Arc<rayon::ThreadPool>>) -> Result<Self> {
         let row_group_rows = props.max_row_group_row_count().unwrap_or(usize::MAX).max(1);
         let (file, factory) = ArrowWriter::try_new(file, schema.clone(), Some(props))?.into_serialized_writer()?;
         Ok(ParallelWriter { file, factory, schema, columns: Vec::new(), group_rows: 0, row_group_rows, row_groups: 0, pool })
@@ -63,7 +64,10 @@ impl ParallelWriter {
             leaves.extend(compute_leaves(field, column)?);
         }
         let columns = &mut self.columns;
-        self.pool.install(|| columns.par_iter_mut().zip(leaves.par_iter()).try_for_each(|(c, leaf)| c.write(leaf)))?;
+        match &self.pool {
+            Some(pool) => pool.install(|| columns.par_iter_mut().zip(leaves.par_iter()).try_for_each(|(c, leaf)| c.write(leaf)))?,
+            None => columns.iter_mut().zip(&leaves).try_for_each(|(c, leaf)| c.write(leaf))?,
+        }
         self.group_rows += batch.num_rows();
         Ok(())
     }
@@ -74,8 +78,10 @@ impl ParallelWriter {
             return Ok(());
         }
         let columns = mem::take(&mut self.columns);
-        let chunks: Vec<ArrowColumnChunk> =
-            self.pool.install(|| columns.into_par_iter().map(ArrowColumnWriter::close).collect::<Result<_>>())?;
+        let chunks: Vec<ArrowColumnChunk> = match &self.pool {
+            Some(pool) => pool.install(|| columns.into_par_iter().map(ArrowColumnWriter::close).collect::<Result<_>>())?,
+            None => columns.into_iter().map(ArrowColumnWriter::close).collect::<Result<_>>()?,
+        };
         let mut group = self.file.next_row_group()?;
         for chunk in chunks {
             chunk.append_to_row_group(&mut group)?;
@@ -108,9 +114,14 @@ mod tests {
     use super::ParallelWriter;
 
     /// Row groups of exactly 7 rows from batches of 5: the same file contents and layout as
-    /// `ArrowWriter` gives.
+    /// `ArrowWriter` gives, with a pool of encoders and without.
     #[test]
     fn writes_what_arrow_writer_writes() {
+        writes_what_arrow_writer_writes_with(Some(Arc::new(rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap())));
+        writes_what_arrow_writer_writes_with(None);
+    }
+
+    fn writes_what_arrow_writer_writes_with(pool: Option<Arc<rayon::ThreadPool>>) {
         let schema = Arc::new(Schema::new(vec![
             Field::new("n", DataType::Int64, false),
             Field::new("s", DataType::Utf8, true),
@@ -125,7 +136,6 @@ mod tests {
         let props = || WriterProperties::builder().set_max_row_group_row_count(Some(7)).build();
         let dir = tempfile::tempdir().unwrap();
         let (ours, theirs) = (dir.path().join("ours.parquet"), dir.path().join("theirs.parquet"));
-        let pool = Arc::new(rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap());
         let mut writer =
             ParallelWriter::try_new(std::fs::File::create(&ours).unwrap(), schema.clone(), props(), pool).unwrap();
         let mut reference = ArrowWriter::try_new(std::fs::File::create(&theirs).unwrap(), schema.clone(), Some(props())).unwrap();

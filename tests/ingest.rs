@@ -168,12 +168,15 @@ fn tree_bytes(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 fn output_bytes_do_not_depend_on_threads() {
     let tmp = tempfile::tempdir().unwrap();
     let lichess = corpus().join("lichess");
-    let (one, two) = (tmp.path().join("one"), tmp.path().join("two"));
+    let (one, two, eight) = (tmp.path().join("one"), tmp.path().join("two"), tmp.path().join("eight"));
     ingest(&[s(&lichess), "--out", s(&one), "--threads", "1", "--chunk-bytes", "65536"]);
     ingest(&[s(&lichess), "--out", s(&two), "--threads", "2", "--chunk-bytes", "65536"]);
-    let (a, b) = (tree_bytes(&one), tree_bytes(&two));
+    // 8 threads also encode the Parquet columns on a pool of their own.
+    ingest(&[s(&lichess), "--out", s(&eight), "--threads", "8", "--chunk-bytes", "65536"]);
+    let (a, b, c) = (tree_bytes(&one), tree_bytes(&two), tree_bytes(&eight));
     assert_eq!(a.len(), 12);
     assert!(a == b, "--threads 1 and --threads 2 wrote different files");
+    assert!(a == c, "--threads 1 and --threads 8 wrote different files");
 }
 
 #[test]
