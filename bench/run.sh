@@ -11,7 +11,8 @@
 #   --py-games N           games per file for python-chess (default 1000; smoke 30)
 #   BENCH_FILES="a b"      corpus-relative files instead of the default three
 #   BENCH_THREADS="1 2"    --threads values for ingest (default: 1 and all cores)
-#   BENCH_REPEAT=N         runs of each threefold, floor and split row, the fastest kept
+#   BENCH_REPEAT=N         rounds of floor / ingest tN / N floors at once taking turns, and runs
+#                          of the other threefold and split rows; the fastest of each is kept
 #                          (default 3; smoke 1); python-chess and pgn-extract run once
 #
 # Rows, per input (each reads the same file; MB/s counts decompressed PGN):
@@ -38,7 +39,7 @@ while [ $# -gt 0 ]; do
     --smoke) smoke=1 ;;
     --corpus) corpus="$2"; shift ;;
     --py-games) py_games="$2"; shift ;;
-    -h|--help) sed -n '2,28p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) echo "bench/run.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -126,6 +127,15 @@ best() {
   done
   wall=$b_wall; rss_mib=$b_rss; cpu=$b_cpu
 }
+# keep KEY: remembers the last run's figures as KEY's if it was KEY's fastest; use KEY: sets
+# wall, rss_mib and cpu to KEY's fastest.
+declare -A b_wall=() b_rss=() b_cpu=()
+keep() {
+  if [ -z "${b_wall[$1]:-}" ] || awk -v a="$wall" -v b="${b_wall[$1]}" 'BEGIN{exit !(a < b)}'; then
+    b_wall[$1]=$wall; b_rss[$1]=$rss_mib; b_cpu[$1]=$cpu
+  fi
+}
+use() { wall=${b_wall[$1]}; rss_mib=${b_rss[$1]}; cpu=${b_cpu[$1]}; }
 rate() { awk -v n="$1" -v w="$2" 'BEGIN{printf "%.0f", n/w}'; }
 mbs() { awk -v b="$1" -v w="$2" 'BEGIN{printf "%.1f", b/1e6/w}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.2f", a/b; else printf "-" }'; }
@@ -149,24 +159,44 @@ for name in "${names[@]}"; do
   text="$tmp/$name.pgn"
   bytes=$(stat -c %s "$text")
 
-  best "$reps" "floor $name" "$floor" "$in"
-  read -r floor_games _ _ _ < "$tmp/out"
+  # The floor, ingest at each thread count and N floors at once take turns, $reps rounds, and
+  # the fastest of each is kept: the machine is shared, and taking turns spreads its noise over
+  # all of them alike (rather than over whichever ran while a neighbour was busy).
+  b_wall=(); b_rss=(); b_cpu=()
+  declare -A ing_games=()
+  t_max="${threads_list##* }"
+  for ((round = 0; round < reps; round++)); do
+    run "floor $name" "$floor" "$in"; keep floor
+    read -r floor_games _ _ _ < "$tmp/out"
+    for t in $threads_list; do
+      rm -rf "$tmp/ds"
+      run "ingest $name --threads $t" "$bin" ingest "$in" --out "$tmp/ds" --threads "$t" --quiet; keep "t$t"
+      ing_games[$t]=$(manifest_games "$tmp/ds/_manifest.json")
+    done
+    if [ "$t_max" != 1 ]; then
+      for k in $(seq "$t_max"); do
+        /usr/bin/time -f '%e' -o "$tmp/par.$k" "$floor" "$in" > /dev/null 2>&1 &
+      done
+      wait
+      wall=$(cat "$tmp"/par.* | sort -n | tail -n 1); rss_mib="-"; cpu="-"; rm -f "$tmp"/par.*
+      keep floors
+    fi
+  done
+
+  use floor
   floor_rate=$(rate "$floor_games" "$wall")
   floor_wall="$wall"
   row "$name" floor "$floor_games" "$wall" "$floor_rate" "$(mbs "$bytes" "$wall")" "$rss_mib" "$cpu"
-
   declare -A ing_rate=()
   for t in $threads_list; do
-    rm -rf "$tmp/ds"
-    best "$reps" "ingest $name --threads $t" "$bin" ingest "$in" --out "$tmp/ds" --threads "$t" --quiet
-    g=$(manifest_games "$tmp/ds/_manifest.json")
+    use "t$t"
+    g=${ing_games[$t]}
     ing_rate[$t]=$(rate "$g" "$wall")
     row "$name" "ingest t$t" "$g" "$wall" "${ing_rate[$t]}" "$(mbs "$bytes" "$wall")" "$rss_mib" "$cpu"
     if [ "$smoke" = 1 ] && [ "$g" != "$floor_games" ]; then
       echo "bench: $name: ingest --threads $t read $g games, the floor $floor_games" >&2
     fi
   done
-  t_max="${threads_list##* }"
 
   py_rate=""
   if [ -n "$py" ]; then
@@ -203,15 +233,8 @@ PY
   # The machine's own ceiling for tN / t1: N floors at once on N cores, against one floor.
   ceiling=""
   if [ "$t_max" != 1 ]; then
-    slowest=""
-    for ((i = 0; i < reps; i++)); do
-      for k in $(seq "$t_max"); do
-        /usr/bin/time -f '%e' -o "$tmp/par.$k" "$floor" "$in" > /dev/null 2>&1 &
-      done
-      wait
-      w_par=$(cat "$tmp"/par.* | sort -n | tail -n 1); rm -f "$tmp"/par.*
-      if [ -z "$slowest" ] || awk -v a="$w_par" -v b="$slowest" 'BEGIN{exit !(a < b)}'; then slowest=$w_par; fi
-    done
+    use floors
+    slowest="$wall"
     ceiling=$(awk -v n="$t_max" -v one="$floor_wall" -v w="$slowest" 'BEGIN{ if (w > 0) printf "%.2f", n*one/w; else printf "-" }')
     row "$name" "$t_max floors at once (slowest)" "$floor_games" "$slowest" "$(rate "$floor_games" "$slowest")" "$(mbs "$bytes" "$slowest")" "-" "-"
   fi
