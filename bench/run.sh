@@ -303,7 +303,7 @@ done
 # ingest --threads 8 on the first 20 MB of the first input (valgrind runs one thread at a time,
 # so the count per thread does not depend on the cores): how many replay threads one reading
 # thread (decompress + split) and the one in-order writing thread can each keep busy. With 8
-# or more threads the columns are encoded on a pool of threads/8 (below, by the writing thread).
+# or more threads the columns are encoded on a pool of threads/4 (below, by the writing thread).
 serial=()
 if [ "$smoke" = 0 ] && command -v valgrind >/dev/null; then
   head -c 20000000 "$tmp/$first.pgn" > "$tmp/cg.head"
@@ -324,7 +324,7 @@ if [ "$smoke" = 0 ] && command -v valgrind >/dev/null; then
     cap=$(ratio "${instr[replay]:-0}" "${instr[$stage]:-0}")
     serial+=("| $first (20 MB, zstd) | ${stage} thread | ${instr[$stage]:-?} | ${instr[replay]:-?} | $cap |")
   done
-  serial+=("| $first (20 MB, zstd) | column encoding (1 thread per 8 replay threads) | ${instr[encode]:-?} | ${instr[replay]:-?} | $(ratio "${instr[replay]:-0}" "${instr[encode]:-0}") |")
+  serial+=("| $first (20 MB, zstd) | column encoding (1 thread per 4 replay threads) | ${instr[encode]:-?} | ${instr[replay]:-?} | $(ratio "${instr[replay]:-0}" "${instr[encode]:-0}") |")
 fi
 
 # --- report ----------------------------------------------------------------------------------

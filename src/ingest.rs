@@ -50,7 +50,7 @@ pub struct Options {
 }
 
 /// Replay threads per column-encoding thread (see [`run`]).
-const REPLAY_PER_ENCODER: usize = 8;
+const REPLAY_PER_ENCODER: usize = 4;
 
 const KINDS: [&str; 4] = ["repetition", "claim_by_move", "pseudo_repetition", "hidden_repetition"];
 const EXTENSIONS: [&str; 4] = [".pgn", ".pgn.zst", ".pgn.bz2", ".pgn.gz"];
@@ -102,10 +102,11 @@ pub fn run(options: Options) -> Result<ExitCode> {
         .build()
         .context("cannot start the replay threads")?;
     // With many replay threads, Parquet columns are encoded and compressed in parallel too, so
-    // the one thread that writes in order does little more than append bytes. Encoding costs
-    // about 1/15 of replaying, so below REPLAY_PER_ENCODER replay threads the writing thread
-    // encodes itself: a pool's idle threads spin after every batch, which cost more CPU than
-    // the encoding (21% of a core beside one replay thread).
+    // the one thread that writes in order does little more than append bytes: one encoding
+    // thread per REPLAY_PER_ENCODER replay threads (encoding costs about 1/7 of replaying, by
+    // callgrind). Below that, the writing thread encodes itself: an idle pool's threads spin
+    // after every batch, which cost more CPU than the encoding (21% of a core beside one
+    // replay thread).
     let encoders = match threads / REPLAY_PER_ENCODER {
         0 => None,
         n => Some(Arc::new(
