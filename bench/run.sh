@@ -114,19 +114,6 @@ run() {
   cpu=$(awk -v u="$cpu_u" -v s="$cpu_s" 'BEGIN{printf "%.2f", u+s}')
   wall=$(awk -v w="$wall" 'BEGIN{printf "%.2f", (w < 0.01 ? 0.01 : w)}')
 }
-# best N LABEL CMD...: like run, keeping the fastest of N runs (BENCH_REPEAT; the machine is
-# shared, and the fastest run is the least disturbed one). Each run starts without $tmp/ds.
-best() {
-  local n="$1" i b_wall="" b_rss="" b_cpu=""; shift
-  for ((i = 0; i < n; i++)); do
-    rm -rf "$tmp/ds"
-    run "$@"
-    if [ -z "$b_wall" ] || awk -v a="$wall" -v b="$b_wall" 'BEGIN{exit !(a < b)}'; then
-      b_wall=$wall; b_rss=$rss_mib; b_cpu=$cpu
-    fi
-  done
-  wall=$b_wall; rss_mib=$b_rss; cpu=$b_cpu
-}
 # keep KEY: remembers the last run's figures as KEY's if it was KEY's fastest; use KEY: sets
 # wall, rss_mib and cpu to KEY's fastest.
 declare -A b_wall=() b_rss=() b_cpu=()
@@ -136,6 +123,17 @@ keep() {
   fi
 }
 use() { wall=${b_wall[$1]}; rss_mib=${b_rss[$1]}; cpu=${b_cpu[$1]}; }
+# best N LABEL CMD...: like run, keeping the fastest of N runs (BENCH_REPEAT; the machine is
+# shared, and the fastest run is the least disturbed one). Each run starts without $tmp/ds.
+best() {
+  local n="$1" i; shift
+  for ((i = 0; i < n; i++)); do
+    rm -rf "$tmp/ds"
+    run "$@"
+    keep "$1"
+  done
+  use "$1"
+}
 rate() { awk -v n="$1" -v w="$2" 'BEGIN{printf "%.0f", n/w}'; }
 mbs() { awk -v b="$1" -v w="$2" 'BEGIN{printf "%.1f", b/1e6/w}'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b > 0) printf "%.2f", a/b; else printf "-" }'; }

@@ -39,24 +39,6 @@ impl Tags {
     pub fn get(&self, name: &str) -> Option<&str> {
         self.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
     }
-
-    pub fn len(&self) -> usize {
-        self.ends.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.ends.is_empty()
-    }
-}
-
-impl<'a> FromIterator<(&'a str, &'a str)> for Tags {
-    fn from_iter<I: IntoIterator<Item = (&'a str, &'a str)>>(iter: I) -> Tags {
-        let mut tags = Tags::default();
-        for (name, value) in iter {
-            tags.push(name.as_bytes(), value.as_bytes());
-        }
-        tags
-    }
 }
 
 /// Appends `bytes` decoded as UTF-8, or as Latin-1 where they are not valid UTF-8.
@@ -171,8 +153,6 @@ mod tests {
         assert_eq!(tags.get("Black"), Some("Mil\u{e9}s"));
         assert_eq!(tags.get("Empty"), Some(""));
         assert_eq!(tags.get("Round"), None);
-        assert_eq!(tags.len(), 5);
-        assert_eq!(all.into_iter().collect::<Tags>(), tags);
     }
 
     #[test]

@@ -7,14 +7,14 @@
 
 use std::{ops::ControlFlow, path::Path};
 
-use pgn_reader::{RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::{
     Chess, File, Move, Position, Rank, Role, Square,
     san::San,
 };
 use threefold::{
     input,
-    start::{Start, Variant},
+    pgn::{GameVisitor, for_each_game_with},
+    start::Start,
 };
 
 /// SAN variants of `san` that may resolve differently, including `san` itself.
@@ -46,12 +46,6 @@ struct Check {
     failures: Vec<String>,
 }
 
-#[derive(Default)]
-struct Tags {
-    fen: Option<String>,
-    variant: Option<String>,
-}
-
 impl Check {
     fn compare(&mut self, pos: &Chess, san: San) {
         let ours = threefold::san::to_move(pos, &san);
@@ -80,60 +74,28 @@ impl Check {
     }
 }
 
-impl Visitor for Check {
-    type Tags = Tags;
-    type Movetext = Option<Chess>;
-    type Output = ();
-
-    fn begin_tags(&mut self) -> ControlFlow<(), Tags> {
-        ControlFlow::Continue(Tags::default())
-    }
-
-    fn tag(&mut self, tags: &mut Tags, name: &[u8], value: RawTag<'_>) -> ControlFlow<()> {
-        let value = || Some(String::from_utf8_lossy(&value.decode()).into_owned());
-        match name {
-            b"FEN" => tags.fen = value(),
-            b"Variant" => tags.variant = value(),
-            _ => {}
-        }
-        ControlFlow::Continue(())
-    }
-
-    fn begin_movetext(&mut self, tags: Tags) -> ControlFlow<(), Option<Chess>> {
-        let variant = Variant::from_tag(tags.variant.as_deref());
-        if let Variant::Other(_) = variant {
-            return ControlFlow::Continue(None);
-        }
-        ControlFlow::Continue(Start::new(&variant, tags.fen.as_deref()).ok().map(|s| s.pos))
-    }
-
-    fn san(&mut self, pos: &mut Option<Chess>, san_plus: SanPlus) -> ControlFlow<()> {
-        if let Some(p) = pos {
-            self.position(p, san_plus.san);
-            match san_plus.san.to_move(p) {
-                Ok(m) => p.play_unchecked(m),
-                Err(_) => *pos = None,
-            }
-        }
-        ControlFlow::Continue(())
-    }
-
-    fn begin_variation(&mut self, _pos: &mut Option<Chess>) -> ControlFlow<(), Skip> {
-        ControlFlow::Continue(Skip(true))
-    }
-
-    fn end_game(&mut self, _pos: Option<Chess>) {}
-}
-
+/// Checks every position of the first `games` games of a corpus file, read as `threefold`
+/// reads them, up to a game's first move that does not resolve.
 fn check_file(check: &mut Check, relative: &str, games: usize) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus").join(relative);
     let (_, stream) = input::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut reader = Reader::new(stream);
-    for _ in 0..games {
-        if reader.read_game(check).unwrap().is_none() {
-            break;
+    let mut left = games;
+    for_each_game_with(stream, GameVisitor::keeping_moves(), |game| {
+        // Games of a variant that is not replayed have no analysis and no start here.
+        if game.analysis.is_some()
+            && let Ok(start) = Start::new(&game.variant, game.tag("FEN"))
+        {
+            let mut pos = start.pos;
+            for san in &game.moves {
+                check.position(&pos, san.san);
+                let Ok(m) = san.san.to_move(&pos) else { break };
+                pos.play_unchecked(m);
+            }
         }
-    }
+        left -= 1;
+        if left == 0 { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+    })
+    .unwrap();
 }
 
 #[test]
