@@ -10,10 +10,13 @@
 
 use std::io::{self, Read};
 
-use memchr::{memchr, memchr2, memchr3};
+use memchr::{memchr, memchr2, memchr3, memrchr2};
 
 /// Default target size of a chunk in bytes.
 pub const CHUNK_BYTES: usize = 1 << 20;
+
+/// Bytes asked of the input per read.
+const READ: usize = 1 << 16;
 
 /// A run of whole games.
 #[derive(Debug)]
@@ -162,20 +165,34 @@ impl Lines {
         }
     }
 
-    /// Follows `{}` comments and `;` comments through movetext.
-    fn movetext(&mut self, mut l: &[u8]) {
-        loop {
-            let Some(i) = memchr2(b'{', b';', l) else { return };
-            if l[i] == b';' {
-                return;
-            }
-            match memchr(b'}', &l[i + 1..]) {
-                Some(end) => l = &l[i + 1 + end + 1..],
-                None => {
-                    self.in_comment = true;
-                    return;
-                }
-            }
+    /// Follows `{}` comments and `;` comments through movetext that starts outside a comment.
+    fn movetext(&mut self, l: &[u8]) {
+        self.in_comment = ends_in_comment(l);
+    }
+}
+
+/// Whether movetext `l`, starting outside a comment, ends inside a `{}` comment. Comments do not
+/// nest (a `{` inside one is text, a `}` outside one is skipped), so without a `;` the line ends
+/// inside a comment exactly when its last brace is `{`: one search from the end, where a
+/// Lichess line with a clock comment after every move would take two searches per move.
+fn ends_in_comment(l: &[u8]) -> bool {
+    if memchr(b';', l).is_none() {
+        return memrchr2(b'{', b'}', l).is_some_and(|i| l[i] == b'{');
+    }
+    ends_in_comment_by_walk(l)
+}
+
+/// [`ends_in_comment`] by walking comment to comment, for lines with a `;` (which comments out
+/// the rest of the line, braces included, unless it stands in a `{}` comment).
+fn ends_in_comment_by_walk(mut l: &[u8]) -> bool {
+    loop {
+        let Some(i) = memchr2(b'{', b';', l) else { return false };
+        if l[i] == b';' {
+            return false;
+        }
+        match memchr(b'}', &l[i + 1..]) {
+            Some(end) => l = &l[i + 1 + end + 1..],
+            None => return true,
         }
     }
 }
@@ -249,7 +266,7 @@ impl<R: Read> Splitter<R> {
             input,
             target: target.max(1),
             lines: Lines::new(),
-            pending: Vec::with_capacity(target.max(1) + (1 << 16)),
+            pending: Vec::with_capacity(target.max(1) + READ),
             scanned: 0,
             searched: 0,
             starts: Vec::new(),
@@ -291,7 +308,11 @@ impl<R: Read> Splitter<R> {
                 let nl = end - start;
                 let starts_game = self.lines.line(&self.pending[start..end]);
                 if starts_game && start >= self.target {
-                    let rest = self.pending.split_off(start);
+                    // The next chunk's buffer at full size now: growing it read by read would
+                    // copy it over and over.
+                    let mut rest = Vec::with_capacity(self.target + READ);
+                    rest.extend_from_slice(&self.pending[start..]);
+                    self.pending.truncate(start);
                     let data = std::mem::replace(&mut self.pending, rest);
                     let games = std::mem::replace(&mut self.starts, vec![0]);
                     self.scanned = nl + 1;
@@ -329,7 +350,6 @@ impl<R: Read> Splitter<R> {
     }
 
     fn fill(&mut self) -> Result<(), ReadError> {
-        const READ: usize = 1 << 16;
         let len = self.pending.len();
         self.pending.resize(len + READ, 0);
         loop {
@@ -399,6 +419,37 @@ mod tests {
         }
         assert_eq!(all, pgn.as_bytes());
         assert_eq!(n, 100);
+    }
+
+    /// The one-search rule for the comment state at a line's end agrees with walking comment
+    /// to comment: on every string of up to 8 bytes over `{`, `}`, `;`, `x` and on every line
+    /// of the corpus's plain PGN files.
+    #[test]
+    fn last_brace_rule_agrees_with_walking_comments() {
+        let alphabet = b"{};x";
+        let mut checked = 0;
+        for len in 0..=8u32 {
+            for n in 0..4usize.pow(len) {
+                let s: Vec<u8> = (0..len).map(|k| alphabet[n / 4usize.pow(k) % 4]).collect();
+                assert_eq!(ends_in_comment(&s), ends_in_comment_by_walk(&s), "{:?}", String::from_utf8_lossy(&s));
+                checked += 1;
+            }
+        }
+        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+        let (mut open, mut lines) = (0, 0);
+        for d in ["edge", "otb", "lichess", "variants"] {
+            for entry in std::fs::read_dir(corpus.join(d)).unwrap() {
+                let path = entry.unwrap().path();
+                if path.extension().is_some_and(|e| e == "pgn") {
+                    for l in std::fs::read(&path).unwrap().split(|&b| b == b'\n') {
+                        assert_eq!(ends_in_comment(l), ends_in_comment_by_walk(l), "{}: {:?}", path.display(), String::from_utf8_lossy(l));
+                        open += usize::from(ends_in_comment(l));
+                        lines += 1;
+                    }
+                }
+            }
+        }
+        assert!(checked > 80_000 && lines > 100_000 && open > 100, "{checked} strings, {lines} lines, {open} open");
     }
 
     /// Game starts as `Lines::line` gives them line by line, as absolute offsets.
