@@ -310,15 +310,29 @@ pub struct Mainline<'a> {
     /// After a result marker the game is over: a stray token there loses no move.
     after_result: bool,
     ended: bool,
+    /// Where the game's text ends (see [`Mainline::finish_at`]).
+    end: usize,
     out: Scanned,
+}
+
+/// Where the movetext of `game` (one game's bytes, tags included) starts: after its tag section
+/// as `pgn-reader` reads it.
+pub fn tags_end(game: &[u8]) -> usize {
+    let mut sc = Scan { s: game, i: 0 };
+    skip_tags(&mut sc);
+    sc.i
 }
 
 impl<'a> Mainline<'a> {
     /// Starts after the tag section of `game` (one game's bytes, tags included).
     pub fn new(game: &'a [u8]) -> Mainline<'a> {
-        let mut sc = Scan { s: game, i: 0 };
-        skip_tags(&mut sc);
-        Mainline { sc, moves: 0, after_result: false, ended: false, out: Scanned::default() }
+        Mainline::at(game, tags_end(game))
+    }
+
+    /// Starts at `movetext`, where [`tags_end`] says the movetext of `game` starts.
+    pub fn at(game: &'a [u8], movetext: usize) -> Mainline<'a> {
+        let sc = Scan { s: game, i: movetext };
+        Mainline { sc, moves: 0, after_result: false, ended: false, end: game.len(), out: Scanned::default() }
     }
 
     /// The next move, or the first token that is not a move (reported once; the moves after it
@@ -329,9 +343,16 @@ impl<'a> Mainline<'a> {
 
     /// Reads the rest of the mainline without reading moves (its result marker, a comment left
     /// open) and returns what the scan found.
-    pub fn finish(mut self) -> Scanned {
+    pub fn finish(self) -> Scanned {
+        self.finish_at().0
+    }
+
+    /// Like [`Mainline::finish`], also returning where the game's text ends as `pgn-reader`
+    /// ends it: the line break of the `\n[` or blank line that ends it (from there the reader's
+    /// skip of a movetext stops at once), or the end of `game`.
+    pub fn finish_at(mut self) -> (Scanned, usize) {
         while self.step(false).is_some() {}
-        self.out
+        (self.out, self.end)
     }
 
     fn bad(&mut self, token: &[u8], null_move: bool) -> Option<Token> {
@@ -343,8 +364,9 @@ impl<'a> Mainline<'a> {
         Some(Token::Bad(bad))
     }
 
-    fn end(&mut self) -> Option<Token> {
+    fn end(&mut self, at: usize) -> Option<Token> {
         self.ended = true;
+        self.end = at;
         None
     }
 
@@ -363,7 +385,8 @@ impl<'a> Mainline<'a> {
                         Some(p) => sc.i += p + 1,
                         None => {
                             self.out.open_comment = true;
-                            return self.end();
+                            let at = sc.s.len();
+                            return self.end(at);
                         }
                     }
                 }
@@ -371,16 +394,24 @@ impl<'a> Mainline<'a> {
                     sc.i += 1;
                     match sc.peek() {
                         Some(b'%') => sc.skip_until(b'\n'),
-                        Some(b'[' | b'\n') => return self.end(),
-                        Some(b'\r') if sc.at(1) == Some(b'\n') => return self.end(),
+                        Some(b'[' | b'\n') => {
+                            let at = sc.i - 1;
+                            return self.end(at);
+                        }
+                        Some(b'\r') if sc.at(1) == Some(b'\n') => {
+                            let at = sc.i - 1;
+                            return self.end(at);
+                        }
                         _ => {}
                     }
                 }
                 b';' => sc.skip_until(b'\n'),
                 b'(' => {
                     sc.i += 1;
+                    // Stopped at the line break that ends the game, or at the end.
                     if !skip_variation(sc) {
-                        return self.end();
+                        let at = sc.i;
+                        return self.end(at);
                     }
                 }
                 b'*' => {
@@ -448,7 +479,8 @@ impl<'a> Mainline<'a> {
                 }
             }
         }
-        self.end()
+        let at = self.sc.s.len();
+        self.end(at)
     }
 }
 

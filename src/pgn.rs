@@ -7,7 +7,7 @@ use shakmaty::{CastlingMode, Color, KnownOutcome};
 
 use crate::{
     chunk::{CHUNK_BYTES, Chunk, Splitter},
-    movetext::{Mainline, Token},
+    movetext::{self, Mainline, Token},
     replay::{Analysis, GameResult, Replay},
     start::{ErrorKind, GameError, Start, Variant},
     summary::Summary,
@@ -55,6 +55,8 @@ pub struct Movetext {
 pub struct GameVisitor {
     replay: Replay,
     keep_moves: bool,
+    /// Show the reader each slice whole (the reference for the tags-only showing).
+    whole_slices: bool,
 }
 
 impl GameVisitor {
@@ -65,6 +67,13 @@ impl GameVisitor {
     /// A visitor that also keeps each game's mainline moves (for `explain`).
     pub fn keeping_moves() -> GameVisitor {
         GameVisitor { keep_moves: true, ..GameVisitor::default() }
+    }
+
+    /// A visitor that shows `pgn-reader` every game slice whole, so that the reader skips the
+    /// first game's movetext itself: slower, and the reference that tests and the fuzz target
+    /// hold the usual reading (the reader sees only the first game's tags) to.
+    pub fn showing_whole_slices() -> GameVisitor {
+        GameVisitor { whole_slices: true, ..GameVisitor::default() }
     }
 
     /// Reads the games of `slice`, which holds whole games as [`crate::chunk`] cuts them (one
@@ -85,8 +94,22 @@ impl GameVisitor {
         out: &mut Vec<Game>,
     ) -> io::Result<()> {
         let slice = &window.data[range.clone()];
-        window.show(range);
-        let mut visitor = SliceVisitor { games: self, first: Some(slice) };
+        // The reader is shown the first game's tags only: its movetext is the scanner's to
+        // read, and the reader's skip over it would cost a fifth of the replay on Lichess
+        // files with a clock comment after every move.
+        let movetext = movetext::tags_end(slice);
+        let whole = self.whole_slices;
+        window.show(range.start..if whole { range.end } else { range.start + movetext });
+        let mut visitor = SliceVisitor { games: self, first: Some((slice, movetext)), end: None };
+        let first = reader.read_game(&mut visitor)?;
+        // The rest of the slice (whitespace, unless the reader finds more games in it than the
+        // splitter did): after the first game where the scanner ended it (the reader's pending
+        // skip of its movetext stops at once there), or after the tags the reader read when the
+        // scanner did not take the game (a variant not replayed, no tags at all).
+        if !whole {
+            window.show(range.start + visitor.end.unwrap_or(movetext)..range.end);
+        }
+        out.extend(first);
         while let Some(game) = reader.read_game(&mut visitor)? {
             out.push(game);
         }
@@ -126,8 +149,9 @@ impl GameVisitor {
     /// move, up to its end or the first token the reader would skip, where the replay stops
     /// with an error; the result marker counts by the scanner's reading too (a marker the
     /// reader finds inside a token it skips does not).
-    fn replay_mainline(&mut self, mut movetext: Movetext, game: &[u8]) -> Game {
-        let mut mainline = Mainline::new(game);
+    /// Returns the game and where its text ends in `game` ([`Mainline::finish_at`]).
+    fn replay_mainline(&mut self, mut movetext: Movetext, game: &[u8], start: usize) -> (Game, usize) {
+        let mut mainline = Mainline::at(game, start);
         while self.replay.is_replaying() {
             match mainline.next_token() {
                 None => break,
@@ -138,8 +162,8 @@ impl GameVisitor {
                 }
             }
         }
-        let marker = mainline.finish().result;
-        self.finish(movetext, marker)
+        let (scanned, end) = mainline.finish_at();
+        (self.finish(movetext, scanned.result), end)
     }
 
     /// The game's record: the result is the `Result` tag's when it is decisive or a draw, else
@@ -161,8 +185,10 @@ impl GameVisitor {
 /// the slice has its movetext read by the reader.
 struct SliceVisitor<'v, 's> {
     games: &'v mut GameVisitor,
-    /// The slice, until its first game's movetext begins.
-    first: Option<&'s [u8]>,
+    /// The slice and where its first game's movetext starts, until that movetext begins.
+    first: Option<(&'s [u8], usize)>,
+    /// Where the scanner ended the first game.
+    end: Option<usize>,
 }
 
 impl Visitor for SliceVisitor<'_, '_> {
@@ -183,7 +209,11 @@ impl Visitor for SliceVisitor<'_, '_> {
         let first = self.first.take();
         match (self.games.begin(tags), first) {
             (Err(skipped), _) => ControlFlow::Break(skipped),
-            (Ok(movetext), Some(slice)) => ControlFlow::Break(self.games.replay_mainline(movetext, slice)),
+            (Ok(movetext), Some((slice, start))) => {
+                let (game, end) = self.games.replay_mainline(movetext, slice, start);
+                self.end = Some(end);
+                ControlFlow::Break(game)
+            }
             (Ok(movetext), None) => ControlFlow::Continue(movetext),
         }
     }

@@ -4,12 +4,17 @@
 //! `pgn-reader` reads (up to a token the scanner rejects). `fuzz/fuzz_targets/pgn_to_events.rs`
 //! checks the same on arbitrary bytes.
 
-use std::path::{Path, PathBuf};
+use std::{
+    hash::{DefaultHasher, Hash, Hasher},
+    ops::ControlFlow,
+    path::{Path, PathBuf},
+};
 
 use threefold::{
     chunk::{CHUNK_BYTES, Splitter},
-    input,
+    input, json,
     movetext::check_scan_against_reader,
+    pgn::{self, GameVisitor},
 };
 
 fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -71,5 +76,59 @@ fn scanner_agrees_on_tricky_movetext() {
         if let Err(diff) = check_scan_against_reader(pgn.as_bytes()) {
             panic!("{pgn:?}:\n{diff}");
         }
+    }
+}
+
+/// Every game's record (JSON) of `input`, read with `visitor`, hashed.
+fn records(input: impl std::io::Read, visitor: GameVisitor) -> Vec<(u64, String)> {
+    let mut out = Vec::new();
+    pgn::for_each_game_with(input, visitor, |game| {
+        let record = json::game_json(0, &game).to_string();
+        let mut hasher = DefaultHasher::new();
+        record.hash(&mut hasher);
+        out.push((hasher.finish(), record));
+        ControlFlow::Continue(())
+    })
+    .unwrap();
+    out
+}
+
+/// `pgn-reader` is shown only the tags of each slice's first game (the scanner reads its
+/// movetext and says where the game ends); shown each slice whole, as before, it must give the
+/// same games with the same records: on the whole corpus and on slices where the two could part.
+#[test]
+fn reader_shown_only_the_tags_reads_the_games_it_reads_shown_whole_slices() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    files_under(&root.join("../shared/corpus"), &mut files);
+    files_under(&root.join("tests/oracle/rules"), &mut files);
+    let mut games = 0;
+    for file in &files {
+        let open = || input::open(file).unwrap().1;
+        let whole = records(open(), GameVisitor::showing_whole_slices());
+        let tags_only = records(open(), GameVisitor::new());
+        games += whole.len();
+        assert_eq!(whole.len(), tags_only.len(), "{}: number of games", file.display());
+        if let Some(i) = (0..whole.len()).find(|&i| whole[i].0 != tags_only[i].0) {
+            panic!("{} game {i}:\nwhole slices: {}\ntags only:    {}", file.display(), whole[i].1, tags_only[i].1);
+        }
+    }
+    assert!(games > 400_000, "only {games} games read");
+
+    for pgn in [
+        "[Event \"x\"] 1. e4 e5\n[Event \"y\"]\n1. d4 *",
+        "[Event \"x\"]\n[Variant \"Atomic\"]\n\n1. e4 { a\n[Event \"no\"] } e5 *\n\n[Event \"y\"]\n\n1. d4 *",
+        "1. e4 e5 *\n\n[Event \"a\"]\n\n1. d4 *",
+        "[Event \"a\"]\r\n\r\n1. e4 (1. d4 {x}\r\n[Event \"b\"]\r\n1. c4 *",
+        "[Event \"a\"]\n%escape [Event \"q\"]\n1. e4 (1. d4\n%[x]\n e5) e5 ; [c\n\n[Event \"b\"] 1. c4",
+        "[Event \"a\n1. e4 *\n\n[Event \"b\"]\n1. d4 *",
+        "[Event \"a\"] [Site \"b\"] 1. e4 { open\n\n[Event \"c\"]\n1. d4 *",
+        "\u{feff}[Event \"a\"]\n\n\n1. e4 *\n[Event \"b\"]\n\n",
+        "[Event \"a\"]\n\n[Event \"b\"]\n\n1. e4 e5",
+        "[Event \"a\"]\n1. e4 ( e5\n\n1. d4 ) *",
+    ] {
+        let whole = records(pgn.as_bytes(), GameVisitor::showing_whole_slices());
+        let tags_only = records(pgn.as_bytes(), GameVisitor::new());
+        assert_eq!(whole, tags_only, "{pgn:?}");
     }
 }

@@ -1,6 +1,7 @@
-//! Any bytes, read as PGN: no panic, and two readings agree. The whole-stream reader (chunked)
-//! and a reader that hands out one byte at a time must give the same records; and the movetext
-//! scanner, whose moves the replay plays, must read the moves `pgn-reader`'s own parser reads.
+//! Any bytes, read as PGN: no panic, and readings agree. The whole-stream reader (chunked), a
+//! reader that hands out one byte at a time and `pgn-reader` shown each game slice whole (not
+//! just the first game's tags) must give the same records; and the movetext scanner, whose
+//! moves the replay plays, must read the moves `pgn-reader`'s own parser reads.
 #![no_main]
 
 use std::ops::ControlFlow;
@@ -36,4 +37,10 @@ fuzz_target!(|data: &[u8]| {
         ControlFlow::Continue(())
     });
     assert_eq!(whole, trickled, "the reading must not depend on how the input is buffered");
+    let mut shown_whole = Vec::new();
+    let _ = pgn::for_each_game_with(data, pgn::GameVisitor::showing_whole_slices(), |g| {
+        shown_whole.push(json::game_json(0, &g));
+        ControlFlow::Continue(())
+    });
+    assert_eq!(whole, shown_whole, "pgn-reader shown only the tags must read what it reads shown whole slices");
 });
