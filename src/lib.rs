@@ -1,8 +1,9 @@
 //! threefold: every repetition of a position under the FIDE Laws (Art. 9.2, 9.6), game by game.
 //!
 //! Data flow: [`input`] opens and decompresses a file; [`chunk`] cuts the stream into runs of whole
-//! games; [`pgn`] reads each game's tags with `pgn-reader` and its mainline moves with the
-//! [`movetext`] scanner (which reads exactly the moves `pgn-reader` would); [`start`] decides the
+//! games; [`pgn`] reads each game with the [`movetext`] scanner (which reads exactly the tags and
+//! mainline moves `pgn-reader` would; `pgn-reader` itself reads tags the scanner cannot be sure
+//! of, and anything unusual left in a game's slice); [`start`] decides the
 //! variant and first position; [`replay`] plays the moves with `shakmaty` ([`san`] finds most
 //! of them without its move list), asks the [`tracker`] how often each position occurred (by its
 //! exact FIDE [`identity`]) and records [`event`]s and a [`summary`]. [`json`] writes those records

@@ -9,7 +9,9 @@
 //!
 //! The scan also collects the mainline's moves, so the replay need not have the reader parse the
 //! movetext a second time; `tests/scan_agrees.rs` and the `pgn_to_events` fuzz target check that
-//! these are the moves `pgn-reader` itself reads.
+//! these are the moves `pgn-reader` itself reads. It reads the tag section too (where the
+//! movetext starts, and the tags themselves when it is sure the reader would read them so), and
+//! says where the reader would end the game.
 
 use shakmaty::{
     CastlingSide,
@@ -183,39 +185,60 @@ impl Scan<'_> {
 
 use memchr::{memchr, memchr3};
 
-/// Skips the tag section as `pgn-reader` reads it; movetext may start on a tag's line.
-fn skip_tags(sc: &mut Scan) {
+/// A tag that ends within this many bytes of its `[` is read by `pgn-reader` as by the scan: the
+/// reader has at least 255 bytes in its buffer at each `[`, and a tag that ends further on may
+/// read differently there (unterminated).
+const SURE_TAG_BYTES: usize = 200;
+
+/// Reads the tag section as `pgn-reader` reads it, passing each tag's name and raw (still
+/// escaped) value to `tag`; movetext may start on a tag's line. Returns whether the reader is
+/// sure to read the section so (every tag terminated, and ended within [`SURE_TAG_BYTES`]), and
+/// whether there was a tag line at all.
+fn read_tags(sc: &mut Scan, tag: &mut impl FnMut(&[u8], &[u8])) -> (bool, bool) {
     if sc.starts_with(b"\xef\xbb\xbf") {
         sc.i += 3;
     }
     sc.skip_whitespace(true);
+    let (mut sure, any) = (true, sc.peek() == Some(b'['));
     while sc.peek() == Some(b'[') {
+        let open = sc.i;
         sc.i += 1;
         let rest = &sc.s[sc.i..];
         match memchr3(b'"', b'\n', b']', rest) {
             Some(p) if rest[p] == b'"' => {
-                sc.i += p + 1;
+                let value = sc.i + p + 1;
+                // The name is what precedes the quote, less one space.
+                let name = &rest[..if p > 0 && rest[p - 1] == b' ' { p - 1 } else { p }];
+                sc.i = value;
                 // the value, with backslash escapes, ends at a quote or the line's end
                 loop {
                     let Some(p) = memchr3(b'\\', b'"', b'\n', &sc.s[sc.i..]) else {
                         sc.i = sc.s.len();
-                        break;
+                        return (false, any);
                     };
                     sc.i += p;
                     match sc.s[sc.i] {
                         b'\\' => sc.i = (sc.i + 2).min(sc.s.len()),
                         b'"' => {
+                            tag(name, &sc.s[value..sc.i]);
                             sc.i += 1;
                             break;
                         }
-                        _ => break,
+                        _ => {
+                            tag(name, &sc.s[value..sc.i]);
+                            break;
+                        }
                     }
                 }
+                sure &= sc.i - open <= SURE_TAG_BYTES;
             }
-            Some(p) => sc.i += p + 1,
+            Some(p) => {
+                sc.i += p + 1;
+                sure &= sc.i - open <= SURE_TAG_BYTES;
+            }
             None => {
                 sc.i = sc.s.len();
-                return;
+                return (false, any);
             }
         }
         // after the value: spaces, then `]` or a line break end the tag
@@ -236,6 +259,17 @@ fn skip_tags(sc: &mut Scan) {
             }
         }
     }
+    (sure, any)
+}
+
+/// Reads the tags of `game` (one game's bytes, tags included) as `pgn-reader` would, passing
+/// each tag's name and raw value to `tag`. Returns where the movetext starts, or `None` (after
+/// some tags perhaps) when the reader itself must read the section: a tag left unterminated or
+/// too long to be sure, or no tag section at all.
+pub fn read_tag_section(game: &[u8], mut tag: impl FnMut(&[u8], &[u8])) -> Option<usize> {
+    let mut sc = Scan { s: game, i: 0 };
+    let (sure, any) = read_tags(&mut sc, &mut tag);
+    (sure && any).then_some(sc.i)
 }
 
 /// Skips a variation after its `(`; returns false if the game ended inside it.
@@ -319,7 +353,7 @@ pub struct Mainline<'a> {
 /// as `pgn-reader` reads it.
 pub fn tags_end(game: &[u8]) -> usize {
     let mut sc = Scan { s: game, i: 0 };
-    skip_tags(&mut sc);
+    read_tags(&mut sc, &mut |_, _| {});
     sc.i
 }
 

@@ -1,4 +1,8 @@
-//! Reading games: `pgn-reader` reads the tags, the [`crate::movetext`] scanner the mainline moves.
+//! Reading games: the [`crate::movetext`] scanner reads each game slice's first game, tags and
+//! mainline moves, as `pgn-reader` would; `pgn-reader` reads the tags the scanner cannot be sure
+//! of (unterminated, or longer than the reader's buffer is sure to hold) and any further game it
+//! finds in a slice. `GameVisitor::showing_whole_slices` is the reference: `pgn-reader` reads
+//! every slice whole and skips the first game's movetext itself.
 
 use std::{cell::Cell, io, ops::{ControlFlow, Range}};
 
@@ -94,9 +98,19 @@ impl GameVisitor {
         out: &mut Vec<Game>,
     ) -> io::Result<()> {
         let slice = &window.data[range.clone()];
-        // The reader is shown the first game's tags only: its movetext is the scanner's to
-        // read, and the reader's skip over it would cost a fifth of the replay on Lichess
-        // files with a clock comment after every move.
+        if !self.whole_slices && let Some(end) = self.read_first_game(slice, out) {
+            // The rest of the slice (whitespace, unless the reader finds more games in it than
+            // the splitter did) from where the scanner ended the first game.
+            window.show(range.start + end..range.end);
+            let mut visitor = SliceVisitor { games: self, first: None, end: None };
+            while let Some(game) = reader.read_game(&mut visitor)? {
+                out.push(game);
+            }
+            return Ok(());
+        }
+        // The reader reads the first game's tags, shown only those: its movetext is the
+        // scanner's to read, and the reader's skip over it would cost a seventh of the replay
+        // on Lichess files with a clock comment after every move.
         let movetext = movetext::tags_end(slice);
         let whole = self.whole_slices;
         window.show(range.start..if whole { range.end } else { range.start + movetext });
@@ -114,6 +128,27 @@ impl GameVisitor {
             out.push(game);
         }
         Ok(())
+    }
+
+    /// Reads the slice's first game without `pgn-reader` when the scanner is sure to read its
+    /// tags as the reader would ([`movetext::read_tag_section`]): the reader's tag parsing and
+    /// its handing over of each tag cost as much as the scanner's whole reading of a short
+    /// game. Returns where the game ends, or `None` (nothing read) for the reader to read it.
+    fn read_first_game(&mut self, slice: &[u8], out: &mut Vec<Game>) -> Option<usize> {
+        let mut tags = Tags::new();
+        let movetext = movetext::read_tag_section(slice, |name, value| tags.push(name, &RawTag(value).decode()))?;
+        let end = match self.begin(tags) {
+            Ok(state) => {
+                let (game, end) = self.replay_mainline(state, slice, movetext);
+                out.push(game);
+                end
+            }
+            Err(skipped) => {
+                out.push(skipped);
+                Mainline::at(slice, movetext).finish_at().1
+            }
+        };
+        Some(end)
     }
 
     /// Starts a game from its tags, or returns it whole when its variant is not replayed.

@@ -126,9 +126,20 @@ fn reader_shown_only_the_tags_reads_the_games_it_reads_shown_whole_slices() {
         "\u{feff}[Event \"a\"]\n\n\n1. e4 *\n[Event \"b\"]\n\n",
         "[Event \"a\"]\n\n[Event \"b\"]\n\n1. e4 e5",
         "[Event \"a\"]\n1. e4 ( e5\n\n1. d4 ) *",
+        "[Event\"a\"][ Site  \"b\\\"c\\\\\" ]\n[NoQuote]\n[Date \"x\n1. e4 *",
+        "[Event \"a\"]\n[Variant \"Crazyhouse\"]\n\n1. e4 {x\n[y]} e5 *\n\n[Event \"b\"]\n\n1. d4 *",
     ] {
         let whole = records(pgn.as_bytes(), GameVisitor::showing_whole_slices());
         let tags_only = records(pgn.as_bytes(), GameVisitor::new());
         assert_eq!(whole, tags_only, "{pgn:?}");
+    }
+    // Tags near and past the 255 bytes the reader is sure to hold at each `[`, closed or not.
+    for len in [190, 200, 250, 254, 255, 256, 300, 20_000] {
+        for close in ["\"]", ""] {
+            let pgn = format!("[Event \"a\"]\n[Annotator \"{}{close}\n[Site \"b\"]\n\n1. e4 *\n", "x".repeat(len));
+            let whole = records(pgn.as_bytes(), GameVisitor::showing_whole_slices());
+            let tags_only = records(pgn.as_bytes(), GameVisitor::new());
+            assert_eq!(whole, tags_only, "a tag value of {len} bytes, closed {:?}", !close.is_empty());
+        }
     }
 }
