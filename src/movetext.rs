@@ -13,6 +13,8 @@
 //! movetext starts, and the tags themselves when it is sure the reader would read them so), and
 //! says where the reader would end the game.
 
+use std::ops::Range;
+
 use shakmaty::{
     CastlingSide,
     san::{San, SanPlus, Suffix},
@@ -190,11 +192,12 @@ use memchr::{memchr, memchr3};
 /// read differently there (unterminated).
 const SURE_TAG_BYTES: usize = 200;
 
-/// Reads the tag section as `pgn-reader` reads it, passing each tag's name and raw (still
-/// escaped) value to `tag`; movetext may start on a tag's line. Returns whether the reader is
+/// Reads the tag section as `pgn-reader` reads it, passing each tag's name, raw (still escaped)
+/// value, as ranges of the game's bytes, and whether the value has a backslash to `tag`;
+/// movetext may start on a tag's line. Returns whether the reader is
 /// sure to read the section so (every tag terminated, and ended within [`SURE_TAG_BYTES`]), and
 /// whether there was a tag line at all.
-fn read_tags(sc: &mut Scan, tag: &mut impl FnMut(&[u8], &[u8])) -> (bool, bool) {
+fn read_tags(sc: &mut Scan, tag: &mut impl FnMut(Range<usize>, Range<usize>, bool)) -> (bool, bool) {
     if sc.starts_with(b"\xef\xbb\xbf") {
         sc.i += 3;
     }
@@ -208,7 +211,8 @@ fn read_tags(sc: &mut Scan, tag: &mut impl FnMut(&[u8], &[u8])) -> (bool, bool) 
             Some(p) if rest[p] == b'"' => {
                 let value = sc.i + p + 1;
                 // The name is what precedes the quote, less one space.
-                let name = &rest[..if p > 0 && rest[p - 1] == b' ' { p - 1 } else { p }];
+                let name = sc.i..sc.i + if p > 0 && rest[p - 1] == b' ' { p - 1 } else { p };
+                let mut escaped = false;
                 sc.i = value;
                 // the value, with backslash escapes, ends at a quote or the line's end
                 loop {
@@ -218,14 +222,17 @@ fn read_tags(sc: &mut Scan, tag: &mut impl FnMut(&[u8], &[u8])) -> (bool, bool) 
                     };
                     sc.i += p;
                     match sc.s[sc.i] {
-                        b'\\' => sc.i = (sc.i + 2).min(sc.s.len()),
+                        b'\\' => {
+                            escaped = true;
+                            sc.i = (sc.i + 2).min(sc.s.len());
+                        }
                         b'"' => {
-                            tag(name, &sc.s[value..sc.i]);
+                            tag(name, value..sc.i, escaped);
                             sc.i += 1;
                             break;
                         }
                         _ => {
-                            tag(name, &sc.s[value..sc.i]);
+                            tag(name, value..sc.i, escaped);
                             break;
                         }
                     }
@@ -263,10 +270,11 @@ fn read_tags(sc: &mut Scan, tag: &mut impl FnMut(&[u8], &[u8])) -> (bool, bool) 
 }
 
 /// Reads the tags of `game` (one game's bytes, tags included) as `pgn-reader` would, passing
-/// each tag's name and raw value to `tag`. Returns where the movetext starts, or `None` (after
+/// each tag's name and raw value (ranges of `game`) and whether the value has a backslash to
+/// `tag`. Returns where the movetext starts, or `None` (after
 /// some tags perhaps) when the reader itself must read the section: a tag left unterminated or
 /// too long to be sure, or no tag section at all.
-pub fn read_tag_section(game: &[u8], mut tag: impl FnMut(&[u8], &[u8])) -> Option<usize> {
+pub fn read_tag_section(game: &[u8], mut tag: impl FnMut(Range<usize>, Range<usize>, bool)) -> Option<usize> {
     let mut sc = Scan { s: game, i: 0 };
     let (sure, any) = read_tags(&mut sc, &mut tag);
     (sure && any).then_some(sc.i)
@@ -353,7 +361,7 @@ pub struct Mainline<'a> {
 /// as `pgn-reader` reads it.
 pub fn tags_end(game: &[u8]) -> usize {
     let mut sc = Scan { s: game, i: 0 };
-    read_tags(&mut sc, &mut |_, _| {});
+    read_tags(&mut sc, &mut |_, _, _| {});
     sc.i
 }
 

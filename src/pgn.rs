@@ -136,7 +136,15 @@ impl GameVisitor {
     /// game. Returns where the game ends, or `None` (nothing read) for the reader to read it.
     fn read_first_game(&mut self, slice: &[u8], out: &mut Vec<Game>) -> Option<usize> {
         let mut tags = Tags::new();
-        let movetext = movetext::read_tag_section(slice, |name, value| tags.push(name, &RawTag(value).decode()))?;
+        // One UTF-8 check for the whole game rather than one per name and value (cut at ASCII
+        // bytes, its tags are UTF-8 too); a value with a backslash is unescaped as the reader does.
+        let text = std::str::from_utf8(slice).ok();
+        let movetext = movetext::read_tag_section(slice, |name, value, escaped| {
+            match text.and_then(|t| Some((t.get(name.clone())?, t.get(value.clone())?))) {
+                Some((n, v)) if !escaped => tags.push_str(n, v),
+                _ => tags.push(&slice[name], &RawTag(&slice[value]).decode()),
+            }
+        })?;
         let end = match self.begin(tags) {
             Ok(state) => {
                 let (game, end) = self.replay_mainline(state, slice, movetext);

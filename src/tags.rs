@@ -14,7 +14,16 @@ pub struct Tags {
 
 impl Tags {
     pub fn new() -> Tags {
-        Tags { text: String::with_capacity(256), ends: Vec::with_capacity(16) }
+        // A Lichess game's tags take about 400 bytes.
+        Tags { text: String::with_capacity(512), ends: Vec::with_capacity(20) }
+    }
+
+    /// Appends a tag whose name and value are text already.
+    pub fn push_str(&mut self, name: &str, value: &str) {
+        self.text.push_str(name);
+        let name_end = self.text.len();
+        self.text.push_str(value);
+        self.ends.push((name_end, self.text.len()));
     }
 
     /// Appends a tag as read from the file.
