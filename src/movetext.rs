@@ -508,7 +508,7 @@ impl<'a> Mainline<'a> {
                     if !read_moves {
                         continue;
                     }
-                    if let Ok(san) = SanPlus::from_ascii(token) {
+                    if let Ok(san) = crate::san::parse(token) {
                         self.moves += 1;
                         return Some(Token::Move(san));
                     }

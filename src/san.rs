@@ -1,4 +1,5 @@
-//! SAN to move, for the common case without building a move list.
+//! SAN tokens to moves, for the common cases: [`parse`] reads a token without `shakmaty`'s
+//! general reader, [`to_move`] finds its move without building a move list.
 //!
 //! `shakmaty`'s [`San::to_move`] generates every candidate move into a 256-entry list and returns
 //! it by value: over half of what replaying a game costs (callgrind, pgnmentor sample). Most moves
@@ -10,9 +11,70 @@
 //! real games for every legal move's SAN and many mutilated ones.
 
 use shakmaty::{
-    Bitboard, Chess, Move, Position, Rank, Role, attacks,
-    san::{San, SanError},
+    Bitboard, Chess, File, Move, Position, Rank, Role, Square, attacks,
+    san::{ParseSanError, San, SanError, SanPlus, Suffix},
 };
+
+/// `token` read as SAN, exactly as [`SanPlus::from_ascii`] reads it. Piece and pawn moves
+/// (`e4`, `exd5`, `Nbd7`, `R1xe2+`, `e8=Q#`) are read here byte by byte, at a third of the cost;
+/// anything else (castling, drops, null moves, lowercase promotions, errors) by `shakmaty`.
+/// Debug builds assert the two agree on every token; `tests/san_agrees.rs` checks every short
+/// string.
+pub fn parse(token: &[u8]) -> Result<SanPlus, ParseSanError> {
+    let found = parse_normal(token).map_or_else(|| SanPlus::from_ascii(token), Ok);
+    debug_assert_eq!(found.as_ref().ok(), SanPlus::from_ascii(token).as_ref().ok(), "{:?}", String::from_utf8_lossy(token));
+    found
+}
+
+/// A piece or pawn move, read as `shakmaty`'s SAN reader reads it; `None`: ask shakmaty.
+fn parse_normal(token: &[u8]) -> Option<SanPlus> {
+    let (suffix, t) = match token.split_last()? {
+        (b'+', rest) => (Some(Suffix::Check), rest),
+        (b'#', rest) => (Some(Suffix::Checkmate), rest),
+        _ => (None, token),
+    };
+    let (role, t) = match t.first()? {
+        b'N' => (Role::Knight, &t[1..]),
+        b'B' => (Role::Bishop, &t[1..]),
+        b'R' => (Role::Rook, &t[1..]),
+        b'Q' => (Role::Queen, &t[1..]),
+        b'K' => (Role::King, &t[1..]),
+        b'a'..=b'h' => (Role::Pawn, t),
+        _ => return None,
+    };
+    let (promotion, t) = match t {
+        [rest @ .., b'=', p] => (Some(promotion_role(*p)?), rest),
+        _ => (None, t),
+    };
+    // What remains: an optional file and rank of the mover, an optional `x`, the target square
+    // (read from the end, this is shakmaty's reading: `e4` is a target, `ed5` a file and one).
+    let (to, t) = match t {
+        [rest @ .., f @ b'a'..=b'h', r @ b'1'..=b'8'] => (Square::from_coords(File::new(u32::from(f - b'a')), Rank::new(u32::from(r - b'1'))), rest),
+        _ => return None,
+    };
+    let (capture, t) = match t {
+        [rest @ .., b'x'] => (true, rest),
+        _ => (false, t),
+    };
+    let (file, rank) = match *t {
+        [] => (None, None),
+        [f @ b'a'..=b'h'] => (Some(File::new(u32::from(f - b'a'))), None),
+        [r @ b'1'..=b'8'] => (None, Some(Rank::new(u32::from(r - b'1')))),
+        [f @ b'a'..=b'h', r @ b'1'..=b'8'] => (Some(File::new(u32::from(f - b'a'))), Some(Rank::new(u32::from(r - b'1')))),
+        _ => return None,
+    };
+    Some(SanPlus { san: San::Normal { role, file, rank, capture, to, promotion }, suffix })
+}
+
+fn promotion_role(b: u8) -> Option<Role> {
+    Some(match b {
+        b'Q' => Role::Queen,
+        b'R' => Role::Rook,
+        b'B' => Role::Bishop,
+        b'N' => Role::Knight,
+        _ => return None,
+    })
+}
 
 /// The move `san` denotes in `pos`, exactly as [`San::to_move`] decides it.
 pub fn to_move(pos: &Chess, san: &San) -> Result<Move, SanError> {

@@ -63,6 +63,13 @@ impl Check {
     fn position(&mut self, pos: &Chess, played: San) {
         self.positions += 1;
         let legal: Vec<Move> = pos.legal_moves().into_iter().collect();
+        for &m in &legal {
+            let token = shakmaty::san::SanPlus::from_move(pos.clone(), m).to_string();
+            let theirs = shakmaty::san::SanPlus::from_ascii(token.as_bytes()).ok();
+            if threefold::san::parse(token.as_bytes()).ok() != theirs {
+                self.failures.push(format!("{token} parses differently"));
+            }
+        }
         for m in legal {
             for san in mutilations(San::from_move(pos, m)) {
                 self.compare(pos, san);
@@ -144,4 +151,27 @@ fn san_resolution_agrees_on_pins() {
         }
     }
     assert!(check.differ == 0, "{}", check.failures.join("\n"));
+}
+
+/// `threefold::san::parse` reads SAN tokens byte by byte where it can and must read every token
+/// as `SanPlus::from_ascii` does: every string of up to 5 bytes over the bytes SAN is made of
+/// (and some it is not). Every legal move's SAN in every position of the games above is checked
+/// too, by `Check::position`.
+#[test]
+fn san_parsing_agrees_with_shakmaty() {
+    use shakmaty::san::SanPlus;
+    let alphabet = b"NBRQKPaeh1458x=+#O-@Z0";
+    let mut compared = 0u64;
+    let mut token = Vec::new();
+    for len in 0..=5u32 {
+        for n in 0..alphabet.len().pow(len) {
+            token.clear();
+            token.extend((0..len).map(|k| alphabet[n / alphabet.len().pow(k) % alphabet.len()]));
+            let ours = threefold::san::parse(&token).ok();
+            let theirs = SanPlus::from_ascii(&token).ok();
+            assert_eq!(ours, theirs, "{:?}", String::from_utf8_lossy(&token));
+            compared += 1;
+        }
+    }
+    assert!(compared > 5_000_000, "{compared} strings");
 }
