@@ -98,7 +98,7 @@ for f in $files; do
   case "$src" in *.zst) zstd -dcq "$src" > "$tmp/$name.pgn" ;; *) cp "$src" "$tmp/$name.pgn" ;; esac
   if [ "$smoke" = 1 ]; then
     head -c 1500000 "$tmp/$name.pgn" > "$tmp/$name.head"
-    last=$(grep -n '^\[Event ' "$tmp/$name.head" | tail -n 1 | cut -d: -f1)
+    last=$(grep -an '^\[Event ' "$tmp/$name.head" | tail -n 1 | cut -d: -f1)
     head -n "$(( ${last:-1} - 1 ))" "$tmp/$name.head" > "$tmp/$name.pgn"
     rm "$tmp/$name.head"
     zstd -q -3 "$tmp/$name.pgn" -o "$tmp/in/$name.pgn.zst"
@@ -268,6 +268,10 @@ PY
     want=$(awk -v t="$t_max" 'BEGIN{printf "%.1f", 0.9*t}')
     ratios+=("| $lab | ingest t$t_max / t1 | $r2 | >= $want | $(ok "$r2" "$want") |")
     ratios+=("| $lab | machine ceiling: $t_max floors at once / one floor | $ceiling | | |")
+    # With one replay thread the reading and writing threads use part of another core: tN can
+    # at best spread t1's CPU seconds over N cores, so tN / t1 <= N x t1 wall / t1 CPU s.
+    use t1
+    ratios+=("| $lab | bound on t$t_max / t1 from t1's own CPU use: $t_max x t1 wall / t1 CPU s | $(awk -v n="$t_max" -v w="$wall" -v c="$cpu" 'BEGIN{ if (c > 0) printf "%.2f", n*w/c; else printf "-" }') | | |")
   fi
   if [ -n "$py_rate" ]; then
     r3=$(ratio "$sample_rate" "$py_rate")
@@ -329,7 +333,7 @@ done
 serial=()
 if [ "$smoke" = 0 ] && command -v valgrind >/dev/null; then
   head -c 20000000 "$tmp/$first.pgn" > "$tmp/cg.head"
-  last=$(grep -n '^\[Event ' "$tmp/cg.head" | tail -n 1 | cut -d: -f1)
+  last=$(grep -an '^\[Event ' "$tmp/cg.head" | tail -n 1 | cut -d: -f1)
   head -n "$(( ${last:-1} - 1 ))" "$tmp/cg.head" | zstd -q -3 -o "$tmp/cg.pgn.zst"
   rm -rf "$tmp/ds" "$tmp"/cg.out*
   valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$tmp/cg.out" \
