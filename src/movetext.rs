@@ -237,17 +237,14 @@ fn read_tags(sc: &mut Scan, tag: &mut impl FnMut(Range<usize>, Range<usize>, boo
                         }
                     }
                 }
-                sure &= sc.i - open <= SURE_TAG_BYTES;
             }
-            Some(p) => {
-                sc.i += p + 1;
-                sure &= sc.i - open <= SURE_TAG_BYTES;
-            }
+            Some(p) => sc.i += p + 1,
             None => {
                 sc.i = sc.s.len();
                 return (false, any);
             }
         }
+        sure &= sc.i - open <= SURE_TAG_BYTES;
         // after the value: spaces, then `]` or a line break end the tag
         while let Some(c) = sc.peek() {
             match c {

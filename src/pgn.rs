@@ -98,32 +98,30 @@ impl GameVisitor {
         out: &mut Vec<Game>,
     ) -> io::Result<()> {
         let slice = &window.data[range.clone()];
-        if !self.whole_slices && let Some(end) = self.read_first_game(slice, out) {
-            // The rest of the slice (whitespace, unless the reader finds more games in it than
-            // the splitter did) from where the scanner ended the first game.
-            window.show(range.start + end..range.end);
-            let mut visitor = SliceVisitor { games: self, first: None, end: None };
-            while let Some(game) = reader.read_game(&mut visitor)? {
-                out.push(game);
-            }
-            return Ok(());
-        }
-        // The reader reads the first game's tags, shown only those: its movetext is the
-        // scanner's to read, and the reader's skip over it would cost a seventh of the replay
-        // on Lichess files with a clock comment after every move.
-        let movetext = movetext::tags_end(slice);
         let whole = self.whole_slices;
-        window.show(range.start..if whole { range.end } else { range.start + movetext });
-        let mut visitor = SliceVisitor { games: self, first: Some((slice, movetext)), end: None };
-        let first = reader.read_game(&mut visitor)?;
+        let mut visitor = SliceVisitor { games: self, first: None, end: None };
+        let first = if whole { None } else { visitor.games.read_first_game(slice, out) };
+        let rest = match first {
+            Some(end) => end,
+            None => {
+                // The reader reads the first game's tags, shown only those: its movetext is the
+                // scanner's to read, and the reader's skip over it would cost a seventh of the
+                // replay on Lichess files with a clock comment after every move.
+                let movetext = movetext::tags_end(slice);
+                window.show(range.start..if whole { range.end } else { range.start + movetext });
+                visitor.first = Some((slice, movetext));
+                out.extend(reader.read_game(&mut visitor)?);
+                // After the tags the reader read when the scanner did not take the game (a
+                // variant not replayed, no tags at all).
+                visitor.end.unwrap_or(movetext)
+            }
+        };
         // The rest of the slice (whitespace, unless the reader finds more games in it than the
-        // splitter did): after the first game where the scanner ended it (the reader's pending
-        // skip of its movetext stops at once there), or after the tags the reader read when the
-        // scanner did not take the game (a variant not replayed, no tags at all).
+        // splitter did), from where the scanner ended the first game: the reader's pending skip
+        // of its movetext, if any, stops at once there.
         if !whole {
-            window.show(range.start + visitor.end.unwrap_or(movetext)..range.end);
+            window.show(range.start + rest..range.end);
         }
-        out.extend(first);
         while let Some(game) = reader.read_game(&mut visitor)? {
             out.push(game);
         }
