@@ -18,11 +18,12 @@ use std::{
 use anyhow::{Context, Result, bail};
 use arrow_array::RecordBatch;
 use parquet::{
-    basic::{Compression, ZstdLevel},
+    basic::{Compression, Encoding, ZstdLevel},
     file::{
         metadata::KeyValue,
         properties::{EnabledStatistics, WriterProperties},
     },
+    schema::types::ColumnPath,
 };
 use serde_json::{Value, json};
 
@@ -43,9 +44,21 @@ const TABLES: [&str; 2] = ["games", "events"];
 
 /// Writer settings for every file of the dataset, in one place.
 fn writer_properties(source: &str) -> Result<WriterProperties> {
-    Ok(WriterProperties::builder()
+    let mut builder = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::try_new(3)?))
-        .set_dictionary_enabled(true)
+        .set_dictionary_enabled(true);
+    // Row numbers and offsets only grow (by one, or by a game's length): deltas store them in a
+    // few bits, where a dictionary of unique values costs a hash per row and then gives up.
+    for column in ["game_index", "byte_offset"] {
+        builder = builder
+            .set_column_dictionary_enabled(ColumnPath::from(column), false)
+            .set_column_encoding(ColumnPath::from(column), Encoding::DELTA_BINARY_PACKED);
+    }
+    // Unique per game (lichess_id) or nearly per event (zobrist): a dictionary cannot help.
+    for column in ["lichess_id", "zobrist"] {
+        builder = builder.set_column_dictionary_enabled(ColumnPath::from(column), false);
+    }
+    Ok(builder
         .set_statistics_enabled(EnabledStatistics::Page)
         .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
         .set_created_by(format!("threefold {TOOL_VERSION}"))
