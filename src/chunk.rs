@@ -84,6 +84,34 @@ impl Lines {
             && first.is_some_and(|b| !matches!(b, b'[' | b'%' | b' ' | b'\t' | b'\r' | b'\n'))
     }
 
+    /// Whether `text` (from a line start) opens with a tag line that [`Self::line`] would take
+    /// as just one more tag of the current tag section, `[Name "value"]` with no escape and an
+    /// optional `\r`, and if so where its `\n` is. Such a line changes nothing: one pass over
+    /// its bytes replaces a line search and two searches per tag (most lines of a game are
+    /// tags). The first tag of a section, or one after a blank line, takes the general path.
+    fn continued_tag_line(&self, text: &[u8]) -> Option<usize> {
+        if self.state != State::Tags || self.blank_after_tag || self.in_comment || text.first() != Some(&b'[') {
+            return None;
+        }
+        // The name, up to the value's opening quote (the reader's tag ends at a `]` first).
+        let name = &text[1..];
+        let q = memchr3(b'"', b']', b'\n', name)?;
+        if name[q] != b'"' {
+            return None;
+        }
+        let value = &name[q + 1..];
+        let v = memchr3(b'"', b'\\', b'\n', value)?;
+        if value[v] != b'"' {
+            return None;
+        }
+        let nl = match value[v + 1..] {
+            [b']', b'\n', ..] => 1,
+            [b']', b'\r', b'\n', ..] => 2,
+            _ => return None,
+        };
+        Some(1 + q + 1 + v + 1 + nl)
+    }
+
     /// Takes one line (without its `\n`); returns whether a game starts at its first byte.
     fn line(&mut self, line: &[u8]) -> bool {
         if self.in_comment {
@@ -291,6 +319,12 @@ impl<R: Read> Splitter<R> {
                 // starting with `[` or `%`, or a comment). A line already searched in part (a
                 // long one, across reads) takes the path below, which searches it only once.
                 if self.searched <= self.scanned
+                    && let Some(found) = self.lines.continued_tag_line(&self.pending[self.scanned..])
+                {
+                    self.scanned += found + 1;
+                    continue;
+                }
+                if self.searched <= self.scanned
                     && self.lines.plain_movetext_next(self.pending.get(self.scanned).copied())
                     && let Some(found) = memchr3(b'\n', b'{', b';', &self.pending[self.scanned..])
                     && self.pending[self.scanned + found] == b'\n'
@@ -452,6 +486,30 @@ mod tests {
         assert!(checked > 80_000 && lines > 100_000 && open > 100, "{checked} strings, {lines} lines, {open} open");
     }
 
+    /// A line the tag-line shortcut passes over is one `Lines::line` reads as tags only, in a
+    /// tag section: on every string of up to 7 bytes after a `[` over the bytes that matter.
+    #[test]
+    fn continued_tag_lines_are_tags_only() {
+        let alphabet = b"[\"]\\\r\n x";
+        let mut taken = 0;
+        for len in 0..=7u32 {
+            for n in 0..8usize.pow(len) {
+                let mut text = vec![b'['];
+                text.extend((0..len).map(|k| alphabet[n / 8usize.pow(k) % 8]));
+                let mut lines = Lines::new();
+                assert!(lines.line(b"[Event \"a\"]"));
+                let Some(nl) = lines.continued_tag_line(&text) else { continue };
+                assert_eq!(text[nl], b'\n');
+                let line = &text[..nl];
+                assert_eq!(tags_end(line), None, "{:?}", String::from_utf8_lossy(line));
+                assert!(!lines.line(line));
+                assert!(lines.state == State::Tags && !lines.blank_after_tag && !lines.in_comment);
+                taken += 1;
+            }
+        }
+        assert!(taken > 1000, "{taken}");
+    }
+
     /// Game starts as `Lines::line` gives them line by line, as absolute offsets.
     fn line_by_line(text: &[u8]) -> Vec<usize> {
         let mut lines = Lines::new();
@@ -467,11 +525,12 @@ mod tests {
         out
     }
 
-    /// The splitter's shortcut for plain movetext lines finds exactly the game starts that
-    /// classifying every line finds: on real files with comments, variations, escape lines,
-    /// CRLF and header-only games, and with small chunks so that lines straddle reads.
+    /// The splitter's shortcuts for plain movetext lines and tag lines find exactly the game
+    /// starts that classifying every line finds: on real files with comments, variations,
+    /// escape lines, CRLF and header-only games, and with small chunks so that lines straddle
+    /// reads.
     #[test]
-    fn plain_line_shortcut_finds_every_game_start() {
+    fn line_shortcuts_find_every_game_start() {
         let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
         let mut files: Vec<_> = ["edge", "otb", "lichess", "variants"]
             .iter()
