@@ -22,8 +22,6 @@ pub struct Key {
     pub legal_ep: Option<Square>,
     /// E.p. square whenever the last move was a double push (how FEN writes it).
     pub fen_ep: Option<Square>,
-    /// Polyglot Zobrist key of the FIDE identity (legal e.p.).
-    pub zobrist: u64,
     /// Zobrist key of board and side to move only (castling and e.p. keys removed).
     pub board_zobrist: u64,
 }
@@ -38,31 +36,37 @@ impl Key {
     /// [`board_zobrist`]), which the replay updates move by move.
     #[inline(always)]
     pub fn new(pos: &Chess, board_zobrist: u64) -> Key {
-        let legal_ep = pos.legal_ep_square();
-        let mut zobrist = board_zobrist;
-        let castles = pos.castles();
-        let castling = castles.castling_rights();
-        if castling.any() {
-            for color in Color::ALL {
-                for side in CastlingSide::ALL {
-                    if castles.has(color, side) {
-                        zobrist ^= Zobrist64::zobrist_for_castling_right(color, side).0;
-                    }
-                }
-            }
-        }
-        if let Some(sq) = legal_ep {
-            zobrist ^= Zobrist64::zobrist_for_en_passant_file(sq.file()).0;
-        }
         Key {
             board: pos.board().clone(),
             turn: pos.turn(),
-            castling,
-            legal_ep,
+            castling: pos.castles().castling_rights(),
+            legal_ep: pos.legal_ep_square(),
             fen_ep: pos.maybe_ep_square(),
-            zobrist,
             board_zobrist,
         }
+    }
+
+    /// Polyglot Zobrist key of the FIDE identity (e.p. only when legal): the board key with the
+    /// castling and e.p. keys added. Only events print it, so it is not kept per ply.
+    pub fn zobrist(&self) -> u64 {
+        let mut zobrist = self.board_zobrist;
+        for color in Color::ALL {
+            let rooks = self.castling & Bitboard::from_rank(color.backrank());
+            if rooks.is_empty() {
+                continue;
+            }
+            // A rook that may castle stands beside its king on the back rank: h-side of it for
+            // the king side (also in Chess960, where the king stands between its two rooks).
+            let king = self.board.king_of(color).map(Square::file);
+            for rook in rooks {
+                let side = CastlingSide::from_king_side(king.is_some_and(|k| rook.file() > k));
+                zobrist ^= Zobrist64::zobrist_for_castling_right(color, side).0;
+            }
+        }
+        if let Some(sq) = self.legal_ep {
+            zobrist ^= Zobrist64::zobrist_for_en_passant_file(sq.file()).0;
+        }
+        zobrist
     }
 
     /// Same pieces on the same squares, same side to move.
@@ -159,7 +163,7 @@ impl Identity {
             }
             None => fen.push('-'),
         }
-        Identity { placement, turn: key.turn, castling, ep: key.legal_ep, fen, zobrist: key.zobrist }
+        Identity { placement, turn: key.turn, castling, ep: key.legal_ep, fen, zobrist: key.zobrist() }
     }
 }
 
@@ -238,8 +242,19 @@ mod tests {
     fn identity_fen_is_shakmatys_fen() {
         let mut state = 0x2545_f491_4f6c_dd1du64;
         let (mut checked, mut ep, mut promoted) = (0, 0, 0);
-        for _ in 0..200 {
-            let mut pos = Chess::default();
+        // Every other game is Chess960 (castling rooks off the corner files), where only the
+        // placement and the Zobrist key are compared: its castling letters are Shredder-FEN's.
+        let chess960 = ["nrkbbqrn/pppppppp/8/8/8/8/PPPPPPPP/NRKBBQRN w GBgb - 0 1", "bbqrkrnn/pppppppp/8/8/8/8/PPPPPPPP/BBQRKRNN w FDfd - 0 1"];
+        let mut checked960 = 0;
+        for game in 0..200 {
+            let mode = if game % 2 == 1 { CastlingMode::Chess960 } else { CastlingMode::Standard };
+            let mut pos = match mode {
+                CastlingMode::Standard => Chess::default(),
+                CastlingMode::Chess960 => {
+                    let fen: Fen = chess960[game / 2 % 2].parse().expect("FEN");
+                    fen.into_position(mode).expect("Chess960 start")
+                }
+            };
             for _ in 0..150 {
                 let moves = pos.legal_moves();
                 if moves.is_empty() {
@@ -256,16 +271,21 @@ mod tests {
                 };
                 promoted += usize::from(m.is_promotion());
                 pos.play_unchecked(m);
-                let id = Identity::of(&Key::of(&pos), CastlingMode::Standard);
+                let id = Identity::of(&Key::of(&pos), mode);
                 ep += usize::from(id.ep.is_some());
+                assert_eq!(id.zobrist, pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0);
+                assert_eq!(id.placement, pos.board().to_string());
+                if mode == CastlingMode::Chess960 {
+                    checked960 += usize::from(pos.castles().any());
+                    continue;
+                }
                 let fen = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
                 let fields: Vec<&str> = fen.split(' ').take(4).collect();
                 assert_eq!(id.fen, fields.join(" "));
-                assert_eq!(id.placement, pos.board().to_string());
-                assert_eq!(id.zobrist, pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0);
                 checked += 1;
             }
         }
-        assert!(checked > 10_000 && ep > 10 && promoted > 10, "{checked} positions, {ep} e.p., {promoted} promotions");
+        assert!(checked > 5_000 && ep > 10 && promoted > 10, "{checked} positions, {ep} e.p., {promoted} promotions");
+        assert!(checked960 > 1_000, "{checked960} Chess960 positions with castling rights");
     }
 }

@@ -187,7 +187,7 @@ impl Replay {
         let key = Key::new(&self.pos, self.board_zobrist);
         // The key is updated move by move; fuzzing and debug builds check it against a recount.
         debug_assert_eq!(
-            key.zobrist,
+            key.zobrist(),
             self.pos.zobrist_hash::<shakmaty::zobrist::Zobrist64>(shakmaty::EnPassantMode::Legal).0
         );
         let counts = self.tracker.observe(key, ply);
@@ -323,15 +323,7 @@ impl Replay {
             .filter(|&p| went_on_after(p) || result.is_decisive())
             .collect();
 
-        let final_status = if self.pos.is_checkmate() {
-            FinalStatus::Checkmate
-        } else if self.pos.is_stalemate() {
-            FinalStatus::Stalemate
-        } else if self.pos.is_insufficient_material() {
-            FinalStatus::InsufficientMaterial
-        } else {
-            FinalStatus::None
-        };
+        let final_status = final_status(&self.pos);
 
         let draw_reason = (result == GameResult::Draw && error.is_none())
             .then(|| self.draw_reason(final_status, st.last_counts.fide, st.last_claim_by_move));
@@ -381,5 +373,70 @@ impl Replay {
         } else {
             DrawReason::Agreement
         }
+    }
+}
+
+/// Checkmate, stalemate, insufficient material or none, as `shakmaty`'s `is_checkmate`,
+/// `is_stalemate` and `is_insufficient_material` decide them in that order. A game mostly ends
+/// with its king free to step somewhere, which shows that a legal move exists without building
+/// the whole move list (a seventh of the work at the end of each game).
+fn final_status(pos: &Chess) -> FinalStatus {
+    if !king_can_step(pos) && pos.legal_moves().is_empty() {
+        if pos.is_check() { FinalStatus::Checkmate } else { FinalStatus::Stalemate }
+    } else if pos.is_insufficient_material() {
+        FinalStatus::InsufficientMaterial
+    } else {
+        FinalStatus::None
+    }
+}
+
+/// Whether the side to move has a legal king move: to a square not of its own that no enemy
+/// piece attacks once the king has left its square (so it shields no slider), `shakmaty`'s own
+/// rule for king moves, in check or not.
+fn king_can_step(pos: &Chess) -> bool {
+    let board = pos.board();
+    let turn = pos.turn();
+    let Some(king) = board.king_of(turn) else { return false };
+    let occupied = board.occupied() ^ king;
+    (shakmaty::attacks::king_attacks(king) & !pos.us()).into_iter().any(|to| board.attacks_to(to, !turn, occupied).is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shortcut through a free king square gives shakmaty's final status in every position
+    /// of pseudo-random games played to their end (mates and stalemates among them).
+    #[test]
+    fn final_status_is_shakmatys() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut seen = [0usize; 4];
+        let mut stepped = 0;
+        for _ in 0..400 {
+            let mut pos = Chess::default();
+            loop {
+                let expected = if pos.is_checkmate() {
+                    FinalStatus::Checkmate
+                } else if pos.is_stalemate() {
+                    FinalStatus::Stalemate
+                } else if pos.is_insufficient_material() {
+                    FinalStatus::InsufficientMaterial
+                } else {
+                    FinalStatus::None
+                };
+                assert_eq!(final_status(&pos), expected, "{}", shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal));
+                seen[expected as usize] += 1;
+                stepped += usize::from(king_can_step(&pos));
+                let moves = pos.legal_moves();
+                if moves.is_empty() || pos.halfmoves() > 200 {
+                    break;
+                }
+                state ^= state << 13;
+                state ^= state >> 7;
+                state ^= state << 17;
+                pos.play_unchecked(moves[(state >> 8) as usize % moves.len()]);
+            }
+        }
+        assert!(seen.iter().all(|&n| n > 5) && stepped > 1000, "{seen:?} by status, {stepped} with a king step");
     }
 }
