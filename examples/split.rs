@@ -68,6 +68,8 @@ fn main() -> ExitCode {
                         hash = (hash ^ b as u64).wrapping_mul(0x100_0000_01b3);
                     }
                 }
+                // As ingest's replay threads do once a chunk is replayed.
+                splitter.recycle(chunk.data);
             }
             Ok(None) => break,
             Err(e) => {

@@ -275,18 +275,26 @@ pub struct Splitter<R> {
     input: R,
     target: usize,
     lines: Lines,
-    /// Bytes read and not yet handed out; `pending[..scanned]` is classified line by line.
+    /// Bytes read and not yet handed out are `pending[..filled]`; `pending[..scanned]` is
+    /// classified line by line. Bytes past `filled` are left from earlier use of the buffer
+    /// (see [`Self::recycle`]): reading over them spares zeroing every buffer before a read.
     pending: Vec<u8>,
+    filled: usize,
     scanned: usize,
     /// `pending[scanned..searched]` holds no line break: a long line is searched only once.
     searched: usize,
     /// Game starts found in `pending[..scanned]`.
     starts: Vec<usize>,
+    /// Buffers of chunks handed back, for the next chunks.
+    spare: Vec<Vec<u8>>,
     /// Decompressed offset of `pending[0]`.
     offset: u64,
     seq: u64,
     eof: bool,
 }
+
+/// Buffers kept for reuse; more are dropped.
+const SPARE: usize = 4;
 
 impl<R: Read> Splitter<R> {
     pub fn new(input: R, target: usize) -> Splitter<R> {
@@ -295,9 +303,11 @@ impl<R: Read> Splitter<R> {
             target: target.max(1),
             lines: Lines::new(),
             pending: Vec::with_capacity(target.max(1) + READ),
+            filled: 0,
             scanned: 0,
             searched: 0,
             starts: Vec::new(),
+            spare: Vec::new(),
             offset: 0,
             seq: 0,
             eof: false,
@@ -306,7 +316,15 @@ impl<R: Read> Splitter<R> {
 
     /// Decompressed bytes read so far.
     pub fn bytes_read(&self) -> u64 {
-        self.offset + self.pending.len() as u64
+        self.offset + self.filled as u64
+    }
+
+    /// Takes back a chunk's buffer once its games are read, so that a later chunk is read into
+    /// memory already mapped and written, rather than a new allocation zeroed byte by byte.
+    pub fn recycle(&mut self, buffer: Vec<u8>) {
+        if self.spare.len() < SPARE {
+            self.spare.push(buffer);
+        }
     }
 
     /// The next chunk, `None` at the end of the input.
@@ -314,44 +332,36 @@ impl<R: Read> Splitter<R> {
         loop {
             // Classify complete lines; cut at the first game start past the target size.
             loop {
-                // Most lines are movetext without comments: one pass finds their end, and they
-                // change nothing (the reader's state only changes at a blank line, a line
-                // starting with `[` or `%`, or a comment). A line already searched in part (a
-                // long one, across reads) takes the path below, which searches it only once.
-                if self.searched <= self.scanned
-                    && let Some(found) = self.lines.continued_tag_line(&self.pending[self.scanned..])
-                {
-                    self.scanned += found + 1;
-                    continue;
-                }
-                if self.searched <= self.scanned
-                    && self.lines.plain_movetext_next(self.pending.get(self.scanned).copied())
-                    && let Some(found) = memchr3(b'\n', b'{', b';', &self.pending[self.scanned..])
-                    && self.pending[self.scanned + found] == b'\n'
-                {
-                    self.scanned += found + 1;
-                    continue;
+                let pending = &self.pending[..self.filled];
+                // Most lines are movetext without comments or tags that continue a tag
+                // section: one pass finds their end, and they change nothing (the reader's
+                // state only changes at a blank line, a line starting with `[` or `%`, or a
+                // comment). A line already searched in part (a long one, across reads) takes
+                // the path below, which searches it only once.
+                if self.searched <= self.scanned {
+                    if let Some(found) = self.lines.continued_tag_line(&pending[self.scanned..]) {
+                        self.scanned += found + 1;
+                        continue;
+                    }
+                    if self.lines.plain_movetext_next(pending.get(self.scanned).copied())
+                        && let Some(found) = memchr3(b'\n', b'{', b';', &pending[self.scanned..])
+                        && pending[self.scanned + found] == b'\n'
+                    {
+                        self.scanned += found + 1;
+                        continue;
+                    }
                 }
                 let from = self.searched.max(self.scanned);
-                let Some(found) = memchr(b'\n', &self.pending[from..]) else {
-                    self.searched = self.pending.len();
+                let Some(found) = memchr(b'\n', &pending[from..]) else {
+                    self.searched = self.filled;
                     break;
                 };
                 let start = self.scanned;
                 let end = from + found;
                 let nl = end - start;
-                let starts_game = self.lines.line(&self.pending[start..end]);
+                let starts_game = self.lines.line(&pending[start..end]);
                 if starts_game && start >= self.target {
-                    // The next chunk's buffer at full size now: growing it read by read would
-                    // copy it over and over.
-                    let mut rest = Vec::with_capacity(self.target + READ);
-                    rest.extend_from_slice(&self.pending[start..]);
-                    self.pending.truncate(start);
-                    let data = std::mem::replace(&mut self.pending, rest);
-                    let games = std::mem::replace(&mut self.starts, vec![0]);
-                    self.scanned = nl + 1;
-                    self.searched = 0;
-                    return Ok(Some(self.emit(data, games)));
+                    return Ok(Some(self.cut(start, nl)));
                 }
                 if starts_game {
                     self.starts.push(start);
@@ -359,21 +369,43 @@ impl<R: Read> Splitter<R> {
                 self.scanned = end + 1;
             }
             if self.eof {
-                if self.pending.is_empty() {
+                if self.filled == 0 {
                     return Ok(None);
                 }
                 // The last line has no line break.
-                if self.scanned < self.pending.len() && self.lines.line(&self.pending[self.scanned..]) {
+                if self.scanned < self.filled && self.lines.line(&self.pending[self.scanned..self.filled]) {
                     self.starts.push(self.scanned);
                 }
-                let data = std::mem::take(&mut self.pending);
+                let mut data = std::mem::take(&mut self.pending);
+                data.truncate(self.filled);
                 let games = std::mem::take(&mut self.starts);
+                self.filled = 0;
                 self.scanned = 0;
                 self.searched = 0;
                 return Ok(Some(self.emit(data, games)));
             }
             self.fill()?;
         }
+    }
+
+    /// Hands out `pending[..start]` as a chunk; the game starting at `start`, whose first line
+    /// is `nl` bytes long, begins the next one.
+    fn cut(&mut self, start: usize, nl: usize) -> Chunk {
+        // The next chunk's buffer at full size now: growing it read by read would copy it over
+        // and over.
+        let mut rest = self.spare.pop().unwrap_or_else(|| Vec::with_capacity(self.target + READ));
+        let tail = self.filled - start;
+        if rest.len() < tail {
+            rest.resize(tail, 0);
+        }
+        rest[..tail].copy_from_slice(&self.pending[start..self.filled]);
+        self.pending.truncate(start);
+        let data = std::mem::replace(&mut self.pending, rest);
+        let games = std::mem::replace(&mut self.starts, vec![0]);
+        self.filled = tail;
+        self.scanned = nl + 1;
+        self.searched = 0;
+        self.emit(data, games)
     }
 
     fn emit(&mut self, data: Vec<u8>, games: Vec<usize>) -> Chunk {
@@ -384,22 +416,21 @@ impl<R: Read> Splitter<R> {
     }
 
     fn fill(&mut self) -> Result<(), ReadError> {
-        let len = self.pending.len();
-        self.pending.resize(len + READ, 0);
+        let len = self.filled;
+        if self.pending.len() < len + READ {
+            self.pending.resize(len + READ, 0);
+        }
         loop {
-            match self.input.read(&mut self.pending[len..]) {
+            match self.input.read(&mut self.pending[len..len + READ]) {
                 Ok(n) => {
-                    self.pending.truncate(len + n);
+                    self.filled = len + n;
                     if n == 0 {
                         self.eof = true;
                     }
                     return Ok(());
                 }
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(error) => {
-                    self.pending.truncate(len);
-                    return Err(ReadError { offset: self.bytes_read(), error });
-                }
+                Err(error) => return Err(ReadError { offset: self.bytes_read(), error }),
             }
         }
     }
@@ -527,8 +558,8 @@ mod tests {
 
     /// The splitter's shortcuts for plain movetext lines and tag lines find exactly the game
     /// starts that classifying every line finds: on real files with comments, variations,
-    /// escape lines, CRLF and header-only games, and with small chunks so that lines straddle
-    /// reads.
+    /// escape lines, CRLF and header-only games, with small chunks so that lines straddle
+    /// reads, and with chunk buffers handed back for reuse.
     #[test]
     fn line_shortcuts_find_every_game_start() {
         let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
@@ -541,13 +572,20 @@ mod tests {
         assert!(files.len() > 40);
         for path in files {
             let text = std::fs::read(&path).unwrap();
-            for target in [1 << 20, 4096] {
+            for (target, recycle) in [(1 << 20, false), (4096, false), (4096, true), (100_000, true)] {
                 let mut splitter = Splitter::new(&text[..], target);
                 let mut found = Vec::new();
+                let mut all = Vec::new();
                 while let Some(chunk) = splitter.next_chunk().unwrap() {
                     found.extend(chunk.games.iter().map(|g| chunk.offset as usize + g));
+                    all.extend_from_slice(&chunk.data);
+                    if recycle {
+                        // Reused buffers hold the bytes of earlier chunks past what is read.
+                        splitter.recycle(chunk.data);
+                    }
                 }
                 assert_eq!(found, line_by_line(&text), "{} with chunks of {target}", path.display());
+                assert!(all == text, "{}: the chunks are not the input", path.display());
             }
         }
     }

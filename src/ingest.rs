@@ -9,7 +9,8 @@
 //!
 //! At most `2 × threads + 2` chunks are in flight (the reader takes a slot before each chunk and
 //! the writer gives it back after writing it), so memory does not depend on the input size, and
-//! the output bytes do not depend on the number of threads.
+//! the output bytes do not depend on the number of threads. A replayed chunk's buffer goes back
+//! to the reader, which reads a later chunk into it.
 
 use std::{
     collections::BTreeMap,
@@ -305,6 +306,7 @@ fn read_input(
     counters: Arc<Counters>,
     chunks: crossbeam_channel::Sender<Chunk>,
     slots: crossbeam_channel::Receiver<()>,
+    recycled: crossbeam_channel::Receiver<Vec<u8>>,
 ) -> ReadEnd {
     let opened = if path.as_os_str() == "-" {
         input::decompress_parallel(Counted { inner: io::stdin(), counters: counters.clone() }, threads)
@@ -317,6 +319,9 @@ fn read_input(
     };
     let mut splitter = Splitter::new(stream, chunk_bytes);
     loop {
+        while let Ok(buffer) = recycled.try_recv() {
+            splitter.recycle(buffer);
+        }
         match splitter.next_chunk() {
             Ok(Some(chunk)) => {
                 counters.bytes.fetch_add(chunk.data.len() as u64, Relaxed);
@@ -358,19 +363,23 @@ fn ingest_input(
     for _ in 0..in_flight {
         let _ = slot_tx.send(());
     }
+    // Replayed chunks' buffers go back to the reader, which reads later chunks into them.
+    let (recycle_tx, recycle_rx) = bounded::<Vec<u8>>(in_flight);
     for _ in 0..threads {
-        let (chunks, results) = (chunk_rx.clone(), result_tx.clone());
+        let (chunks, results, recycle) = (chunk_rx.clone(), result_tx.clone(), recycle_tx.clone());
         let source = input.source.clone();
         pool.spawn(move || {
             let mut visitor = GameVisitor::new();
             while let Ok(chunk) = chunks.recv() {
-                if results.send(replay_chunk(&chunk, &source, &mut visitor)).is_err() {
+                let replayed = replay_chunk(&chunk, &source, &mut visitor);
+                let _ = recycle.try_send(chunk.data);
+                if results.send(replayed).is_err() {
                     break;
                 }
             }
         });
     }
-    drop((chunk_rx, result_tx));
+    drop((chunk_rx, result_tx, recycle_tx));
 
     let mut tally = Tally::default();
     let next_index = AtomicU64::new(0);
@@ -381,7 +390,7 @@ fn ingest_input(
             let chunk_bytes = options.chunk_bytes;
             std::thread::Builder::new()
                 .name("read".into())
-                .spawn_scoped(scope, move || read_input(&path, chunk_bytes, threads, counters, chunk_tx, slot_rx))
+                .spawn_scoped(scope, move || read_input(&path, chunk_bytes, threads, counters, chunk_tx, slot_rx, recycle_rx))
         };
         let written = (|| -> Result<()> {
             let mut waiting: BTreeMap<u64, Replayed> = BTreeMap::new();

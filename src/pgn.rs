@@ -370,6 +370,7 @@ pub fn for_each_game_with<R: io::Read>(
         if visitor.read_chunk(&chunk, |_, game| f(game)).is_break() {
             break;
         }
+        splitter.recycle(chunk.data);
     }
     Ok(())
 }
