@@ -486,19 +486,23 @@ mod tests {
         assert_eq!(n, 100);
     }
 
+    /// Every string of up to `max_len` bytes over `alphabet`, shortest first.
+    fn strings_over(alphabet: &[u8], max_len: u32) -> impl Iterator<Item = Vec<u8>> + '_ {
+        let k = alphabet.len();
+        (0..=max_len).flat_map(move |len| {
+            (0..k.pow(len)).map(move |n| (0..len).map(|i| alphabet[n / k.pow(i) % k]).collect())
+        })
+    }
+
     /// The one-search rule for the comment state at a line's end agrees with walking comment
     /// to comment: on every string of up to 8 bytes over `{`, `}`, `;`, `x` and on every line
     /// of the corpus's plain PGN files.
     #[test]
     fn last_brace_rule_agrees_with_walking_comments() {
-        let alphabet = b"{};x";
         let mut checked = 0;
-        for len in 0..=8u32 {
-            for n in 0..4usize.pow(len) {
-                let s: Vec<u8> = (0..len).map(|k| alphabet[n / 4usize.pow(k) % 4]).collect();
-                assert_eq!(ends_in_comment(&s), ends_in_comment_by_walk(&s), "{:?}", String::from_utf8_lossy(&s));
-                checked += 1;
-            }
+        for s in strings_over(b"{};x", 8) {
+            assert_eq!(ends_in_comment(&s), ends_in_comment_by_walk(&s), "{:?}", String::from_utf8_lossy(&s));
+            checked += 1;
         }
         let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
         let (mut open, mut lines) = (0, 0);
@@ -521,22 +525,18 @@ mod tests {
     /// tag section: on every string of up to 7 bytes after a `[` over the bytes that matter.
     #[test]
     fn continued_tag_lines_are_tags_only() {
-        let alphabet = b"[\"]\\\r\n x";
         let mut taken = 0;
-        for len in 0..=7u32 {
-            for n in 0..8usize.pow(len) {
-                let mut text = vec![b'['];
-                text.extend((0..len).map(|k| alphabet[n / 8usize.pow(k) % 8]));
-                let mut lines = Lines::new();
-                assert!(lines.line(b"[Event \"a\"]"));
-                let Some(nl) = lines.continued_tag_line(&text) else { continue };
-                assert_eq!(text[nl], b'\n');
-                let line = &text[..nl];
-                assert_eq!(tags_end(line), None, "{:?}", String::from_utf8_lossy(line));
-                assert!(!lines.line(line));
-                assert!(lines.state == State::Tags && !lines.blank_after_tag && !lines.in_comment);
-                taken += 1;
-            }
+        for rest in strings_over(b"[\"]\\\r\n x", 7) {
+            let text = [&b"["[..], &rest].concat();
+            let mut lines = Lines::new();
+            assert!(lines.line(b"[Event \"a\"]"));
+            let Some(nl) = lines.continued_tag_line(&text) else { continue };
+            assert_eq!(text[nl], b'\n');
+            let line = &text[..nl];
+            assert_eq!(tags_end(line), None, "{:?}", String::from_utf8_lossy(line));
+            assert!(!lines.line(line));
+            assert!(lines.state == State::Tags && !lines.blank_after_tag && !lines.in_comment);
+            taken += 1;
         }
         assert!(taken > 1000, "{taken}");
     }
