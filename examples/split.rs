@@ -1,23 +1,26 @@
-//! The serial stage of `threefold ingest` alone: open and decompress one input and cut it into
+//! The reading stage of `threefold ingest` alone: open and decompress one input and cut it into
 //! chunks of whole games, as the reader thread does, with nothing downstream. Its throughput is
 //! the most `ingest` can reach on any number of cores.
 //!
 //! ```sh
 //! cargo build --release --example split
-//! target/release/examples/split FILE [--threads N] [--frames N] [--check]
+//! target/release/examples/split FILE [--threads N] [--frames N [--serial]] [--check]
 //! ```
 //!
-//! `--threads N` opens the input as `ingest --threads N` does (a pzstd file's frames decoded on N
-//! threads when N >= 2; otherwise streaming); `--frames N` forces the parallel frame decoder with
-//! N decoder threads (N may be 1: decoding then overlaps splitting). `--check` also prints an
-//! FNV-1a hash of the decompressed bytes, to compare the paths. Prints one line:
-//! `bytes chunks game_starts seconds [hash]`, or the error and its decompressed offset.
+//! `--threads N` opens the input as `ingest --threads N` does (with N >= 2, a pzstd file or
+//! plain text is read in blocks that decoder threads decompress and survey for game starts;
+//! otherwise it is streamed and split on one thread); `--frames N` forces the block path on N
+//! decoder threads (N may be 1: decoding then overlaps stitching), and `--serial` with it decodes
+//! frames in parallel but splits them on one thread, as before blocks were surveyed. `--check`
+//! also prints an FNV-1a hash of the bytes and game starts, to compare the paths. Prints one
+//! line: `bytes chunks game_starts seconds [hash]`, or the error and its decompressed offset.
 
-use std::{fs::File, io::Read, path::PathBuf, process::ExitCode, time::Instant};
+use std::{fs::File, path::PathBuf, process::ExitCode, time::Instant};
 
 use threefold::{
+    blocks::{BlockSplitter, Chunker},
     chunk::{CHUNK_BYTES, Splitter},
-    input,
+    input::{self, FrameDecoder},
 };
 
 fn main() -> ExitCode {
@@ -25,38 +28,35 @@ fn main() -> ExitCode {
     let mut threads = 1usize;
     let mut frames = None;
     let mut check = false;
+    let mut serial = false;
     let mut args = std::env::args().skip(1);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "--threads" => threads = args.next().and_then(|n| n.parse().ok()).unwrap_or(1),
             "--frames" => frames = args.next().and_then(|n| n.parse().ok()),
             "--check" => check = true,
+            "--serial" => serial = true,
             _ if path.is_none() && !arg.starts_with("--") => path = Some(PathBuf::from(arg)),
             _ => path = None,
         }
     }
     let Some(path) = path else {
-        eprintln!("usage: split FILE [--threads N] [--frames N] [--check]");
+        eprintln!("usage: split FILE [--threads N] [--frames N [--serial]] [--check]");
         return ExitCode::from(2);
     };
     let started = Instant::now();
-    let stream: Box<dyn Read + Send> = match frames {
-        Some(n) => match File::open(&path).and_then(|f| input::FrameDecoder::new(f, n)) {
-            Ok(d) => Box::new(d),
-            Err(e) => {
-                eprintln!("split: {}: {e}", path.display());
-                return ExitCode::from(1);
-            }
-        },
-        None => match input::open_parallel(&path, threads) {
-            Ok((_, s)) => s,
-            Err(e) => {
-                eprintln!("split: {}: {e}", path.display());
-                return ExitCode::from(1);
-            }
-        },
+    let opened = File::open(&path).and_then(|f| match frames {
+        Some(n) if serial => Ok(Chunker::Lines(Splitter::new(Box::new(FrameDecoder::new(f, n)?), CHUNK_BYTES))),
+        Some(n) => Ok(Chunker::Blocks(Box::new(BlockSplitter::new(FrameDecoder::surveying(f, n)?, CHUNK_BYTES)))),
+        None => input::chunker(f, threads, CHUNK_BYTES).map(|(_, c)| c),
+    });
+    let mut splitter = match opened {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("split: {}: {e}", path.display());
+            return ExitCode::from(1);
+        }
     };
-    let mut splitter = Splitter::new(stream, CHUNK_BYTES);
     let (mut chunks, mut games, mut hash) = (0u64, 0u64, 0xcbf2_9ce4_8422_2325u64);
     loop {
         match splitter.next_chunk() {
@@ -66,6 +66,9 @@ fn main() -> ExitCode {
                 if check {
                     for &b in &chunk.data {
                         hash = (hash ^ b as u64).wrapping_mul(0x100_0000_01b3);
+                    }
+                    for &g in &chunk.games {
+                        hash = (hash ^ (chunk.offset + g as u64)).wrapping_mul(0x100_0000_01b3);
                     }
                 }
                 // As ingest's replay threads do once a chunk is replayed.

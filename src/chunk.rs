@@ -42,7 +42,7 @@ impl Chunk {
 
 /// What the reader is doing at the start of a line.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum State {
+pub(crate) enum State {
     /// Between games: the next content starts a game.
     Between,
     /// In a tag section: more `[` lines are more tags of the same game.
@@ -52,8 +52,8 @@ enum State {
 }
 
 /// Line-by-line model of where `pgn-reader` starts games.
-#[derive(Debug)]
-struct Lines {
+#[derive(Clone, Debug)]
+pub(crate) struct Lines {
     state: State,
     in_comment: bool,
     /// Name of the first tag of the current tag section (truncated), and its length.
@@ -61,7 +61,21 @@ struct Lines {
     first_tag_len: usize,
     /// A blank line followed the last tag line.
     blank_after_tag: bool,
+    /// The tag section began before the text read so far, so its first tag is not known (a
+    /// survey of a block from a guessed state, [`crate::blocks`]).
+    first_tag_unknown: bool,
+    /// A line was met whose reading depends on that unknown tag: this model is out of use.
+    undecided: bool,
 }
+
+/// The states a line start can be in, as far as the rest of the text can tell: [`Lines`]
+/// from any of them, given the same lines, agree once they are in the same one. In a tag
+/// section, its first tag decides whether a tag line after a blank line starts a game; the
+/// standard's first tag, `Event`, is a state of its own, any other is not known in advance.
+pub(crate) const CANDIDATES: usize = 7;
+
+/// The first tag a tag section is guessed to have.
+const EVENT: &[u8] = b"Event";
 
 /// The name of the tag on a line starting with `[`.
 fn tag_name(l: &[u8]) -> &[u8] {
@@ -71,8 +85,96 @@ fn tag_name(l: &[u8]) -> &[u8] {
 }
 
 impl Lines {
-    fn new() -> Lines {
-        Lines { state: State::Between, in_comment: false, first_tag: [0; 16], first_tag_len: 0, blank_after_tag: false }
+    pub(crate) fn new() -> Lines {
+        Lines {
+            state: State::Between,
+            in_comment: false,
+            first_tag: [0; 16],
+            first_tag_len: 0,
+            blank_after_tag: false,
+            first_tag_unknown: false,
+            undecided: false,
+        }
+    }
+
+    /// Which of the [`CANDIDATES`] this model is in. The other fields matter only in a tag
+    /// section (the first tag) and are set anew when one begins.
+    pub(crate) fn candidate(&self) -> usize {
+        match self.state {
+            State::Between => 0,
+            State::Movetext => 1 + usize::from(self.in_comment),
+            State::Tags => {
+                let event = !self.first_tag_unknown && &self.first_tag[..self.first_tag_len] == EVENT;
+                3 + usize::from(self.blank_after_tag) + 2 * usize::from(event)
+            }
+        }
+    }
+
+    /// A model in candidate state `i` at a line start whose past is unknown.
+    pub(crate) fn guess(i: usize) -> Lines {
+        let mut lines = Lines::new();
+        match i {
+            0 => {}
+            1 | 2 => {
+                lines.state = State::Movetext;
+                lines.in_comment = i == 2;
+            }
+            _ => {
+                lines.state = State::Tags;
+                lines.blank_after_tag = i.is_multiple_of(2);
+                lines.first_tag_unknown = i < 5;
+                lines.first_tag[..EVENT.len()].copy_from_slice(EVENT);
+                lines.first_tag_len = if i < 5 { 0 } else { EVENT.len() };
+            }
+        }
+        lines
+    }
+
+    /// Whether this model reads every text that follows as `other` does.
+    pub(crate) fn same_as(&self, other: &Lines) -> bool {
+        self.candidate() == other.candidate()
+            && (self.state != State::Tags
+                || (self.first_tag_unknown == other.first_tag_unknown
+                    && self.first_tag[..self.first_tag_len] == other.first_tag[..other.first_tag_len]))
+    }
+
+    pub(crate) fn undecided(&self) -> bool {
+        self.undecided
+    }
+
+    /// This model, surveyed from a guessed state, after text that followed `before`: the
+    /// first tag the survey could not know is `before`'s.
+    pub(crate) fn following(mut self, before: &Lines) -> Lines {
+        if self.first_tag_unknown {
+            self.first_tag = before.first_tag;
+            self.first_tag_len = before.first_tag_len;
+            self.first_tag_unknown = before.first_tag_unknown;
+        }
+        self
+    }
+
+    /// Reads every line of `text`, which ends with a line break (or is empty), with the
+    /// splitter's shortcuts; pushes `base` plus the offset of each game start.
+    pub(crate) fn scan(&mut self, text: &[u8], base: usize, starts: &mut Vec<usize>) {
+        let mut at = 0;
+        while at < text.len() && !self.undecided {
+            if let Some(found) = self.continued_tag_line(&text[at..]) {
+                at += found + 1;
+                continue;
+            }
+            if self.plain_movetext_next(text.get(at).copied())
+                && let Some(found) = memchr3(b'\n', b'{', b';', &text[at..])
+                && text[at + found] == b'\n'
+            {
+                at += found + 1;
+                continue;
+            }
+            let end = memchr(b'\n', &text[at..]).map_or(text.len(), |p| at + p);
+            if self.line(&text[at..end]) {
+                starts.push(base + at);
+            }
+            at = end + 1;
+        }
     }
 
     /// Whether a line starting with `first` is plain movetext for [`Self::line`]: in movetext,
@@ -113,7 +215,7 @@ impl Lines {
     }
 
     /// Takes one line (without its `\n`); returns whether a game starts at its first byte.
-    fn line(&mut self, line: &[u8]) -> bool {
+    pub(crate) fn line(&mut self, line: &[u8]) -> bool {
         if self.in_comment {
             if let Some(end) = memchr(b'}', line) {
                 self.in_comment = false;
@@ -156,6 +258,10 @@ impl Lines {
             // pgn-reader reads tags on across blank lines, which would merge games that have tags
             // but no moves; a section that starts again with its first tag after a blank line is
             // a new game (a blank line inside one game's tags, as ChessBase writes, is not).
+            State::Tags if l[0] == b'[' && self.blank_after_tag && self.first_tag_unknown => {
+                self.undecided = true;
+                false
+            }
             State::Tags if l[0] == b'[' && self.blank_after_tag && tag_name(l) == &self.first_tag[..self.first_tag_len] => {
                 self.game(l);
                 true
@@ -177,6 +283,7 @@ impl Lines {
             let name = tag_name(l);
             self.first_tag[..name.len()].copy_from_slice(name);
             self.first_tag_len = name.len();
+            self.first_tag_unknown = false;
             self.tags(l);
         } else {
             self.state = State::Movetext;
@@ -436,6 +543,20 @@ impl<R: Read> Splitter<R> {
     }
 }
 
+/// The plain PGN files in the shared corpus's folders `dirs`, sorted (for tests).
+#[cfg(test)]
+pub(crate) fn corpus_files(dirs: &[&str]) -> Vec<std::path::PathBuf> {
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
+    let mut files: Vec<_> = dirs
+        .iter()
+        .flat_map(|d| std::fs::read_dir(corpus.join(d)).unwrap().map(|e| e.unwrap().path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
+        .collect();
+    files.sort();
+    assert!(files.len() > 40, "the test corpus is missing or small: {} files", files.len());
+    files
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -562,15 +683,7 @@ mod tests {
     /// reads, and with chunk buffers handed back for reuse.
     #[test]
     fn line_shortcuts_find_every_game_start() {
-        let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-        let mut files: Vec<_> = ["edge", "otb", "lichess", "variants"]
-            .iter()
-            .flat_map(|d| std::fs::read_dir(corpus.join(d)).unwrap().map(|e| e.unwrap().path()))
-            .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
-            .collect();
-        files.sort();
-        assert!(files.len() > 40);
-        for path in files {
+        for path in corpus_files(&["edge", "otb", "lichess", "variants"]) {
             let text = std::fs::read(&path).unwrap();
             for (target, recycle) in [(1 << 20, false), (4096, false), (4096, true), (100_000, true)] {
                 let mut splitter = Splitter::new(&text[..], target);

@@ -2,7 +2,8 @@
 //! channels:
 //!
 //! 1. a reader thread decompresses the input and cuts it into chunks of whole games ([`crate::chunk`]);
-//!    a pzstd file's frames are decompressed in parallel ([`input::FrameDecoder`]) first;
+//!    a pzstd file's frames (or plain text's blocks) are decompressed and surveyed for game
+//!    starts on more threads first ([`crate::blocks`]), and the reader only stitches them;
 //! 2. workers on a rayon pool replay each chunk with one `pgn_reader::Reader` and a reused
 //!    [`GameVisitor`], building Arrow batches ([`schema`]);
 //! 3. this thread puts the batches back in input order and writes them ([`crate::dataset`]).
@@ -32,7 +33,7 @@ use std::ops::ControlFlow;
 use serde_json::{Value, json};
 
 use crate::{
-    chunk::{Chunk, ReadError, Splitter},
+    chunk::{Chunk, ReadError},
     dataset::Dataset,
     input::{self, Compression},
     pgn::GameVisitor,
@@ -297,8 +298,8 @@ struct ReadEnd {
 }
 
 /// The reader stage: opens, decompresses and splits one input, sending chunks while it holds
-/// slots. With `threads` >= 2, a pzstd file's frames are decompressed on more threads
-/// (`threads`, at most [`input::MAX_DECODERS`]).
+/// slots. With `threads` >= 2, a pzstd file or plain text is read in blocks that more threads
+/// decompress and survey for game starts ([`input::chunker`], [`crate::blocks`]).
 fn read_input(
     path: &Path,
     chunk_bytes: usize,
@@ -309,20 +310,19 @@ fn read_input(
     recycled: crossbeam_channel::Receiver<Vec<u8>>,
 ) -> ReadEnd {
     let opened = if path.as_os_str() == "-" {
-        input::decompress_parallel(Counted { inner: io::stdin(), counters: counters.clone() }, threads)
+        input::chunker(Counted { inner: io::stdin(), counters: counters.clone() }, threads, chunk_bytes)
     } else {
-        File::open(path).and_then(|f| input::decompress_parallel(Counted { inner: f, counters: counters.clone() }, threads))
+        File::open(path).and_then(|f| input::chunker(Counted { inner: f, counters: counters.clone() }, threads, chunk_bytes))
     };
-    let (compression, stream) = match opened {
+    let (compression, mut chunker) = match opened {
         Ok(x) => x,
         Err(error) => return ReadEnd { compression: None, bytes: 0, error: Some(ReadError { offset: 0, error }) },
     };
-    let mut splitter = Splitter::new(stream, chunk_bytes);
     loop {
         while let Ok(buffer) = recycled.try_recv() {
-            splitter.recycle(buffer);
+            chunker.recycle(buffer);
         }
-        match splitter.next_chunk() {
+        match chunker.next_chunk() {
             Ok(Some(chunk)) => {
                 counters.bytes.fetch_add(chunk.data.len() as u64, Relaxed);
                 // The writer gone means it failed; it reports why.
@@ -336,7 +336,7 @@ fn read_input(
             }
         }
     }
-    ReadEnd { compression: Some(compression), bytes: splitter.bytes_read(), error: None }
+    ReadEnd { compression: Some(compression), bytes: chunker.bytes_read(), error: None }
 }
 
 /// Reads, replays and writes one input; returns its manifest entry and tally. Errors are output

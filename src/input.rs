@@ -16,6 +16,11 @@ use std::{
 
 use crossbeam_channel::{Receiver, Sender, bounded};
 
+use crate::{
+    blocks::{BlockSplitter, Chunker, Survey},
+    chunk::Splitter,
+};
+
 /// Compression of an input, detected from its magic bytes.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Compression {
@@ -58,7 +63,7 @@ pub fn decompress<'a, R: Read + 'a>(raw: R) -> io::Result<(Compression, Box<dyn 
 }
 
 /// Like [`decompress`], but a pzstd file (see [`is_pzstd`]) is decoded by a [`FrameDecoder`]
-/// when `threads` is 2 or more, on `threads` decoder threads but at most [`MAX_DECODERS`].
+/// when `threads` is 2 or more, on [`decoders`]`(threads)` decoder threads.
 pub fn decompress_parallel<R: Read + Send + 'static>(
     raw: R,
     threads: usize,
@@ -67,15 +72,39 @@ pub fn decompress_parallel<R: Read + Send + 'static>(
     let head = raw.fill_buf()?;
     let compression = Compression::detect(head);
     if threads >= 2 && is_pzstd(head) {
-        return Ok((compression, Box::new(FrameDecoder::new(raw, threads.min(MAX_DECODERS))?)));
+        return Ok((compression, Box::new(FrameDecoder::new(raw, decoders(threads))?)));
     }
-    let reader: Box<dyn Read + Send> = match compression {
+    Ok((compression, streaming(compression, raw)?))
+}
+
+/// The streaming decoder for `compression`.
+fn streaming<R: BufRead + Send + 'static>(compression: Compression, raw: R) -> io::Result<Box<dyn Read + Send>> {
+    Ok(match compression {
         Compression::None => Box::new(raw),
         Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(raw)?),
         Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(raw)),
         Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(raw)),
+    })
+}
+
+/// Decompresses `raw` and cuts it into chunks of about `target` bytes of whole games. With
+/// `threads` >= 2, a pzstd file or plain text is read in blocks that [`decoders`]`(threads)`
+/// threads decode and survey ([`crate::blocks`]); anything else is decompressed as a stream and
+/// split on the calling thread. The chunks are the same either way.
+pub fn chunker<R: Read + Send + 'static>(raw: R, threads: usize, target: usize) -> io::Result<(Compression, Chunker)> {
+    let mut raw = BufReader::with_capacity(1 << 16, raw);
+    let head = raw.fill_buf()?;
+    let compression = Compression::detect(head);
+    let blocks = threads >= 2 && (is_pzstd(head) || compression == Compression::None);
+    if !blocks {
+        return Ok((compression, Chunker::Lines(Splitter::new(streaming(compression, raw)?, target))));
+    }
+    let decoder = if compression == Compression::None {
+        FrameDecoder::plain(raw, decoders(threads))?
+    } else {
+        FrameDecoder::surveying(raw, decoders(threads))?
     };
-    Ok((compression, reader))
+    Ok((compression, Chunker::Blocks(Box::new(BlockSplitter::new(decoder, target)))))
 }
 
 /// Opens a file (or `-` for stdin) and decompresses it.
@@ -96,10 +125,13 @@ pub fn open_parallel(path: &Path, threads: usize) -> io::Result<(Compression, Bo
     }
 }
 
-/// Decoder threads for one pzstd input. One thread decodes a frame at several hundred MB/s
-/// (and the splitter after it runs at about that speed), while a replay thread reads PGN at a few
-/// tens of MB/s: four keep 32 replay threads fed, and bound the frames in memory.
-pub const MAX_DECODERS: usize = 4;
+/// Decoder threads for one input read in blocks beside `threads` replay threads. One thread
+/// decodes and surveys a frame at several hundred MB/s, while a replay thread reads PGN at
+/// 40-180 MB/s: one per three replay threads, and at least two (to overlap with the stitching)
+/// up to four (to stay ahead on small machines); they also bound the blocks in memory.
+pub fn decoders(threads: usize) -> usize {
+    threads.min(4).max(threads / 3)
+}
 
 /// Magic number of the skippable frame pzstd writes before each zstd frame (its 4-byte content
 /// is the compressed size of the frame that follows).
@@ -123,13 +155,28 @@ struct Decoded {
     seq: u64,
     data: Vec<u8>,
     error: Option<io::Error>,
+    survey: Option<Survey>,
 }
 
-/// One frame to decode.
+/// One frame to decode, or (`plain`) a block of plain text to survey.
 struct Job {
     seq: u64,
     compressed: Vec<u8>,
+    plain: bool,
+    error: Option<io::Error>,
 }
+
+/// A block of the stream in order, as [`FrameDecoder::next_block`] hands it out.
+pub struct Block {
+    pub data: Vec<u8>,
+    /// Where games start in it ([`FrameDecoder::surveying`]).
+    pub survey: Option<Survey>,
+    /// The error that ends the stream after `data`.
+    pub error: Option<io::Error>,
+}
+
+/// Bytes per block of a plain-text input read by [`FrameDecoder::plain`].
+const PLAIN_BLOCK: usize = 4 << 20;
 
 /// Decodes the frames of a pzstd file on several threads and reads out their bytes in order.
 ///
@@ -162,7 +209,24 @@ impl FrameDecoder {
     /// Starts decoding `raw`, which should start with a pzstd frame (anything else is decoded as
     /// a stream), on `threads` decoder threads (at least 1) plus a dispatcher thread.
     pub fn new<R: Read + Send + 'static>(raw: R, threads: usize) -> io::Result<FrameDecoder> {
+        FrameDecoder::start(raw, threads, Mode::Frames)
+    }
+
+    /// Like [`Self::new`], and each block is surveyed for game starts on the thread that decoded
+    /// it ([`crate::blocks`]); read it with [`Self::next_block`].
+    pub fn surveying<R: Read + Send + 'static>(raw: R, threads: usize) -> io::Result<FrameDecoder> {
+        FrameDecoder::start(raw, threads, Mode::SurveyedFrames)
+    }
+
+    /// Reads plain text in blocks and surveys them on `threads` threads; read it with
+    /// [`Self::next_block`].
+    pub fn plain<R: Read + Send + 'static>(raw: R, threads: usize) -> io::Result<FrameDecoder> {
+        FrameDecoder::start(raw, threads, Mode::Plain)
+    }
+
+    fn start<R: Read + Send + 'static>(raw: R, threads: usize, mode: Mode) -> io::Result<FrameDecoder> {
         let threads = threads.max(1);
+        let survey = mode != Mode::Frames;
         let in_flight = threads + 2;
         let (slot_tx, slot_rx) = bounded::<()>(in_flight);
         for _ in 0..in_flight {
@@ -178,14 +242,21 @@ impl FrameDecoder {
             thread::Builder::new().name(format!("unzstd-{i}")).spawn(move || {
                 let mut worker = FrameWorker { bulk: zstd::bulk::Decompressor::new().ok(), recycled, largest: 0 };
                 while let Ok(job) = jobs.recv() {
-                    if results.send(worker.decode(job)).is_err() {
+                    let mut decoded = worker.decode(job);
+                    if survey {
+                        decoded.survey = Survey::new(&decoded.data);
+                    }
+                    if results.send(decoded).is_err() {
                         break;
                     }
                 }
             })?;
         }
         drop(job_rx);
-        thread::Builder::new().name("unzstd-read".into()).spawn(move || dispatch(raw, slot_rx, job_tx, result_tx))?;
+        thread::Builder::new().name("unzstd-read".into()).spawn(move || match mode {
+            Mode::Plain => dispatch_plain(raw, slot_rx, job_tx, recycle_rx),
+            _ => dispatch(raw, slot_rx, job_tx, result_tx, survey),
+        })?;
         Ok(FrameDecoder {
             results: result_rx,
             recycle: recycle_tx,
@@ -216,6 +287,36 @@ impl FrameDecoder {
             }
         }
     }
+
+    /// The next block in order, `None` at the end. Give its buffer back with
+    /// [`Self::give_back`] before asking for the next (it holds one of the blocks in flight).
+    pub fn next_block(&mut self) -> Option<Block> {
+        if self.ended {
+            return None;
+        }
+        match self.next_unit() {
+            Some(unit) => Some(Block { data: unit.data, survey: unit.survey, error: unit.error }),
+            None => {
+                self.end();
+                None
+            }
+        }
+    }
+
+    /// A block's buffer, done with: its slot is free for the next block to decode.
+    pub fn give_back(&mut self, buffer: Vec<u8>) {
+        let _ = self.recycle.try_send(buffer);
+        if let Some(slots) = &self.slots {
+            let _ = slots.send(());
+        }
+    }
+}
+
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Mode {
+    Frames,
+    SurveyedFrames,
+    Plain,
 }
 
 impl Read for FrameDecoder {
@@ -283,6 +384,9 @@ struct FrameWorker {
 impl FrameWorker {
     /// Decodes one frame; on an error, the bytes decoded before it and the error.
     fn decode(&mut self, job: Job) -> Decoded {
+        if job.plain {
+            return Decoded { seq: job.seq, data: job.compressed, error: job.error, survey: None };
+        }
         // pzstd does not record a frame's decompressed size: guess it from the frames so far,
         // decode in one shot straight into a recycled buffer, and fall back to the streaming
         // decoder when the guess was too small (or the frame is corrupt: it then says why).
@@ -294,7 +398,7 @@ impl FrameWorker {
             data.reserve(guess);
             if bulk.decompress_to_buffer(&job.compressed[..], &mut data).is_ok() {
                 self.largest = self.largest.max(data.len());
-                return Decoded { seq: job.seq, data, error: None };
+                return Decoded { seq: job.seq, data, error: None, survey: None };
             }
             data.clear();
         }
@@ -303,7 +407,7 @@ impl FrameWorker {
             Err(e) => Some(e),
         };
         self.largest = self.largest.max(data.len());
-        Decoded { seq: job.seq, data, error }
+        Decoded { seq: job.seq, data, error, survey: None }
     }
 }
 
@@ -324,7 +428,7 @@ fn read_full(raw: &mut impl Read, buf: &mut [u8]) -> (usize, Option<io::Error>) 
 
 /// The dispatcher: reads pzstd frames and sends them to the decoders while it holds slots; at
 /// anything else, decodes the rest of the input as a stream itself.
-fn dispatch<R: Read>(mut raw: R, slots: Receiver<()>, jobs: Sender<Job>, results: Sender<Decoded>) {
+fn dispatch<R: Read>(mut raw: R, slots: Receiver<()>, jobs: Sender<Job>, results: Sender<Decoded>, survey: bool) {
     let mut seq = 0u64;
     loop {
         if slots.recv().is_err() {
@@ -333,7 +437,7 @@ fn dispatch<R: Read>(mut raw: R, slots: Receiver<()>, jobs: Sender<Job>, results
         let mut header = [0u8; 16];
         let (got, error) = read_full(&mut raw, &mut header[..12]);
         if let Some(error) = error {
-            let _ = results.send(Decoded { seq, data: Vec::new(), error: Some(error) });
+            let _ = results.send(Decoded { seq, data: Vec::new(), error: Some(error), survey: None });
             return;
         }
         if got == 0 {
@@ -341,12 +445,12 @@ fn dispatch<R: Read>(mut raw: R, slots: Receiver<()>, jobs: Sender<Job>, results
         }
         let size = u32::from_le_bytes([header[8], header[9], header[10], header[11]]) as usize;
         if got < 12 || header[..4] != PZSTD_MAGIC || header[4..8] != [4, 0, 0, 0] || size > MAX_FRAME {
-            return stream_rest(header[..got].to_vec(), raw, seq, slots, &results);
+            return stream_rest(header[..got].to_vec(), raw, seq, slots, &results, survey);
         }
         let mut compressed = vec![0u8; size];
         let (got_frame, error) = read_full(&mut raw, &mut compressed);
         if let Some(error) = error {
-            let _ = results.send(Decoded { seq, data: Vec::new(), error: Some(error) });
+            let _ = results.send(Decoded { seq, data: Vec::new(), error: Some(error), survey: None });
             return;
         }
         if got_frame < size || size < 4 || compressed[..4] != ZSTD_MAGIC {
@@ -355,9 +459,9 @@ fn dispatch<R: Read>(mut raw: R, slots: Receiver<()>, jobs: Sender<Job>, results
             let mut prefix = header[..12].to_vec();
             compressed.truncate(got_frame);
             prefix.extend_from_slice(&compressed);
-            return stream_rest(prefix, raw, seq, slots, &results);
+            return stream_rest(prefix, raw, seq, slots, &results, survey);
         }
-        if jobs.send(Job { seq, compressed }).is_err() {
+        if jobs.send(Job { seq, compressed, plain: false, error: None }).is_err() {
             return;
         }
         seq += 1;
@@ -366,12 +470,19 @@ fn dispatch<R: Read>(mut raw: R, slots: Receiver<()>, jobs: Sender<Job>, results
 
 /// Decodes `prefix` followed by the rest of `raw` with the streaming decoder, sending pieces of
 /// its output in order, each while holding a slot (the caller holds one for the first).
-fn stream_rest<R: Read>(prefix: Vec<u8>, raw: R, mut seq: u64, slots: Receiver<()>, results: &Sender<Decoded>) {
+fn stream_rest<R: Read>(
+    prefix: Vec<u8>,
+    raw: R,
+    mut seq: u64,
+    slots: Receiver<()>,
+    results: &Sender<Decoded>,
+    survey: bool,
+) {
     let input = io::Cursor::new(prefix).chain(raw);
     let mut decoder = match zstd::stream::read::Decoder::new(input) {
         Ok(d) => d,
         Err(error) => {
-            let _ = results.send(Decoded { seq, data: Vec::new(), error: Some(error) });
+            let _ = results.send(Decoded { seq, data: Vec::new(), error: Some(error), survey: None });
             return;
         }
     };
@@ -383,12 +494,35 @@ fn stream_rest<R: Read>(prefix: Vec<u8>, raw: R, mut seq: u64, slots: Receiver<(
         if n == 0 && error.is_none() {
             return;
         }
-        if results.send(Decoded { seq, data, error }).is_err() || end {
+        let survey = if survey { Survey::new(&data) } else { None };
+        if results.send(Decoded { seq, data, error, survey }).is_err() || end {
             return;
         }
         seq += 1;
         if slots.recv().is_err() {
             return;
         }
+    }
+}
+
+/// The dispatcher for plain text: reads blocks while it holds slots and sends them to be surveyed.
+fn dispatch_plain<R: Read>(mut raw: R, slots: Receiver<()>, jobs: Sender<Job>, recycled: Receiver<Vec<u8>>) {
+    let mut seq = 0u64;
+    loop {
+        if slots.recv().is_err() {
+            return;
+        }
+        let mut block = recycled.try_recv().unwrap_or_default();
+        block.resize(PLAIN_BLOCK, 0);
+        let (n, error) = read_full(&mut raw, &mut block);
+        block.truncate(n);
+        let end = error.is_some() || n < PLAIN_BLOCK;
+        if (n > 0 || error.is_some()) && jobs.send(Job { seq, compressed: block, plain: true, error }).is_err() {
+            return;
+        }
+        if end {
+            return;
+        }
+        seq += 1;
     }
 }

@@ -11,7 +11,8 @@ use std::{
 
 use serde_json::Value;
 use threefold::{
-    chunk::{CHUNK_BYTES, Splitter},
+    blocks::Chunker,
+    chunk::{CHUNK_BYTES, Chunk, ReadError, Splitter},
     input::{self, FrameDecoder},
 };
 
@@ -66,9 +67,20 @@ fn drain(mut reader: impl Read) -> (Vec<u8>, Option<std::io::Error>) {
 /// or the read error's decompressed offset.
 fn split(reader: impl Read) -> Result<(Vec<u8>, Vec<u64>), u64> {
     let mut splitter = Splitter::new(reader, CHUNK_BYTES / 8);
+    collect(|| splitter.next_chunk())
+}
+
+/// Chunks as `ingest --threads N` cuts them (surveyed blocks from 2 threads on).
+fn chunked(raw: impl Read + Send + 'static, threads: usize) -> Result<(Vec<u8>, Vec<u64>), u64> {
+    let (_, mut chunker) = input::chunker(raw, threads, CHUNK_BYTES / 8).unwrap();
+    assert_eq!(matches!(chunker, Chunker::Blocks(_)), threads >= 2);
+    collect(|| chunker.next_chunk())
+}
+
+fn collect(mut next: impl FnMut() -> Result<Option<Chunk>, ReadError>) -> Result<(Vec<u8>, Vec<u64>), u64> {
     let (mut bytes, mut starts) = (Vec::new(), Vec::new());
     loop {
-        match splitter.next_chunk() {
+        match next() {
             Ok(Some(chunk)) => {
                 assert_eq!(chunk.offset, bytes.len() as u64);
                 starts.extend(chunk.games.iter().map(|&g| chunk.offset + g as u64));
@@ -92,12 +104,19 @@ fn many_frames_decode_in_parallel_to_exactly_the_original_bytes() {
     }
     // Through the splitter, the chunks and game starts are those of the plain text.
     let plain = split(&text[..]).unwrap();
-    let (compression, stream) = input::decompress_parallel(Cursor::new(file), 3).unwrap();
+    let (compression, stream) = input::decompress_parallel(Cursor::new(file.clone()), 3).unwrap();
     assert_eq!(compression, input::Compression::Zstd);
     let parallel = split(stream).unwrap();
     assert!(parallel.0 == plain.0);
     assert_eq!(parallel.1, plain.1);
     assert_eq!(plain.1.len(), 5550);
+    // Surveyed blocks, frames and plain text, give the same chunks too.
+    for threads in [2, 3, 8] {
+        let surveyed = chunked(Cursor::new(file.clone()), threads).unwrap();
+        assert!(surveyed.0 == plain.0, "{threads} threads");
+        assert_eq!(surveyed.1, plain.1, "{threads} threads");
+        assert_eq!(chunked(Cursor::new(text.clone()), threads).unwrap(), plain, "plain text, {threads} threads");
+    }
 }
 
 #[test]
@@ -150,6 +169,7 @@ fn a_truncated_file_fails_at_the_same_decompressed_offset_as_the_streaming_decod
         let parallel = split(FrameDecoder::new(Cursor::new(truncated.to_vec()), 3).unwrap());
         let Err(offset) = parallel else { panic!("cut at {cut}: no error") };
         assert_eq!(streaming, Err(offset), "cut at {cut}");
+        assert_eq!(chunked(Cursor::new(truncated.to_vec()), 3), Err(offset), "cut at {cut}, surveyed blocks");
         assert!(offset > 0 && offset < text.len() as u64, "cut at {cut}: offset {offset}");
         // The bytes before the error are the original's.
         let (bytes, error) = drain(FrameDecoder::new(Cursor::new(truncated.to_vec()), 2).unwrap());
@@ -181,4 +201,31 @@ fn ingest_reports_the_same_error_offset_on_every_thread_count() {
     }
     assert!(offsets[0] > 1 << 20, "{offsets:?}");
     assert!(offsets.iter().all(|&o| o == offsets[0]), "{offsets:?}");
+}
+
+/// A reader that fails after `ok` bytes.
+struct FailsAfter {
+    data: Cursor<Vec<u8>>,
+    ok: u64,
+}
+
+impl Read for FailsAfter {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let left = self.ok - self.data.position();
+        if left == 0 {
+            return Err(std::io::Error::other("disk gone"));
+        }
+        let n = buf.len().min(left as usize);
+        self.data.read(&mut buf[..n])
+    }
+}
+
+#[test]
+fn plain_text_read_in_blocks_fails_at_the_same_offset_as_one_stream() {
+    let text = sample().repeat(3);
+    for ok in [100u64, 5_000_000, text.len() as u64 - 7] {
+        let lines = split(FailsAfter { data: Cursor::new(text.clone()), ok });
+        assert_eq!(lines, Err(ok));
+        assert_eq!(chunked(FailsAfter { data: Cursor::new(text.clone()), ok }, 2), Err(ok));
+    }
 }

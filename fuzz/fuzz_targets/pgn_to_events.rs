@@ -1,13 +1,24 @@
 //! Any bytes, read as PGN: no panic, and readings agree. The whole-stream reader (chunked), a
 //! reader that hands out one byte at a time and `pgn-reader` shown each game slice whole (not
 //! just the first game's tags) must give the same records; and the movetext scanner, whose
-//! moves the replay plays, must read the moves `pgn-reader`'s own parser reads.
+//! moves the replay plays, must read the moves `pgn-reader`'s own parser reads. Cut into blocks
+//! that are surveyed and stitched (`ingest` on several threads), the input must give the chunks
+//! the one-thread splitter gives.
 #![no_main]
 
 use std::ops::ControlFlow;
 
 use libfuzzer_sys::fuzz_target;
-use threefold::{json, movetext, pgn};
+use threefold::{
+    blocks::{Stitcher, Survey},
+    chunk::{Chunk, Splitter},
+    json, movetext, pgn,
+};
+
+/// Chunks as (offset, bytes, game starts).
+fn drained(chunks: impl Iterator<Item = Chunk>) -> Vec<(u64, Vec<u8>, Vec<usize>)> {
+    chunks.map(|c| (c.offset, c.data, c.games)).collect()
+}
 
 fuzz_target!(|data: &[u8]| {
     if let Err(diff) = movetext::check_scan_against_reader(data) {
@@ -43,4 +54,18 @@ fuzz_target!(|data: &[u8]| {
         ControlFlow::Continue(())
     });
     assert_eq!(whole, shown_whole, "pgn-reader shown only the tags must read what it reads shown whole slices");
+
+    // Blocks of a size the input picks, chunks of 64 bytes.
+    let mut splitter = Splitter::new(data, 64);
+    let lines = drained(std::iter::from_fn(|| splitter.next_chunk().ok().flatten()));
+    let size = 1 + data.first().map_or(0, |&b| b as usize) % 50;
+    let mut stitcher = Stitcher::new(64);
+    let mut stitched = Vec::new();
+    for block in data.chunks(size) {
+        stitcher.push(block, Survey::new(block).as_ref());
+        stitched.extend(drained(std::iter::from_fn(|| stitcher.next_ready())));
+    }
+    stitcher.finish();
+    stitched.extend(drained(std::iter::from_fn(|| stitcher.next_ready())));
+    assert!(lines == stitched, "surveyed blocks of {size} bytes must give the splitter's chunks");
 });
