@@ -246,7 +246,7 @@ PY
     row "$lab" "ingest t1, same $pg games repeated" "$sg" "$wall" "$sample_rate" "$(mbs "$(stat -c %s "$tmp/$name.sample.pgn")" "$wall")" "$rss_mib" "$cpu"
   fi
 
-  px_rate=""
+  px_rate=""; text_rate=""
   if [ -n "$pgnx" ]; then
     run "pgn-extract $name" "$pgnx" -s --quiet --repetition -o /dev/null "$text"
     px_rate=$(rate "$floor_games" "$wall")
@@ -308,8 +308,24 @@ PY
   split_rate=$(rate "$sg" "$wall")
   row "$lab" "split (decompress + chunk)" "$sg" "$wall" "$split_rate" "$(mbs "$sb" "$wall")" "$rss_mib" "$cpu"
   ratios+=("| $lab | split (the reading thread) / ingest t1: workers one reader keeps busy | $(ratio "$split_rate" "${ing_rate[1]}") | >= 25 | $(ok "$(ratio "$split_rate" "${ing_rate[1]}")" 25) |")
-  best "$reps" "split $name.pgn" "$split" "$text"
+  best "$reps" "split $name.pgn" "$split" "$text" --threads 1
   row "$lab" "split, decompressed text" "$sg" "$wall" "$(rate "$sg" "$wall")" "$(mbs "$sb" "$wall")" "$rss_mib" "$cpu"
+  # The same text as ingest --threads N reads it from N = 2 on: blocks surveyed on decoder
+  # threads, stitched in order on the reading thread, whose own CPU time is the serial stage.
+  stitch_cpu=""
+  for ((i = 0; i < reps; i++)); do
+    run "split blocks $name.pgn" "$split" "$text" --threads "$cores"
+    keep "split blocks $name.pgn"
+    read -r sb _ sg _ tcpu < "$tmp/out"
+    stitch_cpu=$(awk -v a="$tcpu" -v b="${stitch_cpu:-1e9}" 'BEGIN{print (a < b ? a : b)}')
+  done
+  use "split blocks $name.pgn"
+  row "$lab" "split, decompressed text, blocks ($cores threads)" "$sg" "$wall" "$(rate "$sg" "$wall")" "$(mbs "$sb" "$wall")" "$rss_mib" "$cpu"
+  if [ -n "${text_rate:-}" ]; then
+    stitch_rate=$(awk -v g="$sg" -v c="$stitch_cpu" 'BEGIN{ if (c > 0) printf "%.0f", g/c; else print 0 }')
+    r=$(ratio "$stitch_rate" "$text_rate")
+    ratios+=("| $lab | stitching thread on the text (games per its CPU s: $stitch_rate) / ingest t1 on the text: workers it keeps busy | $r | >= 25 | $(ok "$r" 25) |")
+  fi
 done
 
 # --- pzstd: parallel frame decoding ------------------------------------------------------------
@@ -319,20 +335,23 @@ pzstd -q -p 2 "${level[@]}" "$tmp/$first.pgn" -o "$tmp/$first.pzst.pgn.zst"
 frames=$(zstd -lv "$tmp/$first.pzst.pgn.zst" 2>/dev/null | sed -n 's/^# Zstandard Frames: *//p')
 bytes=$(stat -c %s "$tmp/$first.pgn")
 hashes=()
-for mode in "--threads 1" "--frames 1" "--frames 2"; do
+for mode in "--threads 1" "--frames 2 --serial" "--frames 1" "--frames 2"; do
   # shellcheck disable=SC2086
   best "$reps" "split pzstd $mode" "$split" "$tmp/$first.pzst.pgn.zst" $mode --check
-  read -r sb _ sg _ h < "$tmp/out"
+  read -r sb _ sg _ tcpu h < "$tmp/out"
   hashes+=("$sb:$h")
   case "$mode" in
     "--threads 1") label="split pzstd ($frames frames), streaming" ;;
-    *) label="split pzstd ($frames frames), ${mode#--frames } decoder thread(s)" ;;
+    *--serial) label="split pzstd ($frames frames), 2 decoder threads, split on the reading thread" ;;
+    *) label="split pzstd ($frames frames), ${mode#--frames } decoder thread(s) surveying, stitched (reading thread $tcpu CPU s)" ;;
   esac
   row "$first" "$label" "$sg" "$wall" "$(rate "$sg" "$wall")" "$(mbs "$sb" "$wall")" "$rss_mib" "$cpu"
 done
-if [ "${hashes[0]}" != "${hashes[1]}" ] || [ "${hashes[0]}" != "${hashes[2]}" ]; then
-  echo "bench: the pzstd paths gave different bytes: ${hashes[*]}" >&2; fail=1
-fi
+for h in "${hashes[@]}"; do
+  if [ "$h" != "${hashes[0]}" ]; then
+    echo "bench: the pzstd paths gave different bytes or game starts: ${hashes[*]}" >&2; fail=1
+  fi
+done
 for t in $threads_list; do
   rm -rf "$tmp/ds"
   best "$reps" "ingest pzstd --threads $t" "$bin" ingest "$tmp/$first.pzst.pgn.zst" --out "$tmp/ds" --threads "$t" --quiet
@@ -366,6 +385,23 @@ if [ "$smoke" = 0 ] && command -v valgrind >/dev/null; then
     serial+=("| $first (20 MB, zstd) | ${stage} thread | ${instr[$stage]:-?} | ${instr[replay]:-?} | $cap |")
   done
   serial+=("| $first (20 MB, zstd) | column encoding (1 thread per 4 replay threads) | ${instr[encode]:-?} | ${instr[replay]:-?} | $(ratio "${instr[replay]:-0}" "${instr[encode]:-0}") |")
+  # The same 20 MB as plain text: read in blocks that decoder threads survey; the reading thread
+  # only stitches (its copies count one instruction per byte: pessimistic).
+  head -n "$(( ${last:-1} - 1 ))" "$tmp/cg.head" > "$tmp/cg.pgn"
+  rm -rf "$tmp/ds" "$tmp"/cg.out*
+  valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$tmp/cg.out" \
+    "$bin" ingest "$tmp/cg.pgn" --out "$tmp/ds" --threads 8 --quiet > /dev/null 2>&1
+  declare -A plain=()
+  for f in "$tmp"/cg.out-*; do
+    n=$(sed -n 's/^summary: //p' "$f")
+    if grep -q 'replay_chunk' "$f"; then plain[replay]=$((${plain[replay]:-0} + n))
+    elif grep -q 'Stitcher' "$f"; then plain[stitch]=$n
+    elif grep -q 'Survey' "$f"; then plain[survey]=$((${plain[survey]:-0} + n))
+    elif grep -q 'dispatch_plain' "$f"; then plain[dispatch]=$n; fi
+  done
+  serial+=("| $first (20 MB, plain text) | reading thread (stitching surveyed blocks) | ${plain[stitch]:-?} | ${plain[replay]:-?} | $(ratio "${plain[replay]:-0}" "${plain[stitch]:-0}") |")
+  serial+=("| $first (20 MB, plain text) | block-reading thread (read(2) into blocks) | ${plain[dispatch]:-?} | ${plain[replay]:-?} | $(ratio "${plain[replay]:-0}" "${plain[dispatch]:-0}") |")
+  serial+=("| $first (20 MB, plain text) | surveying (4 decoder threads, in parallel) | ${plain[survey]:-?} | ${plain[replay]:-?} | $(ratio "${plain[replay]:-0}" "${plain[survey]:-0}") |")
 fi
 
 # --- report ----------------------------------------------------------------------------------

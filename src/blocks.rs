@@ -219,7 +219,8 @@ impl Stitcher {
 
     /// Hands out `pending[..at]` as a chunk (the rest begins the next).
     fn cut(&mut self, at: usize) {
-        let mut rest = self.spare.pop().unwrap_or_default();
+        // At full size from the start: growing it block by block would copy it over and over.
+        let mut rest = self.spare.pop().unwrap_or_else(|| Vec::with_capacity(self.target + self.target / 4));
         rest.clear();
         rest.extend_from_slice(&self.pending[at..]);
         self.pending.truncate(at);
