@@ -52,17 +52,40 @@ impl Survey {
         let mut runs: Vec<Run> =
             (0..CANDIDATES).map(|i| Run { lines: Lines::guess(i), starts: Vec::new(), joined: None }).collect();
         let mut live: Vec<usize> = (0..CANDIDATES).collect();
+        let mut kept: Vec<usize> = Vec::with_capacity(CANDIDATES);
+        let mut awake: Vec<usize> = Vec::with_capacity(CANDIDATES);
+        // Where the line holding the next `}` starts: runs inside a comment sleep until there
+        // (a run from inside a comment may stay there for the whole block: text without braces).
+        let mut close = head;
         let mut at = head;
-        // Line by line while the runs differ; then the one left reads on at full speed.
         while at < tail && live.len() > 1 {
-            let end = at + memchr(b'\n', &block[at..tail]).unwrap_or(tail - at - 1);
-            for &r in &live {
-                if runs[r].lines.line(&block[at..end]) {
-                    runs[r].starts.push(at);
+            if close < at || (close == at && at == head) {
+                close = memchr(b'}', &block[at..tail]).map_or(tail, |p| memrchr(b'\n', &block[..at + p]).map_or(0, |n| n + 1).max(at));
+            }
+            awake.clear();
+            awake.extend(live.iter().copied().filter(|&r| !runs[r].lines.in_comment() || close == at));
+            match awake[..] {
+                // All asleep: nothing changes before the `}` line.
+                [] => at = close,
+                // One awake: it reads at full speed up to the `}` line, where the others wake.
+                [r] if close > at => {
+                    let run = &mut runs[r];
+                    run.lines.scan(&block[at..close], at, &mut run.starts);
+                    at = close;
+                }
+                // Line by line while the runs differ.
+                _ => {
+                    let end = at + memchr(b'\n', &block[at..tail]).unwrap_or(tail - at - 1);
+                    for &r in &awake {
+                        if runs[r].lines.line(&block[at..end]) {
+                            runs[r].starts.push(at);
+                        }
+                    }
+                    at = end + 1;
                 }
             }
-            at = end + 1;
-            let mut kept: Vec<usize> = Vec::with_capacity(live.len());
+            // Runs that now read alike go on as one; undecided ones stop.
+            kept.clear();
             for &r in &live {
                 if runs[r].lines.undecided() {
                     continue;
@@ -72,7 +95,7 @@ impl Survey {
                     None => kept.push(r),
                 }
             }
-            live = kept;
+            std::mem::swap(&mut live, &mut kept);
         }
         if let [r] = live[..] {
             let run = &mut runs[r];

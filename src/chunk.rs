@@ -142,6 +142,11 @@ impl Lines {
         self.undecided
     }
 
+    /// Inside a `{}` comment: no line without a `}` changes this model.
+    pub(crate) fn in_comment(&self) -> bool {
+        self.in_comment
+    }
+
     /// This model, surveyed from a guessed state, after text that followed `before`: the
     /// first tag the survey could not know is `before`'s.
     pub(crate) fn following(mut self, before: &Lines) -> Lines {

@@ -4,7 +4,9 @@
 //! preceded by a skippable frame that holds its compressed size. [`decompress_parallel`] decodes
 //! such frames on several threads ([`FrameDecoder`]) and hands out their bytes in order, so one
 //! big file feeds every core; any other input goes through the streaming decoders. Both give the
-//! same bytes, and the same error at the same decompressed offset.
+//! same bytes, and the same error at the same decompressed offset. [`chunker`] goes one step
+//! further for `ingest`: a pzstd file's frames, or plain text's blocks, are also surveyed for game
+//! starts on those threads ([`crate::blocks`]), so that no stage reads every line on one thread.
 
 use std::{
     collections::BTreeMap,
@@ -178,7 +180,9 @@ pub struct Block {
 /// Bytes per block of a plain-text input read by [`FrameDecoder::plain`].
 const PLAIN_BLOCK: usize = 4 << 20;
 
-/// Decodes the frames of a pzstd file on several threads and reads out their bytes in order.
+/// Decodes the frames of a pzstd file on several threads and reads out their bytes in order
+/// (as [`Read`], or block by block with [`Self::next_block`], surveyed: [`Self::surveying`]; for
+/// plain text, [`Self::plain`] reads blocks ahead and surveys them the same way).
 ///
 /// A dispatcher thread reads each frame's compressed bytes (their size is in the skippable frame
 /// before it) and hands them to the decoder threads, which decode each frame in one shot into a
