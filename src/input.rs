@@ -246,9 +246,20 @@ impl FrameDecoder {
             thread::Builder::new().name(format!("unzstd-{i}")).spawn(move || {
                 let mut worker = FrameWorker { bulk: zstd::bulk::Decompressor::new().ok(), recycled, largest: 0 };
                 while let Ok(job) = jobs.recv() {
-                    let mut decoded = worker.decode(job);
+                    // Every unit must arrive, or the reader would take the gap for the end.
+                    let seq = job.seq;
+                    let mut decoded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| worker.decode(job)))
+                        .unwrap_or_else(|_| Decoded {
+                            seq,
+                            data: Vec::new(),
+                            error: Some(io::Error::other("internal error: a decoder thread failed")),
+                            survey: None,
+                        });
                     if survey {
-                        decoded.survey = Survey::new(&decoded.data);
+                        // A survey that failed (a bug) must not lose the block: without one,
+                        // the reading thread reads the block's lines itself.
+                        let data = &decoded.data;
+                        decoded.survey = std::panic::catch_unwind(|| Survey::new(data)).ok().flatten();
                     }
                     if results.send(decoded).is_err() {
                         break;
