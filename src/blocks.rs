@@ -141,8 +141,7 @@ pub struct Stitcher {
     seq: u64,
     ready: VecDeque<Chunk>,
     spare: Vec<Vec<u8>>,
-    /// Reused: the line across two blocks, and a block's game starts.
-    across: Vec<u8>,
+    /// A block's game starts (reused).
     starts: Vec<usize>,
     /// Blocks with line breaks whose lines this thread read itself (no survey, or one that could
     /// not tell).
@@ -165,7 +164,6 @@ impl Stitcher {
             seq: 0,
             ready: VecDeque::new(),
             spare: Vec::new(),
-            across: Vec::new(),
             starts: Vec::new(),
             unsurveyed: 0,
             blocks: 0,
@@ -184,11 +182,10 @@ impl Stitcher {
             return;
         };
         let tail = memrchr(b'\n', block).map_or(head, |p| p + 1);
-        // The line across the blocks.
-        self.across.clear();
-        self.across.extend_from_slice(&self.pending[self.line..]);
-        self.across.extend_from_slice(&block[..head - 1]);
-        if self.lines.line(&self.across) {
+        // The line across the blocks, read where it is copied to anyway (a long line once).
+        self.pending.extend_from_slice(&block[..head]);
+        let end = self.pending.len() - 1;
+        if self.lines.line(&self.pending[self.line..end]) {
             self.game_at(self.line);
         }
         // The block's whole lines, from the survey when it can tell.
@@ -204,7 +201,7 @@ impl Stitcher {
             }
         }
         // Chunks: `pending` holds the bytes before `block[taken..]`.
-        let mut taken = 0;
+        let mut taken = head;
         for &s in &starts {
             if self.pending.len() + (s - taken) >= self.target {
                 self.pending.extend_from_slice(&block[taken..s]);

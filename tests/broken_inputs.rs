@@ -39,7 +39,16 @@ fn dump(path: &Path) -> Vec<Value> {
 }
 
 fn ingest(inputs: &[&Path], out: &Path) -> (Output, Value) {
+    ingest_threads(inputs, out, None)
+}
+
+/// `ingest` with `--threads` (else one per core): from 2 on, plain text and pzstd files are read
+/// in surveyed blocks.
+fn ingest_threads(inputs: &[&Path], out: &Path, threads: Option<&str>) -> (Output, Value) {
     let mut args = vec!["ingest", "--quiet", "--out", out.to_str().unwrap()];
+    if let Some(n) = threads {
+        args.extend(["--threads", n]);
+    }
     args.extend(inputs.iter().map(|p| p.to_str().unwrap()));
     let o = threefold(&args);
     let manifest = serde_json::from_slice(&fs::read(out.join("_manifest.json")).expect("manifest written")).unwrap();
@@ -268,7 +277,26 @@ fn a_200_mb_line_without_newline_stays_in_bounded_memory() {
     text.extend(std::iter::repeat_n(b"e5 ".iter().copied(), (200 << 20) / 3).flatten());
     let path = write(tmp.path(), "line.pgn", &text);
     drop(text);
-    ingest_in_bounded_memory(&path, &tmp.path().join("ds"), "a 200 MB line");
+    for threads in ["1", "2"] {
+        let (o, _) = ingest_threads(&[&path], &tmp.path().join(format!("ds{threads}")), Some(threads));
+        assert!(o.status.success(), "a 200 MB line, {threads} threads: {}", String::from_utf8_lossy(&o.stderr));
+    }
+}
+
+/// With 2 threads or more, plain text is read in blocks; a line across many blocks was copied
+/// once more to be read (400 MB for this one) before it was read where it lies.
+#[test]
+fn regression_a_200_mb_line_across_blocks_is_not_copied_twice() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut text = b"[Event \"long\"]\n\n1. e4 ".to_vec();
+    text.extend(std::iter::repeat_n(b"e5 ".iter().copied(), (200 << 20) / 3).flatten());
+    text.extend_from_slice(b"\n\n[Event \"next\"]\n\n1. d4 *\n");
+    let path = write(tmp.path(), "line.pgn", &text);
+    drop(text);
+    let out = tmp.path().join("ds");
+    let (o, manifest) = ingest_threads(&[&path], &out, Some("2"));
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(manifest["games"], 2);
 }
 
 /// Found by fuzzing (`compressed_input`): a bzip2 file of 2.5 KB that unpacks to megabytes of
