@@ -369,43 +369,42 @@ done
 # thread (decompress + split) and the one in-order writing thread can each keep busy. With 8
 # or more threads the columns are encoded on a pool of threads/4 (below, by the writing thread).
 serial=()
+# per_thread INPUT STAGE=PATTERN...: callgrind's instructions per thread of one ingest --threads 8
+# on INPUT into instr[STAGE], summed over the threads whose profile holds PATTERN (the first
+# pattern that matches names a thread's stage).
+declare -A instr=()
+per_thread() {
+  local input="$1" f n pair; shift
+  instr=()
+  rm -rf "$tmp/ds" "$tmp"/cg.out*
+  valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$tmp/cg.out" \
+    "$bin" ingest "$input" --out "$tmp/ds" --threads 8 --quiet > /dev/null 2>&1
+  for f in "$tmp"/cg.out-*; do
+    n=$(sed -n 's/^summary: //p' "$f")
+    for pair in "$@"; do
+      if grep -q "${pair#*=}" "$f"; then instr[${pair%%=*}]=$((${instr[${pair%%=*}]:-0} + n)); break; fi
+    done
+  done
+}
+# serial_row LABEL STAGE: a row of the serial-stage table from instr.
+serial_row() {
+  serial+=("| $1 | ${instr[$2]:-?} | ${instr[replay]:-?} | $(ratio "${instr[replay]:-0}" "${instr[$2]:-0}") |")
+}
 if [ "$smoke" = 0 ] && command -v valgrind >/dev/null; then
   head -c 20000000 "$tmp/$first.pgn" > "$tmp/cg.head"
   last=$(grep -an '^\[Event ' "$tmp/cg.head" | tail -n 1 | cut -d: -f1)
-  head -n "$(( ${last:-1} - 1 ))" "$tmp/cg.head" | zstd -q -3 -o "$tmp/cg.pgn.zst"
-  rm -rf "$tmp/ds" "$tmp"/cg.out*
-  valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$tmp/cg.out" \
-    "$bin" ingest "$tmp/cg.pgn.zst" --out "$tmp/ds" --threads 8 --quiet > /dev/null 2>&1
-  declare -A instr=()
-  for f in "$tmp"/cg.out-*; do
-    n=$(sed -n 's/^summary: //p' "$f")
-    if grep -q 'replay_chunk' "$f"; then instr[replay]=$((${instr[replay]:-0} + n))
-    elif grep -q 'read_input' "$f"; then instr[read]=$n
-    elif grep -q 'fn=.*cli::main' "$f"; then instr[write]=$n
-    elif grep -q 'ArrowColumnWriter' "$f"; then instr[encode]=$((${instr[encode]:-0} + n)); fi
-  done
-  for stage in read write; do
-    cap=$(ratio "${instr[replay]:-0}" "${instr[$stage]:-0}")
-    serial+=("| $first (20 MB, zstd) | ${stage} thread | ${instr[$stage]:-?} | ${instr[replay]:-?} | $cap |")
-  done
-  serial+=("| $first (20 MB, zstd) | column encoding (1 thread per 4 replay threads) | ${instr[encode]:-?} | ${instr[replay]:-?} | $(ratio "${instr[replay]:-0}" "${instr[encode]:-0}") |")
+  head -n "$(( ${last:-1} - 1 ))" "$tmp/cg.head" > "$tmp/cg.pgn"
+  zstd -q -3 "$tmp/cg.pgn" -o "$tmp/cg.pgn.zst"
+  per_thread "$tmp/cg.pgn.zst" replay=replay_chunk read=read_input 'write=fn=.*cli::main' encode=ArrowColumnWriter
+  serial_row "$first (20 MB, zstd) | read thread" read
+  serial_row "$first (20 MB, zstd) | write thread" write
+  serial_row "$first (20 MB, zstd) | column encoding (1 thread per 4 replay threads)" encode
   # The same 20 MB as plain text: read in blocks that decoder threads survey; the reading thread
   # only stitches (its copies count one instruction per byte: pessimistic).
-  head -n "$(( ${last:-1} - 1 ))" "$tmp/cg.head" > "$tmp/cg.pgn"
-  rm -rf "$tmp/ds" "$tmp"/cg.out*
-  valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$tmp/cg.out" \
-    "$bin" ingest "$tmp/cg.pgn" --out "$tmp/ds" --threads 8 --quiet > /dev/null 2>&1
-  declare -A plain=()
-  for f in "$tmp"/cg.out-*; do
-    n=$(sed -n 's/^summary: //p' "$f")
-    if grep -q 'replay_chunk' "$f"; then plain[replay]=$((${plain[replay]:-0} + n))
-    elif grep -q 'Stitcher' "$f"; then plain[stitch]=$n
-    elif grep -q 'Survey' "$f"; then plain[survey]=$((${plain[survey]:-0} + n))
-    elif grep -q 'dispatch_plain' "$f"; then plain[dispatch]=$n; fi
-  done
-  serial+=("| $first (20 MB, plain text) | reading thread (stitching surveyed blocks) | ${plain[stitch]:-?} | ${plain[replay]:-?} | $(ratio "${plain[replay]:-0}" "${plain[stitch]:-0}") |")
-  serial+=("| $first (20 MB, plain text) | block-reading thread (read(2) into blocks) | ${plain[dispatch]:-?} | ${plain[replay]:-?} | $(ratio "${plain[replay]:-0}" "${plain[dispatch]:-0}") |")
-  serial+=("| $first (20 MB, plain text) | surveying (4 decoder threads, in parallel) | ${plain[survey]:-?} | ${plain[replay]:-?} | $(ratio "${plain[replay]:-0}" "${plain[survey]:-0}") |")
+  per_thread "$tmp/cg.pgn" replay=replay_chunk stitch=Stitcher survey=Survey dispatch=dispatch_plain
+  serial_row "$first (20 MB, plain text) | reading thread (stitching surveyed blocks)" stitch
+  serial_row "$first (20 MB, plain text) | block-reading thread (read(2) into blocks)" dispatch
+  serial_row "$first (20 MB, plain text) | surveying (4 decoder threads, in parallel)" survey
 fi
 
 # --- report ----------------------------------------------------------------------------------

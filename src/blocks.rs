@@ -56,11 +56,14 @@ impl Survey {
         let mut awake: Vec<usize> = Vec::with_capacity(CANDIDATES);
         // Where the line holding the next `}` starts: runs inside a comment sleep until there
         // (a run from inside a comment may stay there for the whole block: text without braces).
-        let mut close = head;
+        let close_from = |at: usize| {
+            memchr(b'}', &block[at..tail]).map_or(tail, |p| memrchr(b'\n', &block[at..at + p]).map_or(at, |n| at + n + 1))
+        };
         let mut at = head;
+        let mut close = close_from(at);
         while at < tail && live.len() > 1 {
-            if close < at || (close == at && at == head) {
-                close = memchr(b'}', &block[at..tail]).map_or(tail, |p| memrchr(b'\n', &block[..at + p]).map_or(0, |n| n + 1).max(at));
+            if close < at {
+                close = close_from(at);
             }
             awake.clear();
             awake.extend(live.iter().copied().filter(|&r| !runs[r].lines.in_comment() || close == at));

@@ -158,28 +158,42 @@ impl Lines {
         self
     }
 
-    /// Reads every line of `text`, which ends with a line break (or is empty), with the
-    /// splitter's shortcuts; pushes `base` plus the offset of each game start.
+    /// Reads every line of `text`, which ends with a line break (or is empty); pushes `base`
+    /// plus the offset of each game start.
     pub(crate) fn scan(&mut self, text: &[u8], base: usize, starts: &mut Vec<usize>) {
         let mut at = 0;
-        while at < text.len() && !self.undecided {
-            if let Some(found) = self.continued_tag_line(&text[at..]) {
-                at += found + 1;
-                continue;
-            }
-            if self.plain_movetext_next(text.get(at).copied())
-                && let Some(found) = memchr3(b'\n', b'{', b';', &text[at..])
-                && text[at + found] == b'\n'
-            {
-                at += found + 1;
-                continue;
-            }
-            let end = memchr(b'\n', &text[at..]).map_or(text.len(), |p| at + p);
-            if self.line(&text[at..end]) {
+        while !self.undecided
+            && let Some((len, game)) = self.next_line(&text[at..], 0)
+        {
+            if game {
                 starts.push(base + at);
             }
-            at = end + 1;
+            at += len;
         }
+    }
+
+    /// Reads the first line of `text` if it is whole: its length with the line break, and
+    /// whether a game starts on it. `text[..known]` is known to hold no line break (a long line
+    /// searched before, across reads): it is searched only once.
+    ///
+    /// Most lines are movetext without comments or tags that continue a tag section: one pass
+    /// finds their end, and they change nothing (the reader's state only changes at a blank
+    /// line, a line starting with `[` or `%`, or a comment).
+    #[inline(always)]
+    fn next_line(&mut self, text: &[u8], known: usize) -> Option<(usize, bool)> {
+        if known == 0 {
+            if let Some(found) = self.continued_tag_line(text) {
+                return Some((found + 1, false));
+            }
+            if self.plain_movetext_next(text.first().copied())
+                && let Some(found) = memchr3(b'\n', b'{', b';', text)
+                && text[found] == b'\n'
+            {
+                return Some((found + 1, false));
+            }
+        }
+        let end = known + memchr(b'\n', &text[known..])?;
+        Some((end + 1, self.line(&text[..end])))
     }
 
     /// Whether a line starting with `first` is plain movetext for [`Self::line`]: in movetext,
@@ -444,41 +458,19 @@ impl<R: Read> Splitter<R> {
         loop {
             // Classify complete lines; cut at the first game start past the target size.
             loop {
-                let pending = &self.pending[..self.filled];
-                // Most lines are movetext without comments or tags that continue a tag
-                // section: one pass finds their end, and they change nothing (the reader's
-                // state only changes at a blank line, a line starting with `[` or `%`, or a
-                // comment). A line already searched in part (a long one, across reads) takes
-                // the path below, which searches it only once.
-                if self.searched <= self.scanned {
-                    if let Some(found) = self.lines.continued_tag_line(&pending[self.scanned..]) {
-                        self.scanned += found + 1;
-                        continue;
-                    }
-                    if self.lines.plain_movetext_next(pending.get(self.scanned).copied())
-                        && let Some(found) = memchr3(b'\n', b'{', b';', &pending[self.scanned..])
-                        && pending[self.scanned + found] == b'\n'
-                    {
-                        self.scanned += found + 1;
-                        continue;
-                    }
-                }
-                let from = self.searched.max(self.scanned);
-                let Some(found) = memchr(b'\n', &pending[from..]) else {
+                let start = self.scanned;
+                let known = self.searched.saturating_sub(start);
+                let Some((len, starts_game)) = self.lines.next_line(&self.pending[start..self.filled], known) else {
                     self.searched = self.filled;
                     break;
                 };
-                let start = self.scanned;
-                let end = from + found;
-                let nl = end - start;
-                let starts_game = self.lines.line(&pending[start..end]);
                 if starts_game && start >= self.target {
-                    return Ok(Some(self.cut(start, nl)));
+                    return Ok(Some(self.cut(start, len - 1)));
                 }
                 if starts_game {
                     self.starts.push(start);
                 }
-                self.scanned = end + 1;
+                self.scanned = start + len;
             }
             if self.eof {
                 if self.filled == 0 {

@@ -1,12 +1,12 @@
 //! Opening inputs: files or stdin, decompressed by what their first bytes say, not their names.
 //!
 //! zstd files written by pzstd (the Lichess dumps) are a series of independent frames, each
-//! preceded by a skippable frame that holds its compressed size. [`decompress_parallel`] decodes
-//! such frames on several threads ([`FrameDecoder`]) and hands out their bytes in order, so one
-//! big file feeds every core; any other input goes through the streaming decoders. Both give the
-//! same bytes, and the same error at the same decompressed offset. [`chunker`] goes one step
-//! further for `ingest`: a pzstd file's frames, or plain text's blocks, are also surveyed for game
-//! starts on those threads ([`crate::blocks`]), so that no stage reads every line on one thread.
+//! preceded by a skippable frame that holds its compressed size. [`FrameDecoder`] decodes such
+//! frames on several threads and hands out their bytes in order, so one big file feeds every
+//! core; any other input goes through the streaming decoders. Both give the same bytes, and the
+//! same error at the same decompressed offset. [`chunker`], for `ingest`, has a pzstd file's
+//! frames, or plain text's blocks, also surveyed for game starts on those threads
+//! ([`crate::blocks`]), so that no stage reads every line on one thread.
 
 use std::{
     collections::BTreeMap,
@@ -64,21 +64,6 @@ pub fn decompress<'a, R: Read + 'a>(raw: R) -> io::Result<(Compression, Box<dyn 
     Ok((compression, reader))
 }
 
-/// Like [`decompress`], but a pzstd file (see [`is_pzstd`]) is decoded by a [`FrameDecoder`]
-/// when `threads` is 2 or more, on [`decoders`]`(threads)` decoder threads.
-pub fn decompress_parallel<R: Read + Send + 'static>(
-    raw: R,
-    threads: usize,
-) -> io::Result<(Compression, Box<dyn Read + Send>)> {
-    let mut raw = BufReader::with_capacity(1 << 16, raw);
-    let head = raw.fill_buf()?;
-    let compression = Compression::detect(head);
-    if threads >= 2 && is_pzstd(head) {
-        return Ok((compression, Box::new(FrameDecoder::new(raw, decoders(threads))?)));
-    }
-    Ok((compression, streaming(compression, raw)?))
-}
-
 /// The streaming decoder for `compression`.
 fn streaming<R: BufRead + Send + 'static>(compression: Compression, raw: R) -> io::Result<Box<dyn Read + Send>> {
     Ok(match compression {
@@ -115,15 +100,6 @@ pub fn open(path: &Path) -> io::Result<(Compression, Box<dyn Read>)> {
         decompress(io::stdin())
     } else {
         decompress(File::open(path)?)
-    }
-}
-
-/// Opens a file (or `-` for stdin) and decompresses it, pzstd files on `threads` threads.
-pub fn open_parallel(path: &Path, threads: usize) -> io::Result<(Compression, Box<dyn Read + Send>)> {
-    if path.as_os_str() == "-" {
-        decompress_parallel(io::stdin(), threads)
-    } else {
-        decompress_parallel(File::open(path)?, threads)
     }
 }
 

@@ -104,13 +104,13 @@ fn many_frames_decode_in_parallel_to_exactly_the_original_bytes() {
     }
     // Through the splitter, the chunks and game starts are those of the plain text.
     let plain = split(&text[..]).unwrap();
-    let (compression, stream) = input::decompress_parallel(Cursor::new(file.clone()), 3).unwrap();
-    assert_eq!(compression, input::Compression::Zstd);
-    let parallel = split(stream).unwrap();
+    let parallel = split(FrameDecoder::new(Cursor::new(file.clone()), 3).unwrap()).unwrap();
     assert!(parallel.0 == plain.0);
     assert_eq!(parallel.1, plain.1);
     assert_eq!(plain.1.len(), 5550);
     // Surveyed blocks, frames and plain text, give the same chunks too.
+    let (compression, _) = input::chunker(Cursor::new(file.clone()), 2, CHUNK_BYTES).unwrap();
+    assert_eq!(compression, input::Compression::Zstd);
     for threads in [2, 3, 8] {
         let surveyed = chunked(Cursor::new(file.clone()), threads).unwrap();
         assert!(surveyed.0 == plain.0, "{threads} threads");
@@ -134,9 +134,10 @@ fn a_file_made_by_pzstd_decodes_in_parallel_to_the_original_bytes() {
     let file = fs::read(&zst).unwrap();
     let frames = file.windows(4).filter(|w| *w == [0x28, 0xb5, 0x2f, 0xfd]).count();
     assert!(frames >= 4, "pzstd wrote {frames} frames");
-    let (_, stream) = input::open_parallel(&zst, 2).unwrap();
-    let (bytes, error) = drain(stream);
+    let (bytes, error) = drain(FrameDecoder::new(fs::File::open(&zst).unwrap(), 2).unwrap());
     assert!(error.is_none(), "{error:?}");
+    assert!(bytes == text);
+    let (bytes, _) = chunked(fs::File::open(&zst).unwrap(), 2).unwrap();
     assert!(bytes == text);
 }
 
