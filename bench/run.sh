@@ -28,7 +28,8 @@
 #   N floors     N floors at once, one per core: the machine's own ceiling for ingest tN / t1
 # and for the serial stage (examples/split.rs: decompress and cut into chunks, nothing else):
 #   split        on each input as ingest reads it, on the decompressed text (splitting alone),
-#                and on a pzstd-made copy of the first input with 1 and 2 decoder threads;
+#                and on pzstd-made copies of the first and last inputs with 1 and 2 decoder
+#                threads;
 # then (full run, if valgrind is installed) callgrind's instruction counts per thread of one
 # ingest --threads 8: how many replay threads the reading and the writing thread can feed.
 set -euo pipefail
@@ -43,7 +44,7 @@ while [ $# -gt 0 ]; do
     --smoke) smoke=1 ;;
     --corpus) corpus="$2"; shift ;;
     --py-games) py_games="$2"; shift ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "bench/run.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
@@ -92,6 +93,8 @@ trap 'rm -rf "$tmp"' EXIT
 mkdir -p "$tmp/in"
 names=()
 declare -A label=()
+# ingest --threads 1 on each input's decompressed text (games/s), for the serial-stage ratios.
+declare -A text_rate_of=()
 for f in $files; do
   src="$corpus/$f"
   [ -f "$src" ] || { echo "bench: missing $src" >&2; exit 1; }
@@ -261,6 +264,7 @@ PY
       text_rate=$(rate "$tg" "$wall")
       row "$lab" "ingest t1, decompressed text" "$tg" "$wall" "$text_rate" "$(mbs "$bytes" "$wall")" "$rss_mib" "$cpu"
     fi
+    text_rate_of[$name]="$text_rate"
   fi
 
   # The machine's own ceiling for tN / t1: N floors at once on N cores, against one floor.
@@ -312,12 +316,15 @@ PY
   row "$lab" "split, decompressed text" "$sg" "$wall" "$(rate "$sg" "$wall")" "$(mbs "$sb" "$wall")" "$rss_mib" "$cpu"
   # The same text as ingest --threads N reads it from N = 2 on: blocks surveyed on decoder
   # threads, stitched in order on the reading thread, whose own CPU time is the serial stage.
+  # The thread that reads the text into blocks (read(2)) is a serial stage too.
   stitch_cpu=""
+  block_cpu=""
   for ((i = 0; i < reps; i++)); do
     run "split blocks $name.pgn" "$split" "$text" --threads "$cores"
     keep "split blocks $name.pgn"
-    read -r sb _ sg _ tcpu < "$tmp/out"
+    read -r sb _ sg _ tcpu dcpu < "$tmp/out"
     stitch_cpu=$(awk -v a="$tcpu" -v b="${stitch_cpu:-1e9}" 'BEGIN{print (a < b ? a : b)}')
+    block_cpu=$(awk -v a="$dcpu" -v b="${block_cpu:-1e9}" 'BEGIN{print (a < b ? a : b)}')
   done
   use "split blocks $name.pgn"
   row "$lab" "split, decompressed text, blocks ($cores threads)" "$sg" "$wall" "$(rate "$sg" "$wall")" "$(mbs "$sb" "$wall")" "$rss_mib" "$cpu"
@@ -325,43 +332,58 @@ PY
     stitch_rate=$(awk -v g="$sg" -v c="$stitch_cpu" 'BEGIN{ if (c > 0) printf "%.0f", g/c; else print 0 }')
     r=$(ratio "$stitch_rate" "$text_rate")
     ratios+=("| $lab | stitching thread on the text (games per its CPU s: $stitch_rate) / ingest t1 on the text: workers it keeps busy | $r | >= 25 | $(ok "$r" 25) |")
+    block_rate=$(awk -v g="$sg" -v c="$block_cpu" 'BEGIN{ if (c > 0) printf "%.0f", g/c; else print 0 }')
+    r=$(ratio "$block_rate" "$text_rate")
+    ratios+=("| $lab | block-reading thread on the text (read(2); games per its CPU s: $block_rate) / ingest t1 on the text: workers it keeps busy | $r | >= 25 | $(ok "$r" 25) |")
   fi
 done
 
 # --- pzstd: parallel frame decoding ------------------------------------------------------------
-first="${names[0]}"
+# On pzstd-made copies of the first input and of the last (the Lichess dump format).
+pz_names=("${names[0]}")
+[ "${#names[@]}" -gt 1 ] && pz_names+=("${names[-1]}")
 if [ "$smoke" = 1 ]; then level=(-1); else level=(); fi
-pzstd -q -p 2 "${level[@]}" "$tmp/$first.pgn" -o "$tmp/$first.pzst.pgn.zst"
-frames=$(zstd -lv "$tmp/$first.pzst.pgn.zst" 2>/dev/null | sed -n 's/^# Zstandard Frames: *//p')
-bytes=$(stat -c %s "$tmp/$first.pgn")
-hashes=()
-for mode in "--threads 1" "--frames 2 --serial" "--frames 1" "--frames 2"; do
-  # The hash of the bytes and game starts first (hashing byte by byte would be timed too).
-  # shellcheck disable=SC2086
-  run "split pzstd $mode --check" "$split" "$tmp/$first.pzst.pgn.zst" $mode --check
-  read -r sb _ sg _ _ h < "$tmp/out"
-  hashes+=("$sb:$h")
-  # shellcheck disable=SC2086
-  best "$reps" "split pzstd $mode" "$split" "$tmp/$first.pzst.pgn.zst" $mode
-  read -r sb _ sg _ tcpu < "$tmp/out"
-  case "$mode" in
-    "--threads 1") label="split pzstd ($frames frames), streaming" ;;
-    *--serial) label="split pzstd ($frames frames), 2 decoder threads, split on the reading thread" ;;
-    *) label="split pzstd ($frames frames), ${mode#--frames } decoder thread(s) surveying, stitched (reading thread $tcpu CPU s)" ;;
-  esac
-  row "$first" "$label" "$sg" "$wall" "$(rate "$sg" "$wall")" "$(mbs "$sb" "$wall")" "$rss_mib" "$cpu"
+for first in "${pz_names[@]}"; do
+  pzstd -q -p 2 "${level[@]}" "$tmp/$first.pgn" -o "$tmp/$first.pzst.pgn.zst"
+  frames=$(zstd -lv "$tmp/$first.pzst.pgn.zst" 2>/dev/null | sed -n 's/^# Zstandard Frames: *//p')
+  bytes=$(stat -c %s "$tmp/$first.pgn")
+  lab="${label[$first]}"
+  hashes=()
+  for mode in "--threads 1" "--frames 2 --serial" "--frames 1" "--frames 2"; do
+    # The hash of the bytes and game starts first (hashing byte by byte would be timed too).
+    # shellcheck disable=SC2086
+    run "split pzstd $mode --check" "$split" "$tmp/$first.pzst.pgn.zst" $mode --check
+    read -r sb _ sg _ _ _ h < "$tmp/out"
+    hashes+=("$sb:$h")
+    # shellcheck disable=SC2086
+    best "$reps" "split pzstd $mode" "$split" "$tmp/$first.pzst.pgn.zst" $mode
+    read -r sb _ sg _ tcpu dcpu < "$tmp/out"
+    case "$mode" in
+      "--threads 1") label_="split pzstd ($frames frames), streaming" ;;
+      *--serial) label_="split pzstd ($frames frames), 2 decoder threads, split on the reading thread" ;;
+      *) label_="split pzstd ($frames frames), ${mode#--frames } decoder thread(s) surveying, stitched (reading thread $tcpu CPU s, frame-reading thread $dcpu)" ;;
+    esac
+    row "$lab" "$label_" "$sg" "$wall" "$(rate "$sg" "$wall")" "$(mbs "$sb" "$wall")" "$rss_mib" "$cpu"
+    if [ "$mode" = "--frames 2" ] && [ -n "${text_rate_of[$first]:-}" ]; then
+      for pair in "stitching thread:$tcpu" "frame-reading thread:$dcpu"; do
+        r=$(awk -v g="$sg" -v c="${pair##*:}" -v t="${text_rate_of[$first]}" 'BEGIN{ if (c > 0 && t > 0) printf "%.2f", g/c/t; else print "-" }')
+        ratios+=("| $lab | pzstd copy: ${pair%%:*} (games per its CPU s) / ingest t1 on the text: workers it keeps busy | $r | >= 25 | $(ok "$r" 25) |")
+      done
+    fi
+  done
+  for h in "${hashes[@]}"; do
+    if [ "$h" != "${hashes[0]}" ]; then
+      echo "bench: the pzstd paths gave different bytes or game starts: ${hashes[*]}" >&2; fail=1
+    fi
+  done
+  for t in $threads_list; do
+    rm -rf "$tmp/ds"
+    best "$reps" "ingest pzstd --threads $t" "$bin" ingest "$tmp/$first.pzst.pgn.zst" --out "$tmp/ds" --threads "$t" --quiet
+    g=$(manifest_games "$tmp/ds/_manifest.json")
+    row "$lab" "ingest t$t, pzstd input" "$g" "$wall" "$(rate "$g" "$wall")" "$(mbs "$bytes" "$wall")" "$rss_mib" "$cpu"
+  done
 done
-for h in "${hashes[@]}"; do
-  if [ "$h" != "${hashes[0]}" ]; then
-    echo "bench: the pzstd paths gave different bytes or game starts: ${hashes[*]}" >&2; fail=1
-  fi
-done
-for t in $threads_list; do
-  rm -rf "$tmp/ds"
-  best "$reps" "ingest pzstd --threads $t" "$bin" ingest "$tmp/$first.pzst.pgn.zst" --out "$tmp/ds" --threads "$t" --quiet
-  g=$(manifest_games "$tmp/ds/_manifest.json")
-  row "$first" "ingest t$t, pzstd input" "$g" "$wall" "$(rate "$g" "$wall")" "$(mbs "$bytes" "$wall")" "$rss_mib" "$cpu"
-done
+first="${names[0]}"
 
 # --- serial stages: instructions per thread (callgrind; machine noise does not count) -----------
 # ingest --threads 8 on the first 20 MB of the first input (valgrind runs one thread at a time,

@@ -13,9 +13,12 @@
 //! decoder threads (N may be 1: decoding then overlaps stitching), and `--serial` with it decodes
 //! frames in parallel but splits them on one thread, as before blocks were surveyed. `--check`
 //! also prints an FNV-1a hash of the bytes and game starts, to compare the paths. Prints one
-//! line: `bytes chunks game_starts seconds thread_cpu_seconds [hash]`, or the error and its
-//! decompressed offset. `thread_cpu_seconds` is the CPU time of the thread that hands out the
-//! chunks (ingest's reading thread): the serial stage, whatever the other threads do.
+//! line: `bytes chunks game_starts seconds thread_cpu_seconds dispatcher_cpu_seconds [hash]`, or
+//! the error and its decompressed offset. `thread_cpu_seconds` is the CPU time of the thread
+//! that hands out the chunks (ingest's reading thread): a serial stage, whatever the other
+//! threads do. On the block path, `dispatcher_cpu_seconds` is that of the thread that reads the
+//! input (plain text's `read(2)` calls, or a pzstd file's frames) for the decoder threads: the
+//! other serial stage (`-` when the input was streamed).
 
 use std::{fs::File, path::PathBuf, process::ExitCode, time::Instant};
 
@@ -50,7 +53,7 @@ fn main() -> ExitCode {
     let opened = File::open(&path).and_then(|f| match frames {
         Some(n) if serial => Ok(Chunker::Lines(Splitter::new(Box::new(FrameDecoder::new(f, n)?), CHUNK_BYTES))),
         Some(n) => Ok(Chunker::Blocks(Box::new(BlockSplitter::new(FrameDecoder::surveying(f, n)?, CHUNK_BYTES)))),
-        None => input::chunker(f, threads, CHUNK_BYTES).map(|(_, c)| c),
+        None => input::chunker_file(f, |_| {}, threads, CHUNK_BYTES).map(|(_, c)| c),
     });
     let mut splitter = match opened {
         Ok(c) => c,
@@ -66,7 +69,7 @@ fn main() -> ExitCode {
                 chunks += 1;
                 games += chunk.games.len() as u64;
                 if check {
-                    for &b in &chunk.data {
+                    for &b in chunk.data.iter() {
                         hash = (hash ^ b as u64).wrapping_mul(0x100_0000_01b3);
                     }
                     for &g in &chunk.games {
@@ -84,27 +87,22 @@ fn main() -> ExitCode {
         }
     }
     let secs = started.elapsed().as_secs_f64();
-    let cpu = thread_cpu_seconds();
+    let cpu = input::thread_cpu_seconds();
+    // The dispatcher stores its time as it ends, which may be just after the last block.
+    let mut dispatcher = splitter.dispatcher_cpu_seconds();
+    for _ in 0..200 {
+        if dispatcher.is_some() || matches!(splitter, Chunker::Lines(_)) {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+        dispatcher = splitter.dispatcher_cpu_seconds();
+    }
+    let dispatcher = dispatcher.map_or("-".to_string(), |s| format!("{s:.4}"));
     if check {
-        println!("{} {chunks} {games} {secs:.3} {cpu:.4} {hash:016x}", splitter.bytes_read());
+        println!("{} {chunks} {games} {secs:.3} {cpu:.4} {dispatcher} {hash:016x}", splitter.bytes_read());
     } else {
-        println!("{} {chunks} {games} {secs:.3} {cpu:.4}", splitter.bytes_read());
+        println!("{} {chunks} {games} {secs:.3} {cpu:.4} {dispatcher}", splitter.bytes_read());
     }
     ExitCode::SUCCESS
 }
 
-/// CPU seconds this thread has used.
-#[cfg(target_os = "linux")]
-fn thread_cpu_seconds() -> f64 {
-    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: `t` is a valid timespec for the call to fill.
-    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {
-        return f64::NAN;
-    }
-    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
-}
-
-#[cfg(not(target_os = "linux"))]
-fn thread_cpu_seconds() -> f64 {
-    f64::NAN
-}

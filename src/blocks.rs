@@ -8,19 +8,20 @@
 //! they reach the same state, mostly within a game, so a survey costs little more than one
 //! reading. The [`Stitcher`] then takes the blocks in order on one thread: it reads the line
 //! that straddles two blocks, picks the run that starts from the state really reached, and
-//! copies the bytes into chunks. Chunks, game starts and read errors are exactly the
+//! hands out chunks: one that lies within a block shares the block's buffer; one that goes on
+//! into the next block is copied. Chunks, game starts and read errors are exactly the
 //! `Splitter`'s (so the output does not depend on the path taken).
 //!
 //! A run from inside a tag section does not know the section's first tag; if it needs it (a
 //! tag line after a blank line), the survey cannot tell, and the stitcher reads that block's
 //! lines itself.
 
-use std::{collections::VecDeque, io};
+use std::{collections::VecDeque, io, sync::Arc};
 
 use memchr::{memchr, memrchr};
 
 use crate::{
-    chunk::{CANDIDATES, Chunk, Lines, ReadError},
+    chunk::{CANDIDATES, Chunk, ChunkBytes, Lines, ReadError},
     input::FrameDecoder,
 };
 
@@ -150,6 +151,7 @@ pub struct Stitcher {
     /// not tell).
     unsurveyed: u64,
     blocks: u64,
+    shared: u64,
 }
 
 /// Chunk buffers kept for reuse.
@@ -170,6 +172,7 @@ impl Stitcher {
             starts: Vec::new(),
             unsurveyed: 0,
             blocks: 0,
+            shared: 0,
         }
     }
 
@@ -178,8 +181,10 @@ impl Stitcher {
         self.offset + self.pending.len() as u64
     }
 
-    /// Takes the next block of the stream and the survey made of it (if any).
-    pub fn push(&mut self, block: &[u8], survey: Option<&Survey>) {
+    /// Takes the next block of the stream and the survey made of it (if any). Chunks that lie
+    /// within the block share it; only a chunk that goes on into the next block is copied.
+    pub fn push(&mut self, shared: &Arc<Vec<u8>>, survey: Option<&Survey>) {
+        let block = &shared[..];
         let Some(head) = memchr(b'\n', block).map(|p| p + 1) else {
             self.pending.extend_from_slice(block);
             return;
@@ -203,13 +208,21 @@ impl Stitcher {
                 self.lines.scan(&block[head..tail], head, &mut starts);
             }
         }
-        // Chunks: `pending` holds the bytes before `block[taken..]`.
+        // Chunks: the current one is `pending` followed by `block[taken..]`, or (`pending` empty)
+        // starts at `block[taken]` after a cut in this block.
         let mut taken = head;
+        let mut within = false;
         for &s in &starts {
-            if self.pending.len() + (s - taken) >= self.target {
-                self.pending.extend_from_slice(&block[taken..s]);
-                taken = s;
-                self.cut(self.pending.len());
+            let at = self.pending.len() + (s - taken);
+            if at >= self.target {
+                if within {
+                    let games = std::mem::take(&mut self.games);
+                    self.emit(ChunkBytes::Shared(shared.clone(), taken..s), games);
+                } else {
+                    self.pending.extend_from_slice(&block[taken..s]);
+                    self.cut(self.pending.len());
+                }
+                (taken, within) = (s, true);
             }
             self.games.push(self.pending.len() + (s - taken));
         }
@@ -249,16 +262,29 @@ impl Stitcher {
         self.pending.truncate(at);
         let data = std::mem::replace(&mut self.pending, rest);
         let games = std::mem::take(&mut self.games);
+        self.emit(ChunkBytes::Owned(data), games);
+    }
+
+    fn emit(&mut self, data: ChunkBytes, games: Vec<usize>) {
         let len = data.len() as u64;
+        if let ChunkBytes::Shared(..) = data {
+            self.shared += len;
+        }
         self.ready.push_back(Chunk { seq: self.seq, offset: self.offset, data, games });
         self.seq += 1;
         self.offset += len;
     }
 
+    /// Takes back a chunk's own buffer (a shared block goes back to its decoder instead).
     pub fn recycle(&mut self, buffer: Vec<u8>) {
         if self.spare.len() < SPARE {
             self.spare.push(buffer);
         }
+    }
+
+    /// Bytes handed out in chunks that share their block (the rest were copied).
+    pub fn shared(&self) -> u64 {
+        self.shared
     }
 
     pub fn next_ready(&mut self) -> Option<Chunk> {
@@ -301,23 +327,48 @@ impl BlockSplitter {
                     self.ended = true;
                 }
                 Some(block) => {
-                    self.stitcher.push(&block.data, block.survey.as_ref());
+                    let data = Arc::new(block.data);
+                    self.stitcher.push(&data, block.survey.as_ref());
                     if let Some(error) = block.error {
                         self.error = Some(ReadError { offset: self.stitcher.bytes(), error });
                         self.ended = true;
                     }
-                    self.blocks.give_back(block.data);
+                    // The next block may be decoded now; this one's buffer goes back once no
+                    // chunk shares it (so the chunks in flight bound the blocks held).
+                    self.blocks.free_slot();
+                    self.give_back(data);
                 }
             }
         }
     }
 
-    pub fn recycle(&mut self, buffer: Vec<u8>) {
-        self.stitcher.recycle(buffer);
+    /// Takes back a chunk's bytes once its games are read.
+    pub fn recycle(&mut self, bytes: ChunkBytes) {
+        match bytes {
+            ChunkBytes::Owned(buffer) => self.stitcher.recycle(buffer),
+            ChunkBytes::Shared(block, _) => self.give_back(block),
+        }
+    }
+
+    /// A block's buffer goes back to the decoders when this was its last holder.
+    fn give_back(&mut self, block: Arc<Vec<u8>>) {
+        if let Ok(buffer) = Arc::try_unwrap(block) {
+            self.blocks.recycle_buffer(buffer);
+        }
+    }
+
+    /// Bytes handed out in chunks that share their block, and all bytes handed out so far.
+    pub fn shared(&self) -> (u64, u64) {
+        (self.stitcher.shared(), self.stitcher.bytes())
     }
 
     pub fn bytes_read(&self) -> u64 {
         self.stitcher.bytes()
+    }
+
+    /// See [`FrameDecoder::dispatcher_cpu_seconds`].
+    pub fn dispatcher_cpu_seconds(&self) -> Option<f64> {
+        self.blocks.dispatcher_cpu_seconds()
     }
 }
 
@@ -335,11 +386,11 @@ impl Chunker {
         }
     }
 
-    /// Takes back a chunk's buffer once its games are read.
-    pub fn recycle(&mut self, buffer: Vec<u8>) {
+    /// Takes back a chunk's bytes once its games are read.
+    pub fn recycle(&mut self, bytes: ChunkBytes) {
         match self {
-            Chunker::Lines(s) => s.recycle(buffer),
-            Chunker::Blocks(s) => s.recycle(buffer),
+            Chunker::Lines(s) => s.recycle(bytes),
+            Chunker::Blocks(s) => s.recycle(bytes),
         }
     }
 
@@ -348,6 +399,15 @@ impl Chunker {
         match self {
             Chunker::Lines(s) => s.bytes_read(),
             Chunker::Blocks(s) => s.bytes_read(),
+        }
+    }
+
+    /// CPU seconds of the thread that read the input into blocks, once it has ended; `None` on
+    /// one thread (the reading thread reads it).
+    pub fn dispatcher_cpu_seconds(&self) -> Option<f64> {
+        match self {
+            Chunker::Lines(_) => None,
+            Chunker::Blocks(s) => s.dispatcher_cpu_seconds(),
         }
     }
 }
@@ -363,15 +423,15 @@ mod tests {
         let mut splitter = Splitter::new(text, target);
         let mut out = Vec::new();
         while let Some(c) = splitter.next_chunk().unwrap() {
-            out.push((c.offset, c.data, c.games));
+            out.push((c.offset, c.data.to_vec(), c.games));
         }
         out
     }
 
     /// `text` cut at `cuts` into blocks, surveyed unless `survey(i)` says not for block `i`;
-    /// with the blocks that have a line break, and how many of them had a survey that could not
-    /// tell.
-    fn by_blocks(text: &[u8], cuts: &[usize], target: usize, survey: impl Fn(usize) -> bool) -> (Chunks, (u64, u64)) {
+    /// with the blocks that have a line break, how many of them had a survey that could not
+    /// tell, and the bytes handed out in chunks that share their block.
+    fn by_blocks(text: &[u8], cuts: &[usize], target: usize, survey: impl Fn(usize) -> bool) -> (Chunks, (u64, u64), u64) {
         let mut unasked = 0;
         let mut stitcher = Stitcher::new(target);
         let mut out = Vec::new();
@@ -380,18 +440,19 @@ mod tests {
             let block = &text[from..to];
             let surveyed = if survey(i) { Survey::new(block) } else { None };
             unasked += u64::from(!survey(i) && block.contains(&b'\n'));
-            stitcher.push(block, surveyed.as_ref());
+            stitcher.push(&Arc::new(block.to_vec()), surveyed.as_ref());
             while let Some(c) = stitcher.next_ready() {
-                out.push((c.offset, c.data, c.games));
+                out.push((c.offset, c.data.to_vec(), c.games));
             }
             from = to;
         }
         stitcher.finish();
         while let Some(c) = stitcher.next_ready() {
-            out.push((c.offset, c.data, c.games));
+            out.push((c.offset, c.data.to_vec(), c.games));
         }
         let (blocks, unsurveyed) = stitcher.blocks();
-        (out, (blocks, unsurveyed - unasked))
+        assert_eq!(stitcher.bytes(), text.len() as u64);
+        (out, (blocks, unsurveyed - unasked), stitcher.shared())
     }
 
     /// A small deterministic generator (xorshift), for cuts and texts.
@@ -421,13 +482,30 @@ mod tests {
                 let mut cuts: Vec<usize> = (1..text.len().div_ceil(size)).map(|i| i * size + rng.below(size / 2)).collect();
                 cuts.retain(|&c| c < text.len());
                 let expected = by_lines(&text, target);
-                let (got, (b, u)) = by_blocks(&text, &cuts, target, |i| i % 7 != 3);
+                let (got, (b, u), _) = by_blocks(&text, &cuts, target, |i| i % 7 != 3);
                 assert!(got == expected, "{}: blocks of {size}, chunks of {target}", path.display());
                 blocks += b;
                 undecided += u;
             }
         }
         assert!(blocks > 20_000 && undecided < blocks / 200, "{undecided} of {blocks} surveys could not tell");
+    }
+
+    /// A chunk that lies within a block shares it: only chunks that go on into the next block
+    /// are copied (on average one per block).
+    #[test]
+    fn chunks_within_a_block_are_not_copied() {
+        let files = crate::chunk::corpus_files(&["edge", "otb", "lichess", "variants", "engine"]);
+        let path = files.iter().max_by_key(|p| std::fs::metadata(p).unwrap().len()).unwrap();
+        let text = std::fs::read(path).unwrap().repeat(5);
+        for (size, target) in [(1 << 20, 64 << 10), (4 << 20, 1 << 20)] {
+            let cuts: Vec<usize> = (1..text.len().div_ceil(size)).map(|i| i * size).collect();
+            let (got, _, shared) = by_blocks(&text, &cuts, target, |_| true);
+            assert!(got == by_lines(&text, target));
+            let copied = text.len() as f64 - shared as f64;
+            let expected = (cuts.len() + 1) as f64 * target as f64;
+            assert!(copied < 2.0 * expected, "{}: {copied} bytes copied of {}", path.display(), text.len());
+        }
     }
 
     /// Lines that move the line model between its states, in random orders, cut into blocks at
@@ -466,7 +544,7 @@ mod tests {
             for target in [1, 40, 1 << 20] {
                 let expected = by_lines(text, target);
                 for cut in 0..=text.len() {
-                    let (got, (_, u)) = by_blocks(text, &[cut], target, |_| true);
+                    let (got, (_, u), _) = by_blocks(text, &[cut], target, |_| true);
                     assert!(got == expected, "{:?} cut at {cut}, chunks of {target}", String::from_utf8_lossy(text));
                     undecided += u;
                 }

@@ -8,7 +8,11 @@
 //! never after a tag line (the reader reads tags on, across blank lines). The splitter follows
 //! the reader's rules line by line: tag lines, `;` comments, `%` escape lines, `\r\n` endings.
 
-use std::io::{self, Read};
+use std::{
+    io::{self, Read},
+    ops::{Deref, Range},
+    sync::Arc,
+};
 
 use memchr::{memchr, memchr2, memchr3, memrchr2};
 
@@ -25,9 +29,28 @@ pub struct Chunk {
     pub seq: u64,
     /// Offset of the chunk's first byte in the decompressed stream.
     pub offset: u64,
-    pub data: Vec<u8>,
+    pub data: ChunkBytes,
     /// Where each game starts in `data`, ascending; bytes before the first are whitespace.
     pub games: Vec<usize>,
+}
+
+/// A chunk's bytes: a buffer of its own, or part of a block that several chunks share (cut
+/// from surveyed blocks, a chunk that lies within one block is not copied out of it).
+#[derive(Debug)]
+pub enum ChunkBytes {
+    Owned(Vec<u8>),
+    Shared(Arc<Vec<u8>>, Range<usize>),
+}
+
+impl Deref for ChunkBytes {
+    type Target = [u8];
+
+    fn deref(&self) -> &[u8] {
+        match self {
+            ChunkBytes::Owned(bytes) => bytes,
+            ChunkBytes::Shared(block, range) => &block[range.clone()],
+        }
+    }
 }
 
 impl Chunk {
@@ -447,8 +470,10 @@ impl<R: Read> Splitter<R> {
 
     /// Takes back a chunk's buffer once its games are read, so that a later chunk is read into
     /// memory already mapped and written, rather than a new allocation zeroed byte by byte.
-    pub fn recycle(&mut self, buffer: Vec<u8>) {
-        if self.spare.len() < SPARE {
+    pub fn recycle(&mut self, bytes: ChunkBytes) {
+        if let ChunkBytes::Owned(buffer) = bytes
+            && self.spare.len() < SPARE
+        {
             self.spare.push(buffer);
         }
     }
@@ -513,7 +538,7 @@ impl<R: Read> Splitter<R> {
     }
 
     fn emit(&mut self, data: Vec<u8>, games: Vec<usize>) -> Chunk {
-        let chunk = Chunk { seq: self.seq, offset: self.offset, data, games };
+        let chunk = Chunk { seq: self.seq, offset: self.offset, data: ChunkBytes::Owned(data), games };
         self.seq += 1;
         self.offset += chunk.data.len() as u64;
         chunk

@@ -11,12 +11,14 @@
 //! At most `2 × threads + 2` chunks are in flight (the reader takes a slot before each chunk and
 //! the writer gives it back after writing it), so memory does not depend on the input size, and
 //! the output bytes do not depend on the number of threads. A replayed chunk's buffer goes back
-//! to the reader, which reads a later chunk into it.
+//! to the reader, which reads a later chunk into it (or, for a chunk that shares a decoded block,
+//! gives the block back to the decoders once no chunk holds it: the chunks in flight bound the
+//! blocks held too).
 
 use std::{
     collections::BTreeMap,
     fs::{self, File},
-    io::{self, Read},
+    io,
     path::{Path, PathBuf},
     process::ExitCode,
     sync::{
@@ -33,7 +35,7 @@ use std::ops::ControlFlow;
 use serde_json::{Value, json};
 
 use crate::{
-    chunk::{Chunk, ReadError},
+    chunk::{Chunk, ChunkBytes, ReadError},
     dataset::Dataset,
     input::{self, Compression},
     pgn::GameVisitor,
@@ -240,20 +242,6 @@ fn source_name(path: &Path) -> String {
     if name.is_empty() { "input".to_owned() } else { name.to_owned() }
 }
 
-/// Counts raw bytes read, for progress against the file size.
-struct Counted<R> {
-    inner: R,
-    counters: Arc<Counters>,
-}
-
-impl<R: Read> Read for Counted<R> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let n = self.inner.read(buf)?;
-        self.counters.raw_bytes.fetch_add(n as u64, Relaxed);
-        Ok(n)
-    }
-}
-
 /// What a worker made of one chunk.
 struct Replayed {
     seq: u64,
@@ -307,12 +295,16 @@ fn read_input(
     counters: Arc<Counters>,
     chunks: crossbeam_channel::Sender<Chunk>,
     slots: crossbeam_channel::Receiver<()>,
-    recycled: crossbeam_channel::Receiver<Vec<u8>>,
+    recycled: crossbeam_channel::Receiver<ChunkBytes>,
 ) -> ReadEnd {
+    let raw = counters.clone();
+    let count = move |n| {
+        raw.raw_bytes.fetch_add(n, Relaxed);
+    };
     let opened = if path.as_os_str() == "-" {
-        input::chunker(Counted { inner: io::stdin(), counters: counters.clone() }, threads, chunk_bytes)
+        input::chunker(input::Counted { inner: io::stdin(), count }, threads, chunk_bytes)
     } else {
-        File::open(path).and_then(|f| input::chunker(Counted { inner: f, counters: counters.clone() }, threads, chunk_bytes))
+        File::open(path).and_then(|f| input::chunker_file(f, count, threads, chunk_bytes))
     };
     let (compression, mut chunker) = match opened {
         Ok(x) => x,
@@ -363,8 +355,9 @@ fn ingest_input(
     for _ in 0..in_flight {
         let _ = slot_tx.send(());
     }
-    // Replayed chunks' buffers go back to the reader, which reads later chunks into them.
-    let (recycle_tx, recycle_rx) = bounded::<Vec<u8>>(in_flight);
+    // Replayed chunks' bytes go back to the reader: a buffer of its own for a later chunk, a
+    // shared block to the decoders once no chunk holds it.
+    let (recycle_tx, recycle_rx) = bounded::<ChunkBytes>(in_flight);
     for _ in 0..threads {
         let (chunks, results, recycle) = (chunk_rx.clone(), result_tx.clone(), recycle_tx.clone());
         let source = input.source.clone();

@@ -119,6 +119,53 @@ fn many_frames_decode_in_parallel_to_exactly_the_original_bytes() {
     }
 }
 
+/// Plain text in a regular file is read by the decoder threads at their blocks' offsets
+/// (`input::chunker_file`): the chunks must be those of the splitter whatever the file's size
+/// against the 4 MiB block (empty, shorter than the format check, a block exactly, a byte more
+/// or less), and every byte counted once for progress.
+#[test]
+fn plain_files_read_at_offsets_give_the_splitters_chunks() {
+    use std::sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let block = 4 << 20;
+    let game = sample();
+    let text = game.repeat(3 * block / game.len() + 1);
+    for len in [0, 5, 100_000, block - 1, block, block + 1, 2 * block, 3 * block - 7, text.len()] {
+        let path = tmp.path().join(format!("{len}.pgn"));
+        fs::write(&path, &text[..len]).unwrap();
+        let plain = split(&text[..len]).unwrap();
+        for threads in [1, 2, 3, 8] {
+            let counted = Arc::new(AtomicU64::new(0));
+            let count = counted.clone();
+            let file = fs::File::open(&path).unwrap();
+            let (compression, mut chunker) = input::chunker_file(
+                file,
+                move |n| {
+                    count.fetch_add(n, Ordering::Relaxed);
+                },
+                threads,
+                CHUNK_BYTES / 8,
+            )
+            .unwrap();
+            assert_eq!(compression, input::Compression::None);
+            assert_eq!(matches!(chunker, Chunker::Blocks(_)), threads >= 2);
+            let got = collect(|| chunker.next_chunk()).unwrap();
+            assert!(got.0 == plain.0, "{len} bytes, {threads} threads: {} bytes", got.0.len());
+            assert_eq!(got.1, plain.1, "{len} bytes, {threads} threads");
+            assert_eq!(counted.load(Ordering::Relaxed), len as u64, "{len} bytes, {threads} threads");
+        }
+    }
+    // A compressed file goes the way `chunker` takes it.
+    let path = tmp.path().join("x.pgn.zst");
+    fs::write(&path, pzstd_format(&game, &uneven_cuts(game.len(), 5))).unwrap();
+    let (compression, mut chunker) = input::chunker_file(fs::File::open(&path).unwrap(), |_| {}, 3, CHUNK_BYTES / 8).unwrap();
+    assert_eq!(compression, input::Compression::Zstd);
+    assert_eq!(collect(|| chunker.next_chunk()).unwrap(), split(&game[..]).unwrap());
+}
+
 #[test]
 fn a_file_made_by_pzstd_decodes_in_parallel_to_the_original_bytes() {
     let tmp = tempfile::tempdir().unwrap();

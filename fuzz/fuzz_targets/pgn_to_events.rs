@@ -17,7 +17,7 @@ use threefold::{
 
 /// Chunks as (offset, bytes, game starts).
 fn drained(chunks: impl Iterator<Item = Chunk>) -> Vec<(u64, Vec<u8>, Vec<usize>)> {
-    chunks.map(|c| (c.offset, c.data, c.games)).collect()
+    chunks.map(|c| (c.offset, c.data.to_vec(), c.games)).collect()
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -62,7 +62,7 @@ fuzz_target!(|data: &[u8]| {
     let mut stitcher = Stitcher::new(64);
     let mut stitched = Vec::new();
     for block in data.chunks(size) {
-        stitcher.push(block, Survey::new(block).as_ref());
+        stitcher.push(&std::sync::Arc::new(block.to_vec()), Survey::new(block).as_ref());
         stitched.extend(drained(std::iter::from_fn(|| stitcher.next_ready())));
     }
     stitcher.finish();
