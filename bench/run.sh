@@ -423,10 +423,10 @@ if [ "$smoke" = 0 ] && command -v valgrind >/dev/null; then
   serial_row "$first (20 MB, zstd) | column encoding (1 thread per 4 replay threads)" encode
   # The same 20 MB as plain text: read in blocks that decoder threads survey; the reading thread
   # only stitches (its copies count one instruction per byte: pessimistic).
-  per_thread "$tmp/cg.pgn" replay=replay_chunk stitch=Stitcher survey=Survey dispatch=dispatch_plain
+  per_thread "$tmp/cg.pgn" replay=replay_chunk stitch=Stitcher survey=Survey dispatch=dispatch_at
   serial_row "$first (20 MB, plain text) | reading thread (stitching surveyed blocks)" stitch
-  serial_row "$first (20 MB, plain text) | block-reading thread (read(2) into blocks)" dispatch
-  serial_row "$first (20 MB, plain text) | surveying (4 decoder threads, in parallel)" survey
+  serial_row "$first (20 MB, plain text) | dispatcher (hands out block numbers; each decoder thread reads its blocks)" dispatch
+  serial_row "$first (20 MB, plain text) | reading blocks (pread) and surveying them (4 decoder threads, in parallel)" survey
 fi
 
 # --- report ----------------------------------------------------------------------------------
