@@ -510,6 +510,12 @@ impl<'a> Mainline<'a> {
                         return Some(Token::Move(san));
                     }
                     if self.after_result && token != b"@@@@" {
+                        // Not reported, and read on as the reader reads it: a move's prefix
+                        // (not taken, as something other than a token end follows), then what
+                        // follows it; without one, the token is skipped.
+                        if let Ok((_, n)) = SanPlus::from_ascii_prefix(token) {
+                            sc.i = start + n.max(1);
+                        }
                         continue;
                     }
                     if let Some(bad) = self.bad(token, token == b"@@@@") {
@@ -613,6 +619,25 @@ mod tests {
         assert_eq!(bad("1. e4 e5 * xyz 2. Nf3 d8Q"), None);
         assert!(first_bad_token(b"1. e4 0000 *").unwrap().null_move);
         assert!(first_bad_token(b"1. e4 0000").unwrap().null_move, "at the end of the input too");
+    }
+
+    /// Found by fuzzing (`52. c51Ke3` after a stray `1/2-1/2` in a game's movetext): past a
+    /// result marker a token that is not a move is not reported, and the scanner skipped it
+    /// whole, where `pgn-reader` reads a move's prefix (`c5`, not taken: a digit follows) and
+    /// goes on from there (`1`, a move number; `Ke3`, a move), so the replay lost a move.
+    #[test]
+    fn regression_after_the_result_a_token_is_read_on_from_its_move_prefix() {
+        for pgn in [
+            "1. e4 e5 1/2-1/2 2. c51Ke3 Nf3 *",
+            "1. e4 1-0 Nf3x Nc6 c51-0 Bb5 d8Q! a6 0-1",
+            "1. e4 * }e5 Nf3 e2-e4 O-O-O0 --x Kd2",
+        ] {
+            let mut scanned = Vec::new();
+            let found = scan(pgn.as_bytes(), &mut scanned);
+            assert_eq!(found.bad, None, "{pgn}");
+            assert_eq!(scanned, reader_mainline(pgn.as_bytes()).unwrap(), "{pgn}");
+            assert_eq!(check_scan_against_reader(pgn.as_bytes()), Ok(()), "{pgn}");
+        }
     }
 
     #[test]
