@@ -26,6 +26,8 @@
 #   pgn-extract  pgn-extract --repetition on the decompressed file, one process, and ingest
 #                --threads 1 on that same decompressed file for its ratio
 #   N floors     N floors at once, one per core: the machine's own ceiling for ingest tN / t1
+#   small files  ingest --threads 1 on a folder of 2,000 files of 10 games (the first input's first
+#                games) and on the same games in one file: what each input costs beyond its games
 # and for the serial stage (examples/split.rs: decompress and cut into chunks, nothing else):
 #   split        on each input as ingest reads it, on the decompressed text (splitting alone),
 #                and on pzstd-made copies of the first and last inputs with 1 and 2 decoder
@@ -384,6 +386,28 @@ for first in "${pz_names[@]}"; do
   done
 done
 first="${names[0]}"
+
+# --- many small inputs ------------------------------------------------------------------------
+# A folder of small files (a per-player or per-week archive): each file is a source of its own,
+# with its own partition, files and manifest entry. The first input's first games, 10 to a file,
+# in 2,000 files (smoke: 50), against the same games in one file: what each input costs beyond
+# its games.
+n_small=2000; [ "$smoke" = 1 ] && n_small=50
+mkdir -p "$tmp/small"
+awk -v dir="$tmp/small" -v per=10 -v files="$n_small" '
+  /^\[Event / { if (games % per == 0) { if (out) close(out); if (games / per >= files) exit; out = sprintf("%s/g%05d.pgn", dir, games / per) } games++ }
+  out { print > out }' "$tmp/$first.pgn"
+cat "$tmp"/small/*.pgn > "$tmp/small.pgn"
+small_files=$(ls "$tmp/small" | wc -l)
+best "$reps" "ingest one file" "$bin" ingest "$tmp/small.pgn" --out "$tmp/ds" --threads 1 --quiet
+one_games=$(manifest_games "$tmp/ds/_manifest.json"); one_wall=$wall
+row "${label[$first]}" "ingest t1, first $one_games games in one file" "$one_games" "$wall" "$(rate "$one_games" "$wall")" "-" "$rss_mib" "$cpu"
+best "$reps" "ingest small files" "$bin" ingest "$tmp/small" --out "$tmp/ds" --threads 1 --quiet
+dir_games=$(manifest_games "$tmp/ds/_manifest.json")
+[ "$dir_games" = "$one_games" ] || { echo "bench: $dir_games games from the small files, $one_games from one" >&2; fail=1; }
+row "${label[$first]}" "ingest t1, the same games in $small_files files (one source each)" "$dir_games" "$wall" "$(rate "$dir_games" "$wall")" "-" "$rss_mib" "$cpu"
+per_input=$(awk -v a="$wall" -v b="$one_wall" -v n="$small_files" 'BEGIN{printf "%.1f", (a - b) * 1000 / n}')
+ratios+=("| ${label[$first]} | ingest t1: $small_files small files / the same games in one file (games/s); ms per input beyond its games: $per_input | $(ratio "$one_wall" "$wall") | | |")
 
 # --- serial stages: instructions per thread (callgrind; machine noise does not count) -----------
 # ingest --threads 8 on the first 20 MB of the first input (valgrind runs one thread at a time,

@@ -98,7 +98,7 @@ struct Input {
 pub fn run(options: Options) -> Result<ExitCode> {
     let started = Instant::now();
     let inputs = plan(&options)?;
-    let dataset = Dataset::open(&options.out)?;
+    let mut dataset = Dataset::open(&options.out)?;
     let threads = options.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
@@ -125,6 +125,7 @@ pub fn run(options: Options) -> Result<ExitCode> {
     // The views read every partition by a glob, so they do not depend on what this run adds;
     // written first, they are there for the partitions committed even if the run stops early.
     dataset.write_views()?;
+    dataset.remove_stale(&inputs.iter().map(|i| i.source.as_str()).collect::<Vec<_>>())?;
     let mut total = Tally::default();
     let mut failed = 0usize;
     for input in &inputs {
@@ -136,12 +137,14 @@ pub fn run(options: Options) -> Result<ExitCode> {
             }
         }
         total.add(&tally);
-        // Recorded as soon as the source's partition is committed (or its failure known): an
-        // output error or a kill later in the run leaves a manifest that describes every
-        // partition committed so far. Only a kill between the commit and this write can leave
-        // a partition without its entry; rerunning the same job writes it.
-        dataset.update_manifest(vec![entry])?;
+        // Recorded as soon as the source's partition is committed (or its failure known), and
+        // written at once (in a dataset of over 100 sources, within a second): an output error
+        // or a kill later in the run leaves a manifest that describes the partitions committed
+        // before. Only a kill right after a commit can leave a partition without its entry (one,
+        // or in a large dataset those of the last second); rerunning the same job writes them.
+        dataset.update_manifest(entry)?;
     }
+    dataset.flush_manifest()?;
 
     if !options.quiet {
         let secs = started.elapsed().as_secs_f64();
