@@ -285,7 +285,7 @@ impl FrameDecoder {
             let source = source.clone();
             thread::Builder::new().name(format!("unzstd-{i}")).spawn(move || {
                 let mut worker = FrameWorker {
-                    bulk: zstd::bulk::Decompressor::new().ok(),
+                    bulk: None,
                     recycled,
                     largest: 0,
                     source: source.clone(),
@@ -471,6 +471,8 @@ impl Drop for FrameDecoder {
 /// A decoder thread's state: its zstd context, buffers given back by the reader, and how large
 /// frames have turned out so far.
 struct FrameWorker {
+    /// Made for the first frame: plain text needs none, and a context is costly to make (a
+    /// tenth of what a folder of small files cost per file).
     bulk: Option<zstd::bulk::Decompressor<'static>>,
     recycled: Receiver<Vec<u8>>,
     largest: usize,
@@ -495,6 +497,9 @@ impl FrameWorker {
         let guess = known.unwrap_or(if self.largest > 0 { self.largest + self.largest / 16 } else { job.compressed.len() * 8 });
         let mut data = self.recycled.try_recv().unwrap_or_default();
         data.clear();
+        if self.bulk.is_none() {
+            self.bulk = zstd::bulk::Decompressor::new().ok();
+        }
         if let (Some(bulk), true) = (self.bulk.as_mut(), guess <= MAX_FRAME) {
             data.reserve(guess);
             if bulk.decompress_to_buffer(&job.compressed[..], &mut data).is_ok() {
