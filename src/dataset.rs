@@ -90,6 +90,38 @@ pub struct Dataset {
     pending: bool,
     /// When the manifest was last written, and how long that took.
     written: Option<(Instant, Duration)>,
+    /// The sources this run recorded, and the manifest file as this run last read or wrote it:
+    /// if it changed since, another run wrote it, and its entries for other sources are kept.
+    ours: HashSet<String>,
+    stamp: Option<Stamp>,
+}
+
+/// A file's modification time and length.
+type Stamp = (std::time::SystemTime, u64);
+
+fn stamp(path: &Path) -> Option<Stamp> {
+    fs::metadata(path).ok().and_then(|m| Some((m.modified().ok()?, m.len())))
+}
+
+/// The input entries of the manifest at `path`, by source, and those without one (none if it
+/// does not exist or is not JSON).
+fn read_entries(path: &Path) -> Result<(BTreeMap<String, Value>, Vec<Value>)> {
+    let listed = match fs::read(path) {
+        Ok(bytes) => serde_json::from_slice::<Value>(&bytes)
+            .ok()
+            .and_then(|v| v.get("inputs").and_then(Value::as_array).cloned())
+            .unwrap_or_default(),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+    };
+    let (mut inputs, mut unnamed) = (BTreeMap::new(), Vec::new());
+    for entry in listed {
+        match source_of(&entry) {
+            Some(source) => _ = inputs.insert(source.to_owned(), entry),
+            None => unnamed.push(entry),
+        }
+    }
+    Ok((inputs, unnamed))
 }
 
 impl Dataset {
@@ -115,24 +147,12 @@ impl Dataset {
                 root.display()
             );
         }
-        let path = root.join(MANIFEST);
         // Read once: later updates change these entries in memory and write them out.
-        let listed = match fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice::<Value>(&bytes)
-                .ok()
-                .and_then(|v| v.get("inputs").and_then(Value::as_array).cloned())
-                .unwrap_or_default(),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
-            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-        };
-        let (mut inputs, mut unnamed) = (BTreeMap::new(), Vec::new());
-        for entry in listed {
-            match source_of(&entry) {
-                Some(source) => _ = inputs.insert(source.to_owned(), entry),
-                None => unnamed.push(entry),
-            }
-        }
-        let mut dataset = Dataset { root, inputs, unnamed, pending: false, written: None };
+        let path = root.join(MANIFEST);
+        let stamp = stamp(&path);
+        let (inputs, unnamed) = read_entries(&path)?;
+        let mut dataset =
+            Dataset { root, inputs, unnamed, pending: false, written: None, ours: HashSet::new(), stamp };
         if !has_manifest {
             // Mark the directory as a dataset before writing any data, so that a run killed
             // half-way can be rerun into it.
@@ -190,7 +210,10 @@ impl Dataset {
     /// the dataset) writes what is left.
     pub fn update_manifest(&mut self, entry: Value) -> Result<()> {
         match source_of(&entry) {
-            Some(source) => _ = self.inputs.insert(source.to_owned(), entry),
+            Some(source) => {
+                self.ours.insert(source.to_owned());
+                self.inputs.insert(source.to_owned(), entry);
+            }
             None => self.unnamed.push(entry),
         }
         self.pending = true;
@@ -206,6 +229,17 @@ impl Dataset {
 
     fn write_manifest(&mut self) -> Result<()> {
         let started = Instant::now();
+        let path = self.root.join(MANIFEST);
+        if stamp(&path) != self.stamp {
+            // Written by another run since: its entries, with this run's over them.
+            let (mut inputs, unnamed) = read_entries(&path)?;
+            for source in &self.ours {
+                if let Some(entry) = self.inputs.remove(source) {
+                    inputs.insert(source.clone(), entry);
+                }
+            }
+            (self.inputs, self.unnamed) = (inputs, unnamed);
+        }
         let entries = || self.unnamed.iter().chain(self.inputs.values());
         let totals = |key: &str| -> u64 { entries().filter_map(|v| v.get(key).and_then(Value::as_u64)).sum() };
         struct Inputs<'a>(&'a Dataset);
@@ -237,7 +271,8 @@ impl Dataset {
         };
         let mut text = serde_json::to_vec_pretty(&manifest)?;
         text.push(b'\n');
-        write_atomic(&self.root.join(MANIFEST), &text)?;
+        write_atomic(&path, &text)?;
+        self.stamp = stamp(&path);
         self.pending = false;
         self.written = Some((Instant::now(), started.elapsed()));
         Ok(())
@@ -498,6 +533,25 @@ mod tests {
         let sources: Vec<&str> = manifest["inputs"].as_array().unwrap().iter().map(|e| e["source"].as_str().unwrap()).collect();
         assert_eq!(sources, (0..300).map(|i| format!("s{i:04}")).collect::<Vec<_>>());
         assert_eq!((manifest["games"].as_u64(), manifest["events"].as_u64()), (Some(300), Some(600)));
+    }
+
+    /// Two runs into one dataset: each keeps the other's entries (the manifest is read again
+    /// when someone else wrote it).
+    #[test]
+    fn another_runs_entries_are_kept() {
+        let dir = tempfile::tempdir().unwrap();
+        let entry = |source: &str| json!({ "source": source, "games": 1, "events": 0 });
+        let mut a = Dataset::open(dir.path()).unwrap();
+        a.update_manifest(entry("a1")).unwrap();
+        let mut b = Dataset::open(dir.path()).unwrap();
+        b.update_manifest(entry("b1")).unwrap();
+        a.update_manifest(entry("a2")).unwrap();
+        b.update_manifest(entry("b2")).unwrap();
+        drop((a, b));
+        let manifest: Value = serde_json::from_slice(&fs::read(dir.path().join(MANIFEST)).unwrap()).unwrap();
+        let sources: Vec<&str> = manifest["inputs"].as_array().unwrap().iter().map(|e| e["source"].as_str().unwrap()).collect();
+        assert_eq!(sources, ["a1", "a2", "b1", "b2"]);
+        assert_eq!(manifest["games"], 4);
     }
 
     /// An exchange swaps two directories whole, or, where the file system cannot, changes nothing
