@@ -21,7 +21,7 @@ use std::{collections::VecDeque, io, sync::Arc};
 use memchr::{memchr, memrchr};
 
 use crate::{
-    chunk::{CANDIDATES, Chunk, ChunkBytes, Lines, ReadError},
+    chunk::{CANDIDATES, Chunk, ChunkBytes, Lines, MAX_GAME, ReadError, game_too_long},
     input::FrameDecoder,
 };
 
@@ -133,6 +133,9 @@ impl Survey {
 /// Puts surveyed blocks back together, in order, as the chunks a `Splitter` makes.
 pub struct Stitcher {
     target: usize,
+    max_game: usize,
+    /// Offset of the current game's start in the stream (0 before the first).
+    game: u64,
     /// The model at the start of the line being read.
     lines: Lines,
     /// Bytes from `offset` on, not handed out yet: `pending[line..]` is a line that goes on in
@@ -161,6 +164,8 @@ impl Stitcher {
     pub fn new(target: usize) -> Stitcher {
         Stitcher {
             target: target.max(1),
+            max_game: MAX_GAME,
+            game: 0,
             lines: Lines::new(),
             pending: Vec::new(),
             line: 0,
@@ -176,24 +181,42 @@ impl Stitcher {
         }
     }
 
+    /// Bounds the bytes from a game's start to the end of the next game start's line, as
+    /// [`crate::chunk::Splitter::with_max_game`] does (and with the same error).
+    pub fn with_max_game(mut self, max: usize) -> Self {
+        self.max_game = max.max(1);
+        self
+    }
+
     /// Bytes taken so far.
     pub fn bytes(&self) -> u64 {
         self.offset + self.pending.len() as u64
     }
 
+    /// Fails when more than `max_game` bytes lie between the current game's start and `end`.
+    fn check_game(&self, end: u64) -> Result<(), ReadError> {
+        if end - self.game > self.max_game as u64 { Err(game_too_long(self.game, self.max_game)) } else { Ok(()) }
+    }
+
     /// Takes the next block of the stream and the survey made of it (if any). Chunks that lie
     /// within the block share it; only a chunk that goes on into the next block is copied.
-    pub fn push(&mut self, shared: &Arc<Vec<u8>>, survey: Option<&Survey>) {
+    /// Fails where a `Splitter` would ([`crate::chunk::MAX_GAME`]); the chunks before are
+    /// ready, and nothing more may be pushed.
+    pub fn push(&mut self, shared: &Arc<Vec<u8>>, survey: Option<&Survey>) -> Result<(), ReadError> {
         let block = &shared[..];
+        // Offset of `block[0]` in the stream.
+        let at = self.bytes();
         let Some(head) = memchr(b'\n', block).map(|p| p + 1) else {
             self.pending.extend_from_slice(block);
-            return;
+            return self.check_game(self.bytes());
         };
         let tail = memrchr(b'\n', block).map_or(head, |p| p + 1);
         // The line across the blocks, read where it is copied to anyway (a long line once).
         self.pending.extend_from_slice(&block[..head]);
         let end = self.pending.len() - 1;
         if self.lines.line(&self.pending[self.line..end]) {
+            self.check_game(at + head as u64)?;
+            self.game = self.offset + self.line as u64;
             self.game_at(self.line);
         }
         // The block's whole lines, from the survey when it can tell.
@@ -212,7 +235,17 @@ impl Stitcher {
         // starts at `block[taken]` after a cut in this block.
         let mut taken = head;
         let mut within = false;
+        // A start's line can end too far from the game before only if the block does.
+        let far = at + block.len() as u64 - self.game > self.max_game as u64;
         for &s in &starts {
+            if far {
+                let line_end = s + memchr(b'\n', &block[s..]).map_or(block.len() - s, |p| p + 1);
+                if let Err(e) = self.check_game(at + line_end as u64) {
+                    self.starts = starts;
+                    return Err(e);
+                }
+            }
+            self.game = at + s as u64;
             let at = self.pending.len() + (s - taken);
             if at >= self.target {
                 if within {
@@ -229,6 +262,8 @@ impl Stitcher {
         self.pending.extend_from_slice(&block[taken..]);
         self.line = self.pending.len() - (block.len() - tail);
         self.starts = starts;
+        // Whatever line comes next, the current game (or the next) is longer than this.
+        self.check_game(self.bytes())
     }
 
     /// The stream has ended: the last line (without a line break) and the last chunk.
@@ -328,8 +363,10 @@ impl BlockSplitter {
                 }
                 Some(block) => {
                     let data = Arc::new(block.data);
-                    self.stitcher.push(&data, block.survey.as_ref());
-                    if let Some(error) = block.error {
+                    if let Err(e) = self.stitcher.push(&data, block.survey.as_ref()) {
+                        self.error = Some(e);
+                        self.ended = true;
+                    } else if let Some(error) = block.error {
                         self.error = Some(ReadError { offset: self.stitcher.bytes(), error });
                         self.ended = true;
                     }
@@ -420,29 +457,56 @@ mod tests {
     type Chunks = Vec<(u64, Vec<u8>, Vec<usize>)>;
 
     fn by_lines(text: &[u8], target: usize) -> Chunks {
-        let mut splitter = Splitter::new(text, target);
+        let (chunks, error) = by_lines_within(text, target, crate::chunk::MAX_GAME);
+        assert_eq!(error, None);
+        chunks
+    }
+
+    /// The chunks of a `Splitter` bounding games to `max` bytes, and the offset of its error.
+    fn by_lines_within(text: &[u8], target: usize, max: usize) -> (Chunks, Option<u64>) {
+        let mut splitter = Splitter::new(text, target).with_max_game(max);
         let mut out = Vec::new();
-        while let Some(c) = splitter.next_chunk().unwrap() {
-            out.push((c.offset, c.data.to_vec(), c.games));
+        loop {
+            match splitter.next_chunk() {
+                Ok(Some(c)) => out.push((c.offset, c.data.to_vec(), c.games)),
+                Ok(None) => return (out, None),
+                Err(e) => return (out, Some(e.offset)),
+            }
         }
-        out
     }
 
     /// `text` cut at `cuts` into blocks, surveyed unless `survey(i)` says not for block `i`;
     /// with the blocks that have a line break, how many of them had a survey that could not
     /// tell, and the bytes handed out in chunks that share their block.
     fn by_blocks(text: &[u8], cuts: &[usize], target: usize, survey: impl Fn(usize) -> bool) -> (Chunks, (u64, u64), u64) {
+        let (chunks, error, stats, shared) = by_blocks_within(text, cuts, target, crate::chunk::MAX_GAME, survey);
+        assert_eq!(error, None);
+        (chunks, stats, shared)
+    }
+
+    /// [`by_blocks`] with games bounded to `max` bytes: the chunks ready before an error, and
+    /// the error's offset.
+    fn by_blocks_within(
+        text: &[u8],
+        cuts: &[usize],
+        target: usize,
+        max: usize,
+        survey: impl Fn(usize) -> bool,
+    ) -> (Chunks, Option<u64>, (u64, u64), u64) {
         let mut unasked = 0;
-        let mut stitcher = Stitcher::new(target);
+        let mut stitcher = Stitcher::new(target).with_max_game(max);
         let mut out = Vec::new();
         let mut from = 0;
         for (i, &to) in cuts.iter().chain([&text.len()]).enumerate() {
             let block = &text[from..to];
             let surveyed = if survey(i) { Survey::new(block) } else { None };
             unasked += u64::from(!survey(i) && block.contains(&b'\n'));
-            stitcher.push(&Arc::new(block.to_vec()), surveyed.as_ref());
+            let error = stitcher.push(&Arc::new(block.to_vec()), surveyed.as_ref()).err().map(|e| e.offset);
             while let Some(c) = stitcher.next_ready() {
                 out.push((c.offset, c.data.to_vec(), c.games));
+            }
+            if error.is_some() {
+                return (out, error, (0, 0), 0);
             }
             from = to;
         }
@@ -452,7 +516,7 @@ mod tests {
         }
         let (blocks, unsurveyed) = stitcher.blocks();
         assert_eq!(stitcher.bytes(), text.len() as u64);
-        (out, (blocks, unsurveyed - unasked), stitcher.shared())
+        (out, None, (blocks, unsurveyed - unasked), stitcher.shared())
     }
 
     /// A small deterministic generator (xorshift), for cuts and texts.
@@ -554,5 +618,52 @@ mod tests {
             }
         }
         assert!(undecided > 100, "{undecided}");
+    }
+
+    /// A game longer than the bound (to the end of the next game start's line) ends the input
+    /// at the same game, with the same chunks before, whether lines or blocks cut it: long
+    /// games, long lines, comments left open, blank text before the first game.
+    #[test]
+    fn blocks_fail_where_lines_fail_on_a_game_too_long() {
+        let pieces: [&[u8]; 10] = [
+            b"[Event \"a\"]",
+            b"",
+            b"1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6",
+            b"1-0",
+            b"{ a comment",
+            b"} 1. d4",
+            b"a line of moves that goes on and on: 1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 4. Ba4 Nf6 5. O-O Be7",
+            b"[Site \"b\"]",
+            b"          ",
+            b"*",
+        ];
+        let mut rng = Rng(777);
+        let (mut failed, mut passed) = (0, 0);
+        for _ in 0..2000 {
+            let n = 1 + rng.below(40);
+            let text: Vec<u8> = (0..n).flat_map(|_| [pieces[rng.below(pieces.len())], b"\n"].concat()).collect();
+            let text = &text[..text.len() - rng.below(2)];
+            let max = 20 + rng.below(400);
+            for target in [1, 64, 1 << 20] {
+                let (expected, error) = by_lines_within(text, target, max);
+                let mut cuts: Vec<usize> = (0..1 + rng.below(6)).map(|_| rng.below(text.len() + 1)).collect();
+                cuts.sort();
+                let (got, got_error, _, _) = by_blocks_within(text, &cuts, target, max, |i| i % 3 != 1);
+                assert!(
+                    (&got, got_error) == (&expected, error),
+                    "{:?} cut at {cuts:?}, chunks of {target}, games within {max}: {got_error:?}, lines {error:?}",
+                    String::from_utf8_lossy(text)
+                );
+                if let Some(at) = error {
+                    failed += 1;
+                    // Where a game starts (or the text does), and more than `max` bytes on.
+                    assert!(at == 0 || text[at as usize - 1] == b'\n', "{at}");
+                    assert!(text.len() - at as usize > max);
+                } else {
+                    passed += 1;
+                }
+            }
+        }
+        assert!(failed > 500 && passed > 500, "{failed} failed, {passed} passed");
     }
 }

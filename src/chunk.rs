@@ -22,6 +22,25 @@ pub const CHUNK_BYTES: usize = 1 << 20;
 /// Bytes asked of the input per read.
 const READ: usize = 1 << 16;
 
+/// The most bytes read from a game's start before the next game start is seen (the end of its
+/// line): a game is never cut, so without a bound a comment left open, a line without a break or
+/// a file that is not PGN would be held in memory whole. The longest real games are well under
+/// a megabyte; tests read games of 200 MiB.
+pub const MAX_GAME: usize = 208 << 20;
+
+/// The error that ends an input at `game`, the start of a game (or of the input) after which no
+/// game start came within `max` bytes: the same whichever way the input is cut.
+pub(crate) fn game_too_long(game: u64, max: usize) -> ReadError {
+    let error = io::Error::new(
+        io::ErrorKind::InvalidData,
+        format!(
+            "no game starts within {} MiB of the game at decompressed byte {game} (a comment left open, a line without a break, or not PGN); the input is read no further",
+            max >> 20
+        ),
+    );
+    ReadError { offset: game, error }
+}
+
 /// A run of whole games.
 #[derive(Debug)]
 pub struct Chunk {
@@ -423,6 +442,7 @@ pub struct ReadError {
 pub struct Splitter<R> {
     input: R,
     target: usize,
+    max_game: usize,
     lines: Lines,
     /// Bytes read and not yet handed out are `pending[..filled]`; `pending[..scanned]` is
     /// classified line by line. Bytes past `filled` are left from earlier use of the buffer
@@ -450,6 +470,7 @@ impl<R: Read> Splitter<R> {
         Splitter {
             input,
             target: target.max(1),
+            max_game: MAX_GAME,
             lines: Lines::new(),
             pending: Vec::with_capacity(target.max(1) + READ),
             filled: 0,
@@ -463,9 +484,23 @@ impl<R: Read> Splitter<R> {
         }
     }
 
+    /// Bounds the bytes from a game's start to the end of the next game start's line
+    /// (default [`MAX_GAME`]).
+    pub fn with_max_game(mut self, max: usize) -> Self {
+        self.max_game = max.max(1);
+        self
+    }
+
     /// Decompressed bytes read so far.
     pub fn bytes_read(&self) -> u64 {
         self.offset + self.filled as u64
+    }
+
+    /// Fails when more than `max_game` bytes lie between the current game's start (or the
+    /// input's) and `end`: the end of the next game start's line, or the bytes read so far.
+    fn check_game(&self, end: usize) -> Result<(), ReadError> {
+        let game = self.starts.last().copied().unwrap_or(0);
+        if end - game > self.max_game { Err(game_too_long(self.offset + game as u64, self.max_game)) } else { Ok(()) }
     }
 
     /// Takes back a chunk's buffer once its games are read, so that a later chunk is read into
@@ -489,10 +524,11 @@ impl<R: Read> Splitter<R> {
                     self.searched = self.filled;
                     break;
                 };
-                if starts_game && start >= self.target {
-                    return Ok(Some(self.cut(start, len - 1)));
-                }
                 if starts_game {
+                    self.check_game(start + len)?;
+                    if start >= self.target {
+                        return Ok(Some(self.cut(start, len - 1)));
+                    }
                     self.starts.push(start);
                 }
                 self.scanned = start + len;
@@ -513,6 +549,8 @@ impl<R: Read> Splitter<R> {
                 self.searched = 0;
                 return Ok(Some(self.emit(data, games)));
             }
+            // Whatever line comes next, the current game (or the next) is longer than this.
+            self.check_game(self.filled)?;
             self.fill()?;
         }
     }

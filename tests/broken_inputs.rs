@@ -283,6 +283,27 @@ fn a_200_mb_line_without_newline_stays_in_bounded_memory() {
     }
 }
 
+/// A file that is not PGN but has no game start in it (JSON lines: each a `{` comment) would be
+/// one game held in memory whole: past 208 MiB without a game start the input fails, with the
+/// offset of the game (here the file's start), on both ways of reading it.
+#[test]
+fn no_game_start_for_hundreds_of_megabytes_fails_the_input_in_bounded_memory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let line = b"{\"id\": \"abcd1234\", \"moves\": \"e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O\"}\n";
+    let text = line.repeat((240 << 20) / line.len());
+    let path = write(tmp.path(), "games.jsonl", &text);
+    drop(text);
+    for threads in ["1", "2"] {
+        let (o, manifest) = ingest_threads(&[&path], &tmp.path().join(format!("ds{threads}")), Some(threads));
+        assert_eq!(o.status.code(), Some(1), "{threads} threads: {}", String::from_utf8_lossy(&o.stderr));
+        let entry = &manifest["inputs"][0];
+        assert_eq!(entry["status"], "failed", "{entry}");
+        assert_eq!(entry["error_offset"], 0, "{entry}");
+        assert!(entry["error"].as_str().unwrap().contains("no game starts within 208 MiB"), "{entry}");
+        assert!(!tmp.path().join(format!("ds{threads}/games/source=games")).exists());
+    }
+}
+
 /// With 2 threads or more, plain text is read in blocks; a line across many blocks was copied
 /// once more to be read (400 MB for this one) before it was read where it lies.
 #[test]

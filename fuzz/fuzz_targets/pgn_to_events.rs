@@ -55,17 +55,36 @@ fuzz_target!(|data: &[u8]| {
     });
     assert_eq!(whole, shown_whole, "pgn-reader shown only the tags must read what it reads shown whole slices");
 
-    // Blocks of a size the input picks, chunks of 64 bytes.
-    let mut splitter = Splitter::new(data, 64);
-    let lines = drained(std::iter::from_fn(|| splitter.next_chunk().ok().flatten()));
+    // Blocks of a size the input picks, chunks of 64 bytes; games bounded (the bound too picked
+    // by the input, half of the time small enough to end it).
+    let max = match data.get(1) {
+        Some(&b) if b % 2 == 1 => 16 + b as usize * 8,
+        _ => threefold::chunk::MAX_GAME,
+    };
+    let mut splitter = Splitter::new(data, 64).with_max_game(max);
+    let mut line_error = None;
+    let lines = drained(std::iter::from_fn(|| match splitter.next_chunk() {
+        Ok(chunk) => chunk,
+        Err(e) => {
+            line_error = Some(e.offset);
+            None
+        }
+    }));
     let size = 1 + data.first().map_or(0, |&b| b as usize) % 50;
-    let mut stitcher = Stitcher::new(64);
+    let mut stitcher = Stitcher::new(64).with_max_game(max);
     let mut stitched = Vec::new();
+    let mut block_error = None;
     for block in data.chunks(size) {
-        stitcher.push(&std::sync::Arc::new(block.to_vec()), Survey::new(block).as_ref());
+        block_error = stitcher.push(&std::sync::Arc::new(block.to_vec()), Survey::new(block).as_ref()).err().map(|e| e.offset);
+        stitched.extend(drained(std::iter::from_fn(|| stitcher.next_ready())));
+        if block_error.is_some() {
+            break;
+        }
+    }
+    if block_error.is_none() {
+        stitcher.finish();
         stitched.extend(drained(std::iter::from_fn(|| stitcher.next_ready())));
     }
-    stitcher.finish();
-    stitched.extend(drained(std::iter::from_fn(|| stitcher.next_ready())));
+    assert_eq!(line_error, block_error, "surveyed blocks of {size} bytes must end where the splitter ends (games within {max})");
     assert!(lines == stitched, "surveyed blocks of {size} bytes must give the splitter's chunks");
 });
