@@ -222,6 +222,11 @@ impl Dataset {
         if due { self.write_manifest() } else { Ok(()) }
     }
 
+    /// The manifest's input entries in the order it lists them.
+    fn entries(&self) -> impl Iterator<Item = &Value> {
+        self.unnamed.iter().chain(self.inputs.values())
+    }
+
     /// Writes the manifest if it has changes not yet written.
     pub fn flush_manifest(&mut self) -> Result<()> {
         if self.pending { self.write_manifest() } else { Ok(()) }
@@ -240,12 +245,11 @@ impl Dataset {
             }
             (self.inputs, self.unnamed) = (inputs, unnamed);
         }
-        let entries = || self.unnamed.iter().chain(self.inputs.values());
-        let totals = |key: &str| -> u64 { entries().filter_map(|v| v.get(key).and_then(Value::as_u64)).sum() };
+        let totals = |key: &str| -> u64 { self.entries().filter_map(|v| v.get(key).and_then(Value::as_u64)).sum() };
         struct Inputs<'a>(&'a Dataset);
         impl serde::Serialize for Inputs<'_> {
             fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-                serializer.collect_seq(self.0.unnamed.iter().chain(self.0.inputs.values()))
+                serializer.collect_seq(self.0.entries())
             }
         }
         // Borrows the entries (a `json!` value would copy them all); fields in the order
