@@ -127,12 +127,23 @@ fn open(file: &Path) -> Result<Box<dyn io::Read>> {
     Ok(reader)
 }
 
+/// An input that could not be opened or read to its end: exit status 1, as in `ingest` (2 is
+/// for usage and output errors).
+fn input_failed(err: anyhow::Error) -> ExitCode {
+    eprintln!("threefold: {err:#}");
+    ExitCode::from(1)
+}
+
 fn dump(file: &Path, limit: Option<u64>) -> Result<ExitCode> {
+    let input = match open(file) {
+        Ok(input) => input,
+        Err(err) => return Ok(input_failed(err)),
+    };
     let mut out = BufWriter::new(io::stdout().lock());
     let mut index = 0u64;
     let mut write_error = None;
     let limit = limit.unwrap_or(u64::MAX);
-    let read = pgn::for_each_game(open(file)?, |game| {
+    let read = pgn::for_each_game(input, |game| {
         if index >= limit {
             return ControlFlow::Break(());
         }
@@ -147,26 +158,35 @@ fn dump(file: &Path, limit: Option<u64>) -> Result<ExitCode> {
     if let Some(e) = write_error {
         return Err(e.into());
     }
-    read.with_context(|| format!("error reading {} after {index} games", file.display()))?;
+    // The games read before a read error are written out first.
     out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    match read {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(err) => Ok(input_failed(anyhow::Error::new(err).context(format!("error reading {} after {index} games", file.display())))),
+    }
 }
 
 fn explain_game(file: &Path, number: u64) -> Result<ExitCode> {
     if number == 0 {
         bail!("--game counts from 1");
     }
+    let input = match open(file) {
+        Ok(input) => input,
+        Err(err) => return Ok(input_failed(err)),
+    };
     let mut found = None;
     let mut seen = 0u64;
-    pgn::for_each_game_with(open(file)?, pgn::GameVisitor::keeping_moves(), |game| {
+    let read = pgn::for_each_game_with(input, pgn::GameVisitor::keeping_moves(), |game| {
         seen += 1;
         if seen == number {
             found = Some(game);
             return ControlFlow::Break(());
         }
         ControlFlow::Continue(())
-    })
-    .with_context(|| format!("error reading {}", file.display()))?;
+    });
+    if let Err(err) = read {
+        return Ok(input_failed(anyhow::Error::new(err).context(format!("error reading {} after {seen} games", file.display()))));
+    }
     let Some(game) = found else {
         bail!("{} has {seen} games; there is no game {number}", file.display());
     };

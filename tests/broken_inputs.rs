@@ -147,6 +147,59 @@ fn pgn_cut_mid_game_and_mid_tag_keeps_what_was_there() {
     assert_eq!(games[1]["error"]["kind"], "invalid_pgn");
 }
 
+/// `dump` and `explain` give an input they cannot open or read to its end exit status 1, as
+/// `ingest` does (2 is for usage and output errors); `dump` writes the games read before the
+/// error. Both exited 2 before.
+#[test]
+fn dump_and_explain_exit_1_on_an_unreadable_input() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Real games, so that the first 2 MB of the compressed file hold several chunks' worth.
+    let packed = fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/otb/pgnmentor-players.pgn.zst")).unwrap();
+    let truncated = write(tmp.path(), "truncated.pgn.zst", &packed[..2_000_000]);
+    let missing = tmp.path().join("missing.pgn");
+    let (truncated, missing) = (truncated.to_str().unwrap(), missing.to_str().unwrap());
+
+    let out = threefold(&["dump", truncated]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("error reading") && stderr.contains("truncated.pgn.zst"), "{stderr}");
+    let lines = String::from_utf8(out.stdout).unwrap().lines().count();
+    assert!(lines > 1000, "the games before the error are written: {lines}");
+    assert!(stderr.contains(&format!("after {lines} games")), "{stderr}");
+
+    for args in [vec!["dump", missing], vec!["explain", missing], vec!["explain", truncated, "--game", "300000"]] {
+        let out = threefold(&args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.starts_with("threefold: "), "{args:?}: {stderr}");
+    }
+    // Usage errors stay 2.
+    let good = write(tmp.path(), "good.pgn", &karpov());
+    for args in [vec!["explain", good.to_str().unwrap(), "--game", "0"], vec!["explain", good.to_str().unwrap(), "--game", "3"]] {
+        assert_eq!(threefold(&args).status.code(), Some(2), "{args:?}");
+    }
+}
+
+/// A reader that stops early (`threefold dump big.pgn.zst | head`) ends `dump` quietly with 0.
+#[test]
+fn dump_into_a_closed_pipe_exits_0_quietly() {
+    use std::io::Read;
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/otb/pgnmentor-players.pgn.zst");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_threefold"))
+        .arg("dump")
+        .arg(&path)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 4096];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // stdout closed here: the next write fails with EPIPE.
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.stderr.is_empty(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
 #[test]
 fn truncated_and_corrupt_compressed_inputs_fail_with_an_offset() {
     let tmp = tempfile::tempdir().unwrap();
