@@ -390,15 +390,11 @@ fn final_status(pos: &Chess) -> FinalStatus {
     }
 }
 
-/// Whether the side to move has a legal king move: to a square not of its own that no enemy
-/// piece attacks once the king has left its square (so it shields no slider), `shakmaty`'s own
-/// rule for king moves, in check or not.
+/// Whether the side to move has a legal king move (by the rule SAN resolution uses).
 fn king_can_step(pos: &Chess) -> bool {
-    let board = pos.board();
-    let turn = pos.turn();
+    let (board, turn) = (pos.board(), pos.turn());
     let Some(king) = board.king_of(turn) else { return false };
-    let occupied = board.occupied() ^ king;
-    (shakmaty::attacks::king_attacks(king) & !pos.us()).into_iter().any(|to| board.attacks_to(to, !turn, occupied).is_empty())
+    (shakmaty::attacks::king_attacks(king) & !pos.us()).into_iter().any(|to| crate::san::king_may_step(board, turn, king, to))
 }
 
 #[cfg(test)]

@@ -11,7 +11,7 @@
 //! real games for every legal move's SAN and many mutilated ones.
 
 use shakmaty::{
-    Bitboard, Chess, File, Move, Position, Rank, Role, Square, attacks,
+    Bitboard, Board, Chess, Color, File, Move, Position, Rank, Role, Square, attacks,
     san::{ParseSanError, San, SanError, SanPlus, Suffix},
 };
 
@@ -138,7 +138,7 @@ fn fast(pos: &Chess, san: &San) -> Option<Move> {
         // no slider); for another piece, by nothing once `from` is empty and `to` filled but
         // the piece captured there.
         let legal = if role == Role::King {
-            board.attacks_to(to, !turn, occupied ^ from).is_empty()
+            king_may_step(board, turn, from, to)
         } else {
             (pos.king_attackers(king, !turn, (occupied ^ from) | to) & !Bitboard::from_square(to)).is_empty()
         };
@@ -152,3 +152,9 @@ fn fast(pos: &Chess, san: &San) -> Option<Move> {
     found
 }
 
+/// Whether the king of `turn` on `king` may step to `to` (not a square of its own): no enemy
+/// piece attacks `to` once the king has left its square, so that it shields no slider. This is
+/// `shakmaty`'s own rule for king moves, in check or not.
+pub(crate) fn king_may_step(board: &Board, turn: Color, king: Square, to: Square) -> bool {
+    board.attacks_to(to, !turn, board.occupied() ^ king).is_empty()
+}
