@@ -1,11 +1,12 @@
 //! The dataset directory: Parquet partitions per source, written under temporary names and swapped
-//! in whole; the manifest; the DuckDB views file.
+//! in whole (both tables as a pair: [`crate::commit`]); the manifest; the DuckDB views file.
 //!
 //! ```text
 //! DIR/games/source=<name>/part-00000.parquet
 //! DIR/events/source=<name>/part-00000.parquet
 //! DIR/views.sql
 //! DIR/_manifest.json
+//! DIR/.commit-source=<name>-<pid>.json   while a commit's entry is not yet in the manifest
 //! ```
 
 use std::{
@@ -30,6 +31,7 @@ use parquet::{
 use serde_json::{Value, json};
 
 use crate::{
+    commit::{self, Committed},
     parquet_file::ParallelWriter,
     schema::{events_schema, games_schema},
 };
@@ -94,6 +96,8 @@ pub struct Dataset {
     /// if it changed since, another run wrote it, and its entries for other sources are kept.
     ours: HashSet<String>,
     stamp: Option<Stamp>,
+    /// Commits whose entries are recorded but not yet written: their records go once they are.
+    committed: Vec<Committed>,
 }
 
 /// A file's modification time and length.
@@ -151,12 +155,28 @@ impl Dataset {
         let path = root.join(MANIFEST);
         let stamp = stamp(&path);
         let (inputs, unnamed) = read_entries(&path)?;
-        let mut dataset =
-            Dataset { root, inputs, unnamed, pending: false, written: None, ours: HashSet::new(), stamp };
+        let mut dataset = Dataset {
+            root,
+            inputs,
+            unnamed,
+            pending: false,
+            written: None,
+            ours: HashSet::new(),
+            stamp,
+            committed: Vec::new(),
+        };
         if !has_manifest {
             // Mark the directory as a dataset before writing any data, so that a run killed
             // half-way can be rerun into it.
             dataset.write_manifest()?;
+        }
+        // Commits that a killed run left half done are finished first, with their entries.
+        let finished = commit::recover(&dataset.root, &TABLES)?;
+        if !finished.is_empty() {
+            for (entry, committed) in finished {
+                dataset.update_manifest(entry, Some(committed))?;
+            }
+            dataset.flush_manifest()?;
         }
         Ok(dataset)
     }
@@ -173,7 +193,7 @@ impl Dataset {
         for (table, schema) in TABLES.into_iter().zip([games_schema(), events_schema()]) {
             let parent = self.root.join(table);
             fs::create_dir_all(&parent).with_context(|| format!("cannot create {}", parent.display()))?;
-            let temp_dir = parent.join(format!(".tmp-{tag}-{}", std::process::id()));
+            let temp_dir = commit::temp_dir(&parent, source, std::process::id());
             fs::create_dir_all(&temp_dir).with_context(|| format!("cannot create {}", temp_dir.display()))?;
             let temp_file = temp_dir.join(format!("{PART}.tmp"));
             let file = File::create(&temp_file).with_context(|| format!("cannot create {}", temp_file.display()))?;
@@ -183,7 +203,7 @@ impl Dataset {
         let events = tables.pop();
         let games = tables.pop();
         match (games, events) {
-            (Some(games), Some(events)) => Ok(Partition { games, events }),
+            (Some(games), Some(events)) => Ok(Partition { root: self.root.clone(), source: source.to_owned(), games, events }),
             _ => bail!("internal error: missing table writer"),
         }
     }
@@ -207,8 +227,10 @@ impl Dataset {
     /// the same source and keeping the others, and rewrites the manifest: at once while it lists
     /// at most [`MANIFEST_EVERY_INPUT_UP_TO`] inputs, otherwise once [`MANIFEST_INTERVAL`] (or
     /// ten times the last rewrite's duration) has passed; [`Self::flush_manifest`] (or dropping
-    /// the dataset) writes what is left.
-    pub fn update_manifest(&mut self, entry: Value) -> Result<()> {
+    /// the dataset) writes what is left. `committed`, the commit that wrote the entry's
+    /// partition, has its record removed once the entry is written.
+    pub fn update_manifest(&mut self, entry: Value, committed: Option<Committed>) -> Result<()> {
+        self.committed.extend(committed);
         match source_of(&entry) {
             Some(source) => {
                 self.ours.insert(source.to_owned());
@@ -278,6 +300,14 @@ impl Dataset {
         write_atomic(&path, &text)?;
         self.stamp = stamp(&path);
         self.pending = false;
+        for Committed(record) in self.committed.drain(..) {
+            match fs::remove_file(&record) {
+                Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                    return Err(e).with_context(|| format!("cannot remove {}", record.display()));
+                }
+                _ => {}
+            }
+        }
         self.written = Some((Instant::now(), started.elapsed()));
         Ok(())
     }
@@ -375,64 +405,16 @@ impl Table {
         Ok(())
     }
 
-    /// Puts the temporary directory in place of the final one: where the system can, in one
-    /// atomic exchange, so that a reader or a crash never sees the partition missing or half
-    /// replaced; otherwise by moving the old one aside first.
-    fn swap(&self) -> Result<()> {
-        let had_old = self.final_dir.exists();
-        if had_old && exchange(&self.temp_dir, &self.final_dir)? {
-            // The temporary name now holds the previous partition.
-            return fs::remove_dir_all(&self.temp_dir)
-                .with_context(|| format!("cannot remove the previous {}", self.temp_dir.display()));
-        }
-        let old = match (self.final_dir.file_name(), self.final_dir.parent()) {
-            (Some(name), Some(parent)) => {
-                parent.join(format!(".old-{}-{}", name.to_string_lossy(), std::process::id()))
-            }
-            _ => bail!("internal error: bad partition path {}", self.final_dir.display()),
-        };
-        if had_old {
-            fs::rename(&self.final_dir, &old).with_context(|| format!("cannot move aside {}", self.final_dir.display()))?;
-        }
-        fs::rename(&self.temp_dir, &self.final_dir)
-            .with_context(|| format!("cannot rename {} to {}", self.temp_dir.display(), self.final_dir.display()))?;
-        if had_old {
-            fs::remove_dir_all(&old).with_context(|| format!("cannot remove {}", old.display()))?;
-        }
-        Ok(())
-    }
-
     fn abort(&mut self) {
         self.writer = None;
         let _ = fs::remove_dir_all(&self.temp_dir);
     }
 }
 
-/// Exchanges two directories atomically (Linux `renameat2` with `RENAME_EXCHANGE`). `Ok(false)`
-/// when the system or file system cannot, so the caller falls back to two renames.
-#[cfg(target_os = "linux")]
-fn exchange(a: &Path, b: &Path) -> Result<bool> {
-    use std::{ffi::CString, os::unix::ffi::OsStrExt};
-    let path = |p: &Path| CString::new(p.as_os_str().as_bytes()).context("path with a NUL byte");
-    let (ca, cb) = (path(a)?, path(b)?);
-    // SAFETY: both are valid NUL-terminated paths, relative to the working directory.
-    let rc = unsafe { libc::renameat2(libc::AT_FDCWD, ca.as_ptr(), libc::AT_FDCWD, cb.as_ptr(), libc::RENAME_EXCHANGE) };
-    if rc == 0 {
-        return Ok(true);
-    }
-    match io::Error::last_os_error().raw_os_error() {
-        Some(libc::EINVAL | libc::ENOSYS | libc::ENOTSUP) => Ok(false),
-        _ => Err(io::Error::last_os_error()).with_context(|| format!("cannot exchange {} and {}", a.display(), b.display())),
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn exchange(_a: &Path, _b: &Path) -> Result<bool> {
-    Ok(false)
-}
-
 /// The games and events files of one source being written.
 pub struct Partition {
+    root: PathBuf,
+    source: String,
     games: Table,
     events: Table,
 }
@@ -443,15 +425,25 @@ impl Partition {
         self.events.write(events)
     }
 
-    /// Finishes both files and replaces the source's previous partition, if any, as a whole.
-    pub fn commit(mut self) -> Result<()> {
+    /// Finishes both files and replaces the source's previous partition, if any, as a whole,
+    /// even across a kill (see [`crate::commit`]); `entry` is the source's manifest entry, to
+    /// be recorded with [`Dataset::update_manifest`].
+    pub fn commit(mut self, entry: &Value) -> Result<Committed> {
         let closed = self.games.close().and_then(|_| self.events.close());
         if let Err(e) = closed {
             self.abort();
             return Err(e);
         }
-        self.games.swap()?;
-        self.events.swap()
+        let committed = match commit::begin(&self.root, &self.source, &[&self.games.temp_dir, &self.events.temp_dir], entry) {
+            Ok(committed) => committed,
+            Err(e) => {
+                self.abort();
+                return Err(e);
+            }
+        };
+        commit::swap(&self.games.temp_dir, &self.games.final_dir)?;
+        commit::swap(&self.events.temp_dir, &self.events.final_dir)?;
+        Ok(committed)
     }
 
     /// Drops everything written: no file of this attempt remains.
@@ -517,11 +509,11 @@ mod tests {
         let mut dataset = Dataset::open(dir.path()).unwrap();
         let entry = |i: usize| json!({ "source": format!("s{i:04}"), "games": 1, "events": 2 });
         for i in 0..MANIFEST_EVERY_INPUT_UP_TO {
-            dataset.update_manifest(entry(i)).unwrap();
+            dataset.update_manifest(entry(i), None).unwrap();
             assert_eq!(listed(dir.path()), i + 1);
         }
         for i in MANIFEST_EVERY_INPUT_UP_TO..250 {
-            dataset.update_manifest(entry(i)).unwrap();
+            dataset.update_manifest(entry(i), None).unwrap();
         }
         assert!((MANIFEST_EVERY_INPUT_UP_TO..=250).contains(&listed(dir.path())));
         dataset.flush_manifest().unwrap();
@@ -530,7 +522,7 @@ mod tests {
         // Reopened: the entries are read back, replaced by source, and written on drop.
         let mut dataset = Dataset::open(dir.path()).unwrap();
         for i in 200..300 {
-            dataset.update_manifest(entry(i)).unwrap();
+            dataset.update_manifest(entry(i), None).unwrap();
         }
         drop(dataset);
         let manifest: Value = serde_json::from_slice(&fs::read(dir.path().join(MANIFEST)).unwrap()).unwrap();
@@ -546,34 +538,15 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let entry = |source: &str| json!({ "source": source, "games": 1, "events": 0 });
         let mut a = Dataset::open(dir.path()).unwrap();
-        a.update_manifest(entry("a1")).unwrap();
+        a.update_manifest(entry("a1"), None).unwrap();
         let mut b = Dataset::open(dir.path()).unwrap();
-        b.update_manifest(entry("b1")).unwrap();
-        a.update_manifest(entry("a2")).unwrap();
-        b.update_manifest(entry("b2")).unwrap();
+        b.update_manifest(entry("b1"), None).unwrap();
+        a.update_manifest(entry("a2"), None).unwrap();
+        b.update_manifest(entry("b2"), None).unwrap();
         drop((a, b));
         let manifest: Value = serde_json::from_slice(&fs::read(dir.path().join(MANIFEST)).unwrap()).unwrap();
         let sources: Vec<&str> = manifest["inputs"].as_array().unwrap().iter().map(|e| e["source"].as_str().unwrap()).collect();
         assert_eq!(sources, ["a1", "a2", "b1", "b2"]);
         assert_eq!(manifest["games"], 4);
-    }
-
-    /// An exchange swaps two directories whole, or, where the file system cannot, changes nothing
-    /// (the caller then renames).
-    #[test]
-    fn exchange_swaps_directories_or_leaves_them() {
-        let tmp = tempfile::tempdir().unwrap();
-        let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
-        for (dir, text) in [(&a, "new"), (&b, "old")] {
-            fs::create_dir(dir).unwrap();
-            fs::write(dir.join("part"), text).unwrap();
-        }
-        let swapped = exchange(&a, &b).unwrap();
-        let read = |d: &Path| fs::read_to_string(d.join("part")).unwrap();
-        let expected = if swapped { ("old", "new") } else { ("new", "old") };
-        assert_eq!((read(&a).as_str(), read(&b).as_str()), expected);
-        if cfg!(target_os = "linux") {
-            eprintln!("RENAME_EXCHANGE supported here: {swapped}");
-        }
     }
 }

@@ -36,6 +36,7 @@ use serde_json::{Value, json};
 
 use crate::{
     chunk::{Chunk, ChunkBytes, ReadError},
+    commit::Committed,
     dataset::Dataset,
     input::{self, Compression},
     pgn::GameVisitor,
@@ -129,7 +130,7 @@ pub fn run(options: Options) -> Result<ExitCode> {
     let mut total = Tally::default();
     let mut failed = 0usize;
     for input in &inputs {
-        let (entry, tally) = ingest_input(input, &dataset, &pool, &encoders, threads, &options)?;
+        let (entry, tally, committed) = ingest_input(input, &dataset, &pool, &encoders, threads, &options)?;
         if entry.get("status").and_then(Value::as_str) != Some("ok") {
             failed += 1;
             if let Some(error) = entry.get("error").and_then(Value::as_str) {
@@ -140,9 +141,9 @@ pub fn run(options: Options) -> Result<ExitCode> {
         // Recorded as soon as the source's partition is committed (or its failure known), and
         // written at once (in a dataset of over 100 sources, within a second): an output error
         // or a kill later in the run leaves a manifest that describes the partitions committed
-        // before. Only a kill right after a commit can leave a partition without its entry (one,
-        // or in a large dataset those of the last second); rerunning the same job writes them.
-        dataset.update_manifest(entry)?;
+        // before. A kill right after a commit leaves its entry in the commit's record, which
+        // the next run writes to the manifest.
+        dataset.update_manifest(entry, committed)?;
     }
     dataset.flush_manifest()?;
 
@@ -334,8 +335,9 @@ fn read_input(
     ReadEnd { compression: Some(compression), bytes: chunker.bytes_read(), error: None }
 }
 
-/// Reads, replays and writes one input; returns its manifest entry and tally. Errors are output
-/// (dataset) errors, which stop the whole run; input errors are in the entry.
+/// Reads, replays and writes one input; returns its manifest entry, tally and commit (none when
+/// the input failed). Errors are output (dataset) errors, which stop the whole run; input errors
+/// are in the entry.
 fn ingest_input(
     input: &Input,
     dataset: &Dataset,
@@ -343,7 +345,7 @@ fn ingest_input(
     encoders: &Option<Arc<rayon::ThreadPool>>,
     threads: usize,
     options: &Options,
-) -> Result<(Value, Tally)> {
+) -> Result<(Value, Tally, Option<Committed>)> {
     let started = Instant::now();
     let is_stdin = input.path.as_os_str() == "-";
     let size = if is_stdin { None } else { fs::metadata(&input.path).ok().map(|m| m.len()) };
@@ -442,12 +444,12 @@ fn ingest_input(
         "skipped_variants": tally.skipped,
         "seconds": (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
     });
-    match read_end.error {
+    let committed = match read_end.error {
         None => {
-            partition.commit()?;
             entry["status"] = json!("ok");
             entry["error"] = Value::Null;
             entry["error_offset"] = Value::Null;
+            Some(partition.commit(&entry)?)
         }
         Some(ReadError { offset, error }) => {
             partition.abort();
@@ -466,9 +468,10 @@ fn ingest_input(
                 if dataset.has_partition(&input.source) { ", its previous partition is kept" } else { "" }
             ));
             entry["error_offset"] = json!(offset);
+            None
         }
-    }
-    Ok((entry, tally))
+    };
+    Ok((entry, tally, committed))
 }
 
 fn absolute(path: &Path) -> String {

@@ -10,11 +10,13 @@
 //! exact FIDE [`identity`]) and records [`event`]s and a [`summary`]. [`json`] writes those records
 //! as JSON lines and [`explain`] as a readable timeline; [`ingest`] runs the whole flow on every
 //! core and writes Parquet through [`schema`], [`dataset`] and [`parquet_file`] (columns encoded
-//! in parallel when many threads replay); [`report`] reads a dataset back.
+//! in parallel when many threads replay), replacing a source's two table folders as a pair even
+//! across a kill ([`commit`]); [`report`] reads a dataset back.
 
 pub mod blocks;
 pub mod chunk;
 pub mod cli;
+pub mod commit;
 pub mod dataset;
 pub mod event;
 pub mod explain;

@@ -363,6 +363,58 @@ fn reingesting_a_source_replaces_its_partition() {
     assert_eq!(m["games"], 348);
 }
 
+/// A run killed between swapping in a partition's games folder and its events folder left new
+/// games beside old events. Its commit record lets the next `ingest` into the dataset, of any
+/// source, finish that commit: here the killed run re-ingested source `x` (kasparov → dortmund)
+/// and was killed right after the games folder's swap, before writing its manifest entry.
+#[test]
+fn the_next_run_finishes_a_commit_killed_between_the_two_tables() {
+    let by_source = |out: &Path| -> BTreeMap<String, Value> {
+        manifest_entries(out).into_values().map(|e| (e["source"].as_str().unwrap().to_owned(), e)).collect()
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("ds");
+    ingest(&[s(&corpus().join("otb/kasparov.pgn")), "--out", s(&out), "--source", "x"]);
+    let out = fs::canonicalize(&out).unwrap();
+    // The killed run's new partition, as it wrote it under its temporary names.
+    let fresh = tmp.path().join("fresh");
+    ingest(&[s(&corpus().join("otb/dortmund.pgn")), "--out", s(&fresh), "--source", "x"]);
+    let expected = tree_bytes(&fresh);
+    let entry = by_source(&fresh)["x"].clone();
+    let mut child = Command::new("true").spawn().unwrap();
+    child.wait().unwrap();
+    let pid = child.id();
+    let mut inodes = Vec::new();
+    for table in ["games", "events"] {
+        let temp = out.join(table).join(format!(".tmp-source=x-{pid}"));
+        fs::rename(fresh.join(table).join("source=x"), &temp).unwrap();
+        inodes.push(std::os::unix::fs::MetadataExt::ino(&fs::metadata(&temp).unwrap()));
+    }
+    let record = out.join(format!(".commit-source=x-{pid}.json"));
+    let text = serde_json::json!({ "source": "x", "pid": pid, "inodes": inodes, "entry": entry });
+    fs::write(&record, serde_json::to_vec(&text).unwrap()).unwrap();
+    // Killed after the games folder's exchange: new games in place, the old ones under the
+    // temporary name; the events folder not swapped yet.
+    let (games, games_temp) = (out.join("games/source=x"), out.join(format!("games/.tmp-source=x-{pid}")));
+    let aside = out.join("games/aside");
+    fs::rename(&games, &aside).unwrap();
+    fs::rename(&games_temp, &games).unwrap();
+    fs::rename(&aside, &games_temp).unwrap();
+    assert_eq!(rows(&part(&out, "games", "x")), 347);
+    assert_eq!(by_source(&out)["x"]["games"], 2128, "the manifest still describes the old run");
+
+    ingest(&[s(&corpus().join("otb/bilbao.pgn")), "--out", s(&out)]);
+    let got: BTreeMap<PathBuf, Vec<u8>> = tree_bytes(&out).into_iter().filter(|(p, _)| !p.to_string_lossy().contains("bilbao")).collect();
+    assert!(got == expected, "source x is the killed run's new partition, both tables");
+    let entries = by_source(&out);
+    assert_eq!(entries["x"], entry);
+    assert_eq!(entries.len(), 2);
+    for dir in [out.clone(), out.join("games"), out.join("events")] {
+        let hidden: Vec<_> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).filter(|n| n.to_string_lossy().starts_with('.')).collect();
+        assert!(hidden.is_empty(), "{}: {hidden:?}", dir.display());
+    }
+}
+
 #[test]
 fn refuses_a_directory_that_is_not_a_dataset() {
     let tmp = tempfile::tempdir().unwrap();
