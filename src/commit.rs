@@ -62,15 +62,39 @@ pub fn begin(root: &Path, source: &str, temps: &[&Path], entry: &Value) -> Resul
 /// `tables`): returns each one's manifest entry with its record, to be removed once the manifest
 /// lists the entry. A record whose folders are gone (replaced since) is removed at once.
 pub fn recover(root: &Path, tables: &[&str]) -> Result<Vec<(Value, Committed)>> {
+    let (records, unfinished) = abandoned(root)?;
+    for path in unfinished {
+        // A record a killed run was writing: that commit had not begun.
+        let _ = fs::remove_file(path);
+    }
     let mut finished = Vec::new();
+    for (path, record) in records {
+        if finish(root, tables, &record).with_context(|| format!("cannot finish the interrupted commit {}", path.display()))? {
+            finished.push((record.entry, Committed(path)));
+        } else {
+            fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
+        }
+    }
+    Ok(finished)
+}
+
+/// The sources whose commit a run no longer alive left unfinished in `root` (the next `ingest`
+/// into the dataset finishes them).
+pub fn interrupted(root: &Path) -> Result<Vec<String>> {
+    Ok(abandoned(root)?.0.into_iter().map(|(_, record)| record.source).collect())
+}
+
+/// The commit records in `root` of runs no longer alive, and the temporary files of records
+/// such runs were still writing.
+fn abandoned(root: &Path) -> Result<(Vec<(PathBuf, Record)>, Vec<PathBuf>)> {
+    let (mut records, mut unfinished) = (Vec::new(), Vec::new());
     for dir_entry in fs::read_dir(root).with_context(|| format!("cannot list {}", root.display()))? {
         let path = dir_entry?.path();
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         let Some(rest) = name.strip_prefix(RECORD_PREFIX) else { continue };
         if let Some(pid) = rest.strip_suffix(".json.tmp").and_then(|r| r.rsplit_once('-')).and_then(|(_, pid)| pid.parse().ok()) {
-            // A record a killed run was writing: that commit had not begun.
             if !alive(pid) {
-                let _ = fs::remove_file(&path);
+                unfinished.push(path);
             }
             continue;
         }
@@ -82,16 +106,12 @@ pub fn recover(root: &Path, tables: &[&str]) -> Result<Vec<(Value, Committed)>> 
             // Not one of ours, or not complete (records are written atomically): left alone.
             Err(_) => continue,
         };
-        if alive(record.pid) {
-            continue;
-        }
-        if finish(root, tables, &record).with_context(|| format!("cannot finish the interrupted commit {}", path.display()))? {
-            finished.push((record.entry, Committed(path)));
-        } else {
-            fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
+        if !alive(record.pid) {
+            records.push((path, record));
         }
     }
-    Ok(finished)
+    records.sort_by(|a, b| a.0.cmp(&b.0));
+    Ok((records, unfinished))
 }
 
 /// Puts the record's folders in place where they are not yet; false if they are gone.
@@ -289,7 +309,9 @@ mod tests {
             // And a record that a killed run was still writing.
             fs::write(root.join(format!("{RECORD_PREFIX}z-{pid}.json.tmp")), "{").unwrap();
 
+            assert_eq!(interrupted(&root).unwrap(), ["x"]);
             let dataset = Dataset::open(&root).unwrap();
+            assert!(interrupted(&root).unwrap().is_empty());
             for table in TABLES {
                 assert_eq!(read(&root.join(table).join("source=x")), "new", "{table}, killed after {swapped} steps");
                 assert!(hidden(&root.join(table)).is_empty(), "{table}: {:?}", hidden(&root.join(table)));
@@ -307,6 +329,7 @@ mod tests {
         let root = fs::canonicalize(tmp.path()).unwrap();
         let mut child = Command::new("sleep").arg("30").spawn().unwrap();
         let record = half_committed(&root, child.id());
+        assert!(interrupted(&root).unwrap().is_empty());
         drop(Dataset::open(&root).unwrap());
         let _ = child.kill();
         let _ = child.wait();

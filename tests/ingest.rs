@@ -402,6 +402,9 @@ fn the_next_run_finishes_a_commit_killed_between_the_two_tables() {
     fs::rename(&aside, &games_temp).unwrap();
     assert_eq!(rows(&part(&out, "games", "x")), 347);
     assert_eq!(by_source(&out)["x"]["games"], 2128, "the manifest still describes the old run");
+    let report = run(&["report", s(&out)]);
+    let warning = String::from_utf8_lossy(&report.stderr);
+    assert!(report.status.success() && warning.contains("commit of source(s) x unfinished"), "{warning}");
 
     ingest(&[s(&corpus().join("otb/bilbao.pgn")), "--out", s(&out)]);
     let got: BTreeMap<PathBuf, Vec<u8>> = tree_bytes(&out).into_iter().filter(|(p, _)| !p.to_string_lossy().contains("bilbao")).collect();

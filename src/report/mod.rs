@@ -22,6 +22,16 @@ use anyhow::Result;
 
 /// Runs the command: the text table (or `--json`, the computed figures) on stdout, and the page.
 pub fn run(dir: &Path, html_file: Option<&Path>, json: bool) -> Result<ExitCode> {
+    // Read only: a commit that a killed run left half done is reported, not finished.
+    if let Ok(sources) = crate::commit::interrupted(dir)
+        && !sources.is_empty()
+    {
+        eprintln!(
+            "threefold: warning: a killed run left the commit of source(s) {} unfinished: their games and events may come from different runs until the next `threefold ingest` into {} finishes it",
+            sources.join(", "),
+            dir.display()
+        );
+    }
     let report = aggregate::compute(dir)?;
     let charts = figures::charts(&report);
     let mut out = io::stdout().lock();
