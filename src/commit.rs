@@ -62,7 +62,7 @@ pub fn begin(root: &Path, source: &str, temps: &[&Path], entry: &Value) -> Resul
 /// `tables`): returns each one's manifest entry with its record, to be removed once the manifest
 /// lists the entry. A record whose folders are gone (replaced since) is removed at once.
 pub fn recover(root: &Path, tables: &[&str]) -> Result<Vec<(Value, Committed)>> {
-    let (records, unfinished) = abandoned(root)?;
+    let Abandoned { records, unfinished } = abandoned(root)?;
     for path in unfinished {
         // A record a killed run was writing: that commit had not begun.
         let _ = fs::remove_file(path);
@@ -81,12 +81,18 @@ pub fn recover(root: &Path, tables: &[&str]) -> Result<Vec<(Value, Committed)>> 
 /// The sources whose commit a run no longer alive left unfinished in `root` (the next `ingest`
 /// into the dataset finishes them).
 pub fn interrupted(root: &Path) -> Result<Vec<String>> {
-    Ok(abandoned(root)?.0.into_iter().map(|(_, record)| record.source).collect())
+    Ok(abandoned(root)?.records.into_iter().map(|(_, record)| record.source).collect())
 }
 
-/// The commit records in `root` of runs no longer alive, and the temporary files of records
-/// such runs were still writing.
-fn abandoned(root: &Path) -> Result<(Vec<(PathBuf, Record)>, Vec<PathBuf>)> {
+/// What runs no longer alive left in a dataset's folder.
+struct Abandoned {
+    /// Commit records, by path.
+    records: Vec<(PathBuf, Record)>,
+    /// The temporary files of records such runs were still writing.
+    unfinished: Vec<PathBuf>,
+}
+
+fn abandoned(root: &Path) -> Result<Abandoned> {
     let (mut records, mut unfinished) = (Vec::new(), Vec::new());
     for dir_entry in fs::read_dir(root).with_context(|| format!("cannot list {}", root.display()))? {
         let path = dir_entry?.path();
@@ -111,7 +117,7 @@ fn abandoned(root: &Path) -> Result<(Vec<(PathBuf, Record)>, Vec<PathBuf>)> {
         }
     }
     records.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok((records, unfinished))
+    Ok(Abandoned { records, unfinished })
 }
 
 /// Puts the record's folders in place where they are not yet; false if they are gone.
