@@ -24,6 +24,8 @@ const RECORD_PREFIX: &str = ".commit-source=";
 #[derive(Serialize, Deserialize, Debug, PartialEq)]
 struct Record {
     source: String,
+    /// The machine and process that committed: only there can one tell whether it still runs.
+    host: String,
     pid: u32,
     /// Inodes of the new folders, in the order of the tables.
     inodes: Vec<u64>,
@@ -44,13 +46,14 @@ pub fn temp_dir(table: &Path, source: &str, pid: u32) -> PathBuf {
 pub fn begin(root: &Path, source: &str, temps: &[&Path], entry: &Value) -> Result<Committed> {
     let pid = std::process::id();
     let inodes = temps.iter().map(|temp| inode(temp)?.context("a new partition folder is missing")).collect::<Result<_>>()?;
-    let record = Record { source: source.to_owned(), pid, inodes, entry: entry.clone() };
+    let record = Record { source: source.to_owned(), host: host(), pid, inodes, entry: entry.clone() };
     let path = root.join(format!("{RECORD_PREFIX}{source}-{pid}.json"));
-    // Written whole under another name, then renamed: a kill leaves a complete record or none.
+    // Written whole in the new folder, then renamed: a kill leaves a complete record or none (and
+    // a half-written one in a temporary folder, which the next run for the source removes).
     // Not synced: it guards against a killed process, whose writes the system keeps, and the
     // file system's journal keeps the rename before the swaps that follow (a sync per input
     // cost about 1 ms, a fifth of a small input's cost).
-    let temp = path.with_extension("json.tmp");
+    let temp = temps.first().context("no table to commit")?.join(".commit.json.tmp");
     if let Err(e) = fs::write(&temp, serde_json::to_vec_pretty(&record)?).and_then(|_| fs::rename(&temp, &path)) {
         let _ = fs::remove_file(&temp);
         return Err(e).with_context(|| format!("cannot write {}", path.display()));
@@ -62,13 +65,8 @@ pub fn begin(root: &Path, source: &str, temps: &[&Path], entry: &Value) -> Resul
 /// `tables`): returns each one's manifest entry with its record, to be removed once the manifest
 /// lists the entry. A record whose folders are gone (replaced since) is removed at once.
 pub fn recover(root: &Path, tables: &[&str]) -> Result<Vec<(Value, Committed)>> {
-    let Abandoned { records, unfinished } = abandoned(root)?;
-    for path in unfinished {
-        // A record a killed run was writing: that commit had not begun.
-        let _ = fs::remove_file(path);
-    }
     let mut finished = Vec::new();
-    for (path, record) in records {
+    for (path, record) in abandoned(root)? {
         if finish(root, tables, &record).with_context(|| format!("cannot finish the interrupted commit {}", path.display()))? {
             finished.push((record.entry, Committed(path)));
         } else {
@@ -81,30 +79,18 @@ pub fn recover(root: &Path, tables: &[&str]) -> Result<Vec<(Value, Committed)>> 
 /// The sources whose commit a run no longer alive left unfinished in `root` (the next `ingest`
 /// into the dataset finishes them).
 pub fn interrupted(root: &Path) -> Result<Vec<String>> {
-    Ok(abandoned(root)?.records.into_iter().map(|(_, record)| record.source).collect())
+    Ok(abandoned(root)?.into_iter().map(|(_, record)| record.source).collect())
 }
 
-/// What runs no longer alive left in a dataset's folder.
-struct Abandoned {
-    /// Commit records, by path.
-    records: Vec<(PathBuf, Record)>,
-    /// The temporary files of records such runs were still writing.
-    unfinished: Vec<PathBuf>,
-}
-
-fn abandoned(root: &Path) -> Result<Abandoned> {
-    let (mut records, mut unfinished) = (Vec::new(), Vec::new());
+/// The commit records in `root` of runs on this machine no longer alive, by path. A record of
+/// another machine's run (a dataset on a shared file system) is left to that machine: whether
+/// its process still runs cannot be told from here.
+fn abandoned(root: &Path) -> Result<Vec<(PathBuf, Record)>> {
+    let mut records = Vec::new();
     for dir_entry in fs::read_dir(root).with_context(|| format!("cannot list {}", root.display()))? {
         let path = dir_entry?.path();
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let Some(rest) = name.strip_prefix(RECORD_PREFIX) else { continue };
-        if let Some(pid) = rest.strip_suffix(".json.tmp").and_then(|r| r.rsplit_once('-')).and_then(|(_, pid)| pid.parse().ok()) {
-            if !alive(pid) {
-                unfinished.push(path);
-            }
-            continue;
-        }
-        if !name.ends_with(".json") {
+        if !name.starts_with(RECORD_PREFIX) || !name.ends_with(".json") {
             continue;
         }
         let record: Record = match fs::read(&path).map_err(anyhow::Error::from).and_then(|b| Ok(serde_json::from_slice(&b)?)) {
@@ -112,12 +98,12 @@ fn abandoned(root: &Path) -> Result<Abandoned> {
             // Not one of ours, or not complete (records are written atomically): left alone.
             Err(_) => continue,
         };
-        if !alive(record.pid) {
+        if record.host == host() && !alive(record.pid) {
             records.push((path, record));
         }
     }
     records.sort_by(|a, b| a.0.cmp(&b.0));
-    Ok(Abandoned { records, unfinished })
+    Ok(records)
 }
 
 /// Puts the record's folders in place where they are not yet; false if they are gone.
@@ -164,7 +150,12 @@ fn inode(path: &Path) -> Result<Option<u64>> {
     }
 }
 
-/// Whether process `pid` (not this one) still runs: its commit may be under way.
+/// This machine's name (empty where it cannot be read).
+fn host() -> String {
+    fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_owned()).unwrap_or_default()
+}
+
+/// Whether process `pid` (not this one) of this machine still runs: its commit may be under way.
 fn alive(pid: u32) -> bool {
     if pid == std::process::id() {
         // An earlier run that had this process's number.
@@ -284,7 +275,7 @@ mod tests {
             folder(&temp, "new");
             inodes.push(inode(&temp).unwrap().unwrap());
         }
-        let record = Record { source: "x".into(), pid, inodes, entry: json!({ "source": "x", "games": 2, "events": 5 }) };
+        let record = Record { source: "x".into(), host: host(), pid, inodes, entry: json!({ "source": "x", "games": 2, "events": 5 }) };
         let path = root.join(format!("{RECORD_PREFIX}x-{pid}.json"));
         fs::write(&path, serde_json::to_vec(&record).unwrap()).unwrap();
         path
@@ -312,8 +303,6 @@ mod tests {
                 }
             }
             assert!(record.exists());
-            // And a record that a killed run was still writing.
-            fs::write(root.join(format!("{RECORD_PREFIX}z-{pid}.json.tmp")), "{").unwrap();
 
             assert_eq!(interrupted(&root).unwrap(), ["x"]);
             let dataset = Dataset::open(&root).unwrap();
@@ -328,20 +317,28 @@ mod tests {
         }
     }
 
-    /// A running process's commit is its own to finish.
+    /// A running process's commit is its own to finish; so is another machine's.
     #[test]
     fn a_live_runs_commit_is_left_alone() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = fs::canonicalize(tmp.path()).unwrap();
         let mut child = Command::new("sleep").arg("30").spawn().unwrap();
-        let record = half_committed(&root, child.id());
-        assert!(interrupted(&root).unwrap().is_empty());
-        drop(Dataset::open(&root).unwrap());
+        for elsewhere in [false, true] {
+            let tmp = tempfile::tempdir().unwrap();
+            let root = fs::canonicalize(tmp.path()).unwrap();
+            let pid = if elsewhere { dead_pid() } else { child.id() };
+            let record = half_committed(&root, pid);
+            if elsewhere {
+                let mut text: Value = serde_json::from_slice(&fs::read(&record).unwrap()).unwrap();
+                text["host"] = json!(format!("not-{}", host()));
+                fs::write(&record, serde_json::to_vec(&text).unwrap()).unwrap();
+            }
+            assert!(interrupted(&root).unwrap().is_empty());
+            drop(Dataset::open(&root).unwrap());
+            assert!(record.exists());
+            assert_eq!(read(&root.join("games").join("source=x")), "old");
+            assert_eq!(manifest(&root)["inputs"][0]["games"], 1);
+        }
         let _ = child.kill();
         let _ = child.wait();
-        assert!(record.exists());
-        assert_eq!(read(&root.join("games").join("source=x")), "old");
-        assert_eq!(manifest(&root)["inputs"][0]["games"], 1);
     }
 
     /// A record whose folders were replaced since (a later run ingested the source again) is

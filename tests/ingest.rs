@@ -391,7 +391,8 @@ fn the_next_run_finishes_a_commit_killed_between_the_two_tables() {
         inodes.push(std::os::unix::fs::MetadataExt::ino(&fs::metadata(&temp).unwrap()));
     }
     let record = out.join(format!(".commit-source=x-{pid}.json"));
-    let text = serde_json::json!({ "source": "x", "pid": pid, "inodes": inodes, "entry": entry });
+    let host = fs::read_to_string("/proc/sys/kernel/hostname").unwrap().trim().to_owned();
+    let text = serde_json::json!({ "source": "x", "host": host, "pid": pid, "inodes": inodes, "entry": entry });
     fs::write(&record, serde_json::to_vec(&text).unwrap()).unwrap();
     // Killed after the games folder's exchange: new games in place, the old ones under the
     // temporary name; the events folder not swapped yet.
