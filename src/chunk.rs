@@ -555,6 +555,23 @@ impl<R: Read> Splitter<R> {
         }
     }
 
+    /// After [`Self::next_chunk`] failed: the whole games read before the error — all but the
+    /// last one begun, which the error may have cut or which was too long — as a last chunk, for
+    /// a reader that writes what it could read (`dump`); `None` if there are none. `ingest`
+    /// writes nothing of a failed input and does not ask.
+    pub fn salvage(&mut self) -> Option<Chunk> {
+        let (&last, whole) = self.starts.split_last()?;
+        if whole.is_empty() {
+            return None;
+        }
+        let games = whole.to_vec();
+        let mut data = std::mem::take(&mut self.pending);
+        data.truncate(last);
+        self.starts.clear();
+        (self.filled, self.scanned, self.searched) = (0, 0, 0);
+        Some(self.emit(data, games))
+    }
+
     /// Hands out `pending[..start]` as a chunk; the game starting at `start`, whose first line
     /// is `nl` bytes long, begins the next one.
     fn cut(&mut self, start: usize, nl: usize) -> Chunk {

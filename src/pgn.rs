@@ -359,18 +359,33 @@ pub fn for_each_game<R: io::Read>(input: R, f: impl FnMut(Game) -> ControlFlow<(
     for_each_game_with(input, GameVisitor::new(), f)
 }
 
-/// Like [`for_each_game`] with a given visitor; `f` may stop the reading early.
+/// Like [`for_each_game`] with a given visitor; `f` may stop the reading early. On a read
+/// error, `f` still gets the whole games read before it, then the error is returned.
 pub fn for_each_game_with<R: io::Read>(
     input: R,
     mut visitor: GameVisitor,
     mut f: impl FnMut(Game) -> ControlFlow<()>,
 ) -> io::Result<()> {
     let mut splitter = Splitter::new(input, CHUNK_BYTES);
-    while let Some(chunk) = splitter.next_chunk().map_err(|e| e.error)? {
-        if visitor.read_chunk(&chunk, |_, game| f(game)).is_break() {
-            break;
+    loop {
+        match splitter.next_chunk() {
+            Ok(Some(chunk)) => {
+                if visitor.read_chunk(&chunk, |_, game| f(game)).is_break() {
+                    return Ok(());
+                }
+                splitter.recycle(chunk.data);
+            }
+            Ok(None) => return Ok(()),
+            Err(error) => {
+                // The whole games read before the error are still read; if `f` stops among
+                // them, it did not need the rest.
+                if let Some(chunk) = splitter.salvage()
+                    && visitor.read_chunk(&chunk, |_, game| f(game)).is_break()
+                {
+                    return Ok(());
+                }
+                return Err(error.error);
+            }
         }
-        splitter.recycle(chunk.data);
     }
-    Ok(())
 }
