@@ -684,6 +684,39 @@ mod tests {
         assert_eq!(n, 100);
     }
 
+    /// After a read error, the games begun before it but the last (which it may have cut) are
+    /// handed out whole; and after a game too long, those before that game.
+    #[test]
+    fn salvage_gives_the_whole_games_before_an_error() {
+        struct FailAfter<'a>(&'a [u8]);
+        impl Read for FailAfter<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                if self.0.is_empty() {
+                    return Err(io::Error::other("broken"));
+                }
+                let n = buf.len().min(self.0.len()).min(7);
+                buf[..n].copy_from_slice(&self.0[..n]);
+                self.0 = &self.0[n..];
+                Ok(n)
+            }
+        }
+        let game = |i: usize| format!("[Event \"{i}\"]\n\n1. e4 e5 1/2-1/2\n\n");
+        let text: String = (0..10).map(game).collect();
+        let cut = text.len() - 5;
+        let mut splitter = Splitter::new(FailAfter(&text.as_bytes()[..cut]), 1 << 20);
+        assert!(splitter.next_chunk().is_err());
+        let chunk = splitter.salvage().unwrap();
+        assert_eq!((chunk.offset, chunk.games.len()), (0, 9));
+        assert_eq!(&chunk.data[..], text[..9 * game(0).len()].as_bytes());
+        assert!(splitter.salvage().is_none());
+
+        let long = format!("{}[Event \"x\"]\n\n1. e4 {{{}}} *\n\n{}", game(0), "y".repeat(200), game(1));
+        let mut splitter = Splitter::new(long.as_bytes(), 1 << 20).with_max_game(100);
+        assert_eq!(splitter.next_chunk().unwrap_err().offset, game(0).len() as u64);
+        let chunk = splitter.salvage().unwrap();
+        assert_eq!((&chunk.data[..], chunk.games), (game(0).as_bytes(), vec![0]));
+    }
+
     /// Every string of up to `max_len` bytes over `alphabet`, shortest first.
     fn strings_over(alphabet: &[u8], max_len: u32) -> impl Iterator<Item = Vec<u8>> + '_ {
         let k = alphabet.len();
