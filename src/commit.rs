@@ -36,6 +36,11 @@ struct Record {
 #[must_use]
 pub struct Committed(pub(crate) PathBuf);
 
+/// The folder of `source`'s partition under `table` (a Hive partition).
+pub fn final_dir(table: &Path, source: &str) -> PathBuf {
+    table.join(format!("source={source}"))
+}
+
 /// The temporary folder a partition of `source` is written to by process `pid`, under `table`.
 pub fn temp_dir(table: &Path, source: &str, pid: u32) -> PathBuf {
     table.join(format!(".tmp-source={source}-{pid}"))
@@ -86,7 +91,7 @@ pub fn interrupted(root: &Path) -> Result<Vec<String>> {
 /// another machine's run (a dataset on a shared file system) is left to that machine: whether
 /// its process still runs cannot be told from here.
 fn abandoned(root: &Path) -> Result<Vec<(PathBuf, Record)>> {
-    let mut records = Vec::new();
+    let (mut records, here) = (Vec::new(), host());
     for dir_entry in fs::read_dir(root).with_context(|| format!("cannot list {}", root.display()))? {
         let path = dir_entry?.path();
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -98,7 +103,7 @@ fn abandoned(root: &Path) -> Result<Vec<(PathBuf, Record)>> {
             // Not one of ours, or not complete (records are written atomically): left alone.
             Err(_) => continue,
         };
-        if record.host == host() && !alive(record.pid) {
+        if record.host == here && !alive(record.pid) {
             records.push((path, record));
         }
     }
@@ -111,29 +116,24 @@ fn finish(root: &Path, tables: &[&str], record: &Record) -> Result<bool> {
     if record.inodes.len() != tables.len() {
         bail!("{} folders recorded for {} tables", record.inodes.len(), tables.len());
     }
-    let folders: Vec<(PathBuf, PathBuf, u64)> = tables
-        .iter()
-        .zip(&record.inodes)
-        .map(|(table, &ino)| {
-            let table = root.join(table);
-            (temp_dir(&table, &record.source, record.pid), table.join(format!("source={}", record.source)), ino)
-        })
-        .collect();
-    // Every folder must still be the recorded one, in place or not: else a later run replaced
-    // the partition, and this record is out of date.
-    for (temp, final_dir, ino) in &folders {
-        if inode(final_dir)? != Some(*ino) && inode(temp)? != Some(*ino) {
+    let mut folders = Vec::new();
+    for (table, &ino) in tables.iter().zip(&record.inodes) {
+        let table = root.join(table);
+        let (temp, final_dir) = (temp_dir(&table, &record.source, record.pid), final_dir(&table, &record.source));
+        let (in_place, temp_ino) = (inode(&final_dir)? == Some(ino), inode(&temp)?);
+        // Every folder must still be the recorded one, in place or not: else a later run
+        // replaced the partition, and this record is out of date.
+        if !in_place && temp_ino != Some(ino) {
             return Ok(false);
         }
+        folders.push((temp, final_dir, in_place, temp_ino.is_some()));
     }
-    for (temp, final_dir, ino) in &folders {
-        if inode(final_dir)? == Some(*ino) {
-            // Swapped in; the temporary name, if still there, holds the previous partition.
-            if inode(temp)?.is_some() {
-                fs::remove_dir_all(temp).with_context(|| format!("cannot remove {}", temp.display()))?;
-            }
-        } else {
-            swap(temp, final_dir)?;
+    for (temp, final_dir, in_place, temp_exists) in folders {
+        if !in_place {
+            swap(&temp, &final_dir)?;
+        } else if temp_exists {
+            // Swapped in; the temporary name holds the previous partition.
+            fs::remove_dir_all(&temp).with_context(|| format!("cannot remove {}", temp.display()))?;
         }
     }
     Ok(true)

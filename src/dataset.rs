@@ -171,13 +171,10 @@ impl Dataset {
             dataset.write_manifest()?;
         }
         // Commits that a killed run left half done are finished first, with their entries.
-        let finished = commit::recover(&dataset.root, &TABLES)?;
-        if !finished.is_empty() {
-            for (entry, committed) in finished {
-                dataset.update_manifest(entry, Some(committed))?;
-            }
-            dataset.flush_manifest()?;
+        for (entry, committed) in commit::recover(&dataset.root, &TABLES)? {
+            dataset.update_manifest(entry, Some(committed))?;
         }
+        dataset.flush_manifest()?;
         Ok(dataset)
     }
 
@@ -188,7 +185,6 @@ impl Dataset {
     /// Starts writing the partition of `source` under temporary names; columns are encoded on
     /// `encoders` (or on this thread).
     pub fn partition(&self, source: &str, encoders: &Option<Arc<rayon::ThreadPool>>) -> Result<Partition> {
-        let tag = format!("source={source}");
         let mut tables = Vec::new();
         for (table, schema) in TABLES.into_iter().zip([games_schema(), events_schema()]) {
             let parent = self.root.join(table);
@@ -198,7 +194,7 @@ impl Dataset {
             let temp_file = temp_dir.join(format!("{PART}.tmp"));
             let file = File::create(&temp_file).with_context(|| format!("cannot create {}", temp_file.display()))?;
             let writer = ParallelWriter::try_new(file, schema, writer_properties(source)?, encoders.clone())?;
-            tables.push(Table { writer: Some(writer), temp_dir, temp_file, final_dir: parent.join(&tag), rows: 0 });
+            tables.push(Table { writer: Some(writer), temp_dir, temp_file, final_dir: commit::final_dir(&parent, source), rows: 0 });
         }
         let events = tables.pop();
         let games = tables.pop();
@@ -314,7 +310,7 @@ impl Dataset {
 
     /// Whether a complete partition of `source` exists.
     pub fn has_partition(&self, source: &str) -> bool {
-        TABLES.iter().all(|t| self.root.join(t).join(format!("source={source}")).join(PART).is_file())
+        TABLES.iter().all(|t| commit::final_dir(&self.root.join(t), source).join(PART).is_file())
     }
 
     /// Removes the temporary or replaced partition directories of `sources` that an interrupted
