@@ -25,7 +25,8 @@ use std::{fs::File, path::PathBuf, process::ExitCode, time::Instant};
 use threefold::{
     blocks::{BlockSplitter, Chunker},
     chunk::{CHUNK_BYTES, Splitter},
-    input::{self, FrameDecoder},
+    frames::FrameDecoder,
+    input,
 };
 
 fn main() -> ExitCode {

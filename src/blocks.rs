@@ -22,7 +22,7 @@ use memchr::{memchr, memrchr};
 
 use crate::{
     chunk::{CANDIDATES, Chunk, ChunkBytes, Lines, MAX_GAME, ReadError, game_too_long},
-    input::FrameDecoder,
+    frames::FrameDecoder,
 };
 
 /// Game starts in one block, from each state the text before it may leave.

@@ -1,8 +1,8 @@
 //! threefold: every repetition of a position under the FIDE Laws (Art. 9.2, 9.6), game by game.
 //!
-//! Data flow: [`input`] opens and decompresses a file; [`chunk`] cuts the stream into runs of whole
-//! games (on many threads by [`blocks`] for pzstd files and plain text, chunks sharing the
-//! decoded blocks); [`pgn`] reads each game with the [`movetext`] scanner (which reads exactly the tags and
+//! Data flow: [`input`] opens and decompresses a file ([`frames`] decodes a pzstd file's frames on
+//! many threads); [`chunk`] cuts the stream into runs of whole games (on many threads by [`blocks`]
+//! for pzstd files and plain text, chunks sharing the decoded blocks); [`pgn`] reads each game with the [`movetext`] scanner (which reads exactly the tags and
 //! mainline moves `pgn-reader` would; `pgn-reader` itself reads tags the scanner cannot be sure
 //! of, and anything unusual left in a game's slice); [`start`] decides the
 //! variant and first position; [`replay`] plays the moves with `shakmaty` ([`san`] finds most
@@ -20,6 +20,7 @@ pub mod commit;
 pub mod dataset;
 pub mod event;
 pub mod explain;
+pub mod frames;
 pub mod identity;
 pub mod ingest;
 pub mod input;

@@ -13,7 +13,8 @@ use serde_json::Value;
 use threefold::{
     blocks::Chunker,
     chunk::{CHUNK_BYTES, Chunk, ReadError, Splitter},
-    input::{self, FrameDecoder},
+    frames::FrameDecoder,
+    input,
 };
 
 fn corpus() -> PathBuf {
@@ -96,7 +97,7 @@ fn collect(mut next: impl FnMut() -> Result<Option<Chunk>, ReadError>) -> Result
 fn many_frames_decode_in_parallel_to_exactly_the_original_bytes() {
     let text = sample();
     let file = pzstd_format(&text, &uneven_cuts(text.len(), 41));
-    assert!(input::is_pzstd(&file));
+    assert!(threefold::frames::is_pzstd(&file));
     for threads in [1, 2, 5] {
         let (bytes, error) = drain(FrameDecoder::new(Cursor::new(file.clone()), threads).unwrap());
         assert!(error.is_none(), "{error:?}");

@@ -1,0 +1,680 @@
+//! Decoding one input on several threads: the frames of a pzstd file, or the blocks of plain text.
+//!
+//! [`FrameDecoder`] hands out the decoded bytes in order, as a [`Read`] or block by block
+//! (surveyed for game starts on the decoding threads, [`crate::blocks`]). Its output is the
+//! streaming decoder's ([`crate::input::decompress`]): the same bytes and the same error at the
+//! same decompressed offset, whatever the input, since anything that is not a pzstd frame sends
+//! the rest of the input through that decoder.
+
+use std::{
+    collections::BTreeMap,
+    fs::File,
+    io::{self, Read},
+    sync::{
+        Arc,
+        atomic::{AtomicU64, Ordering},
+    },
+    thread,
+};
+
+use crossbeam_channel::{Receiver, Sender, bounded};
+
+use crate::{blocks::Survey, input::thread_cpu_seconds};
+
+/// Magic number of the skippable frame pzstd writes before each zstd frame (its 4-byte content
+/// is the compressed size of the frame that follows).
+const PZSTD_MAGIC: [u8; 4] = [0x50, 0x2a, 0x4d, 0x18];
+const ZSTD_MAGIC: [u8; 4] = [0x28, 0xb5, 0x2f, 0xfd];
+/// A frame larger than this is not trusted to be what its header says: the rest of the input
+/// goes through the streaming decoder instead.
+const MAX_FRAME: usize = 256 << 20;
+/// Bytes handed out per piece when the rest of an input is decoded as a stream.
+const STREAM_PIECE: usize = 1 << 20;
+
+/// Whether `head` starts the way pzstd starts a file: a 4-byte skippable frame holding the size
+/// of the zstd frame that follows.
+pub fn is_pzstd(head: &[u8]) -> bool {
+    head.len() >= 16 && head[..4] == PZSTD_MAGIC && head[4..8] == [4, 0, 0, 0] && head[12..16] == ZSTD_MAGIC
+}
+
+/// One unit of output, in input order: the bytes of one frame (or one piece of a stream), and
+/// the error that ended them, if any.
+struct Decoded {
+    seq: u64,
+    data: Vec<u8>,
+    error: Option<io::Error>,
+    survey: Option<Survey>,
+    /// Nothing follows (a block read at its offset that came back short): units after it,
+    /// read later, would not follow on from it.
+    last: bool,
+}
+
+impl Decoded {
+    fn new(seq: u64, data: Vec<u8>, error: Option<io::Error>) -> Decoded {
+        Decoded { seq, data, error, survey: None, last: false }
+    }
+}
+
+/// One unit of work for a decoder thread.
+struct Job {
+    seq: u64,
+    /// A frame's compressed bytes, or a block of plain text already read.
+    compressed: Vec<u8>,
+    work: Work,
+    error: Option<io::Error>,
+}
+
+#[derive(Copy, Clone, PartialEq, Eq)]
+enum Work {
+    /// Decode the frame.
+    Frame,
+    /// Survey the block of plain text.
+    Block,
+    /// Read block `seq` of a [`Positional`] file, then survey it.
+    ReadBlock,
+}
+
+/// A block of the stream in order, as [`FrameDecoder::next_block`] hands it out.
+pub struct Block {
+    pub data: Vec<u8>,
+    /// Where games start in it ([`FrameDecoder::surveying`]).
+    pub survey: Option<Survey>,
+    /// The error that ends the stream after `data`.
+    pub error: Option<io::Error>,
+}
+
+/// Bytes per block of a plain-text input read by [`FrameDecoder::plain`].
+const PLAIN_BLOCK: usize = 4 << 20;
+
+/// Decodes the frames of a pzstd file on several threads and reads out their bytes in order
+/// (as [`Read`], or block by block with [`Self::next_block`], surveyed: [`Self::surveying`]; for
+/// plain text, [`Self::plain`] reads blocks ahead and surveys them the same way).
+///
+/// A dispatcher thread reads each frame's compressed bytes (their size is in the skippable frame
+/// before it) and hands them to the decoder threads, which decode each frame in one shot into a
+/// recycled buffer; [`Read`] puts the decoded frames back in order. Games that straddle two
+/// frames need no care: the output is the same byte stream as the streaming decoder's. At most
+/// `threads + 2` frames are in flight (compressed, being decoded, or decoded and waiting), so
+/// memory is bounded by that many frames: pzstd's frames hold 4 × its window size (8 MiB at its
+/// default level 3, more at high levels). Anything that is not a pzstd frame — another skippable
+/// frame, a frame without a size before it, a truncated or corrupt input — sends the rest of the
+/// input through the streaming decoder, so the bytes and errors are those of [`crate::input::decompress`].
+pub struct FrameDecoder {
+    results: Receiver<Decoded>,
+    /// The dispatcher thread's CPU time in ns once it has ended (`u64::MAX` until then).
+    dispatcher_cpu: Arc<AtomicU64>,
+    recycle: Sender<Vec<u8>>,
+    /// Gives a slot back to the dispatcher each time a unit has been read out.
+    slots: Option<Sender<()>>,
+    waiting: BTreeMap<u64, Decoded>,
+    next: u64,
+    /// The unit being read out (it holds a slot while `holding`).
+    current: Vec<u8>,
+    pos: usize,
+    holding: bool,
+    /// The error that ends `current`.
+    error: Option<io::Error>,
+    ended: bool,
+    /// The unit handed out last was the last ([`Decoded::last`]).
+    last_seen: bool,
+}
+
+impl FrameDecoder {
+    /// Starts decoding `raw`, which should start with a pzstd frame (anything else is decoded as
+    /// a stream), on `threads` decoder threads (at least 1) plus a dispatcher thread.
+    pub fn new<R: Read + Send + 'static>(raw: R, threads: usize) -> io::Result<FrameDecoder> {
+        FrameDecoder::start(raw, threads, Mode::Frames)
+    }
+
+    /// Like [`Self::new`], and each block is surveyed for game starts on the thread that decoded
+    /// it ([`crate::blocks`]); read it with [`Self::next_block`].
+    pub fn surveying<R: Read + Send + 'static>(raw: R, threads: usize) -> io::Result<FrameDecoder> {
+        FrameDecoder::start(raw, threads, Mode::SurveyedFrames)
+    }
+
+    /// Reads plain text in blocks and surveys them on `threads` threads; read it with
+    /// [`Self::next_block`].
+    pub fn plain<R: Read + Send + 'static>(raw: R, threads: usize) -> io::Result<FrameDecoder> {
+        FrameDecoder::start(raw, threads, Mode::Plain)
+    }
+
+    /// Like [`Self::plain`], but each decoder thread reads its blocks from the file itself.
+    pub fn plain_at(source: Positional, threads: usize) -> io::Result<FrameDecoder> {
+        FrameDecoder::start(io::empty(), threads, Mode::PlainAt(Arc::new(source)))
+    }
+
+    fn start<R: Read + Send + 'static>(raw: R, threads: usize, mode: Mode) -> io::Result<FrameDecoder> {
+        let threads = threads.max(1);
+        let survey = !matches!(mode, Mode::Frames);
+        let in_flight = threads + 2;
+        let (slot_tx, slot_rx) = bounded::<()>(in_flight);
+        for _ in 0..in_flight {
+            let _ = slot_tx.send(());
+        }
+        let (job_tx, job_rx) = bounded::<Job>(in_flight);
+        let (result_tx, result_rx) = bounded::<Decoded>(in_flight);
+        // Frame buffers go back to the decoders once read out: no fresh memory per frame.
+        let (recycle_tx, recycle_rx) = bounded::<Vec<u8>>(in_flight);
+        let source = match &mode {
+            Mode::PlainAt(source) => Some(source.clone()),
+            _ => None,
+        };
+        for i in 0..threads {
+            let (jobs, results) = (job_rx.clone(), result_tx.clone());
+            let recycled = recycle_rx.clone();
+            let source = source.clone();
+            thread::Builder::new().name(format!("unzstd-{i}")).spawn(move || {
+                let mut worker = FrameWorker {
+                    bulk: None,
+                    recycled,
+                    largest: 0,
+                    source: source.clone(),
+                    staging: None,
+                };
+                while let Ok(job) = jobs.recv() {
+                    // Every unit must arrive, or the reader would take the gap for the end.
+                    let seq = job.seq;
+                    let mut decoded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| worker.decode(job)))
+                        .unwrap_or_else(|_| Decoded {
+                            last: true,
+                            ..Decoded::new(seq, Vec::new(), Some(io::Error::other("internal error: a decoder thread failed")))
+                        });
+                    if survey {
+                        // A survey that failed (a bug) must not lose the block: without one,
+                        // the reading thread reads the block's lines itself.
+                        let data = &decoded.data;
+                        decoded.survey = std::panic::catch_unwind(|| Survey::new(data)).ok().flatten();
+                    }
+                    if results.send(decoded).is_err() {
+                        break;
+                    }
+                }
+            })?;
+        }
+        drop(job_rx);
+        let dispatcher_cpu = Arc::new(AtomicU64::new(u64::MAX));
+        let cpu = dispatcher_cpu.clone();
+        thread::Builder::new().name("unzstd-read".into()).spawn(move || {
+            match mode {
+                Mode::Plain => dispatch_plain(raw, slot_rx, &job_tx, recycle_rx),
+                Mode::PlainAt(source) => dispatch_at(&source, slot_rx, &job_tx),
+                _ => dispatch(raw, slot_rx, &job_tx, &result_tx, survey),
+            }
+            // Before the channels close, so that whoever sees the end sees this too.
+            let seconds = thread_cpu_seconds();
+            if seconds.is_finite() {
+                cpu.store((seconds * 1e9) as u64, Ordering::Release);
+            }
+            drop((job_tx, result_tx));
+        })?;
+        Ok(FrameDecoder {
+            results: result_rx,
+            dispatcher_cpu,
+            recycle: recycle_tx,
+            slots: Some(slot_tx),
+            waiting: BTreeMap::new(),
+            next: 0,
+            current: Vec::new(),
+            pos: 0,
+            holding: false,
+            error: None,
+            ended: false,
+            last_seen: false,
+        })
+    }
+
+    /// The next unit in order, `None` at the end of the input.
+    fn next_unit(&mut self) -> Option<Decoded> {
+        loop {
+            if let Some(unit) = self.waiting.remove(&self.next) {
+                self.next += 1;
+                return Some(unit);
+            }
+            match self.results.recv() {
+                Ok(unit) => {
+                    self.waiting.insert(unit.seq, unit);
+                }
+                // Every sender is gone and the next unit never came: the input has ended.
+                Err(_) => return None,
+            }
+        }
+    }
+
+    /// The next block in order, `None` at the end. Give its buffer back with
+    /// [`Self::give_back`] before asking for the next (it holds one of the blocks in flight).
+    pub fn next_block(&mut self) -> Option<Block> {
+        if self.ended || self.last_seen {
+            self.end();
+            return None;
+        }
+        match self.next_unit() {
+            Some(unit) => {
+                self.last_seen = unit.last;
+                Some(Block { data: unit.data, survey: unit.survey, error: unit.error })
+            }
+            None => {
+                self.end();
+                None
+            }
+        }
+    }
+
+    /// CPU seconds of the thread that read the input (and sent frames or blocks to the decoder
+    /// threads): a serial stage of its own. `None` until it has ended (or where the platform
+    /// does not say).
+    pub fn dispatcher_cpu_seconds(&self) -> Option<f64> {
+        let ns = self.dispatcher_cpu.load(Ordering::Acquire);
+        (ns != u64::MAX).then_some(ns as f64 * 1e-9)
+    }
+
+    /// A block's buffer, done with: its slot is free for the next block to decode.
+    pub fn give_back(&mut self, buffer: Vec<u8>) {
+        self.recycle_buffer(buffer);
+        self.free_slot();
+    }
+
+    /// The block handed out last has been taken: the next may be decoded (its buffer may still
+    /// be in use, see [`Self::recycle_buffer`]).
+    pub fn free_slot(&mut self) {
+        if let Some(slots) = &self.slots {
+            let _ = slots.send(());
+        }
+    }
+
+    /// A block's buffer, no longer in use, for a decoder thread to fill again.
+    pub fn recycle_buffer(&mut self, buffer: Vec<u8>) {
+        let _ = self.recycle.try_send(buffer);
+    }
+}
+
+enum Mode {
+    Frames,
+    SurveyedFrames,
+    Plain,
+    PlainAt(Arc<Positional>),
+}
+
+impl Read for FrameDecoder {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        loop {
+            if self.pos < self.current.len() {
+                let n = buf.len().min(self.current.len() - self.pos);
+                buf[..n].copy_from_slice(&self.current[self.pos..self.pos + n]);
+                self.pos += n;
+                return Ok(n);
+            }
+            if let Some(error) = self.error.take() {
+                self.end();
+                return Err(error);
+            }
+            if self.ended || buf.is_empty() {
+                return Ok(0);
+            }
+            // The current unit has been read out: its slot is free again, and its buffer.
+            if self.holding {
+                let _ = self.recycle.try_send(std::mem::take(&mut self.current));
+                if let Some(slots) = &self.slots {
+                    let _ = slots.send(());
+                }
+            }
+            let Some(unit) = self.next_unit() else {
+                self.end();
+                return Ok(0);
+            };
+            self.current = unit.data;
+            self.pos = 0;
+            self.holding = true;
+            self.error = unit.error;
+        }
+    }
+}
+
+impl FrameDecoder {
+    /// Nothing more will be read: stop the threads and free the buffers.
+    fn end(&mut self) {
+        self.ended = true;
+        self.slots = None;
+        self.current = Vec::new();
+        self.pos = 0;
+        self.waiting.clear();
+    }
+}
+
+impl Drop for FrameDecoder {
+    fn drop(&mut self) {
+        // Closing the slots stops the dispatcher; the decoders stop when their job channel
+        // closes or their result cannot be delivered. Nobody waits for them.
+        self.slots = None;
+    }
+}
+
+/// A decoder thread's state: its zstd context, buffers given back by the reader, and how large
+/// frames have turned out so far.
+struct FrameWorker {
+    /// Made for the first frame: plain text needs none, and a context is costly to make (a
+    /// tenth of what a folder of small files cost per file).
+    bulk: Option<zstd::bulk::Decompressor<'static>>,
+    recycled: Receiver<Vec<u8>>,
+    largest: usize,
+    /// The file that blocks are read from ([`Work::ReadBlock`]).
+    source: Option<Arc<Positional>>,
+    staging: Option<Staging>,
+}
+
+impl FrameWorker {
+    /// Decodes one frame; on an error, the bytes decoded before it and the error.
+    fn decode(&mut self, job: Job) -> Decoded {
+        match (job.work, &self.source) {
+            (Work::Block, _) => return Decoded::new(job.seq, job.compressed, job.error),
+            (Work::ReadBlock, Some(source)) => return self.read_block(&source.clone(), job.seq),
+            (Work::ReadBlock, None) => unreachable!("a block to read without a file"),
+            (Work::Frame, _) => {}
+        }
+        // pzstd does not record a frame's decompressed size: guess it from the frames so far,
+        // decode in one shot straight into a recycled buffer, and fall back to the streaming
+        // decoder when the guess was too small (or the frame is corrupt: it then says why).
+        let known = zstd::zstd_safe::get_frame_content_size(&job.compressed).ok().flatten().map(|n| n as usize);
+        let guess = known.unwrap_or(if self.largest > 0 { self.largest + self.largest / 16 } else { job.compressed.len() * 8 });
+        let mut data = self.recycled.try_recv().unwrap_or_default();
+        data.clear();
+        if self.bulk.is_none() {
+            self.bulk = zstd::bulk::Decompressor::new().ok();
+        }
+        if let (Some(bulk), true) = (self.bulk.as_mut(), guess <= MAX_FRAME) {
+            data.reserve(guess);
+            if bulk.decompress_to_buffer(&job.compressed[..], &mut data).is_ok() {
+                self.largest = self.largest.max(data.len());
+                return Decoded::new(job.seq, data, None);
+            }
+            data.clear();
+        }
+        let error = match zstd::stream::read::Decoder::with_buffer(&job.compressed[..]) {
+            Ok(decoder) => decoder.single_frame().read_to_end(&mut data).err(),
+            Err(e) => Some(e),
+        };
+        self.largest = self.largest.max(data.len());
+        Decoded::new(job.seq, data, error)
+    }
+
+    /// Reads block `seq` of `source` into a recycled buffer.
+    fn read_block(&mut self, source: &Positional, seq: u64) -> Decoded {
+        let mut data = self.recycled.try_recv().unwrap_or_default();
+        data.clear();
+        let offset = seq * PLAIN_BLOCK as u64;
+        let staging = self.staging.get_or_insert_with(Staging::new);
+        let error = staging.read(&mut At { source, offset }, &mut data, PLAIN_BLOCK);
+        let last = error.is_some() || data.len() < PLAIN_BLOCK;
+        if last {
+            source.last.fetch_min(seq, Ordering::AcqRel);
+        }
+        Decoded { last, ..Decoded::new(seq, data, error) }
+    }
+}
+
+/// A small buffer that plain text is read into before its bytes go to their block. The kernel's
+/// copy of file pages straight into a 4 MB block (rotating among the decoder threads, so cold
+/// in cache) ran at about 1.5 GB/s here, the dispatcher thread's whole time; into this buffer,
+/// which stays in cache, at about 6 GB/s, and the copy out of it costs less than the difference
+/// (by `examples/split.rs`, which prints that thread's CPU time: 0.13-0.15 s instead of
+/// 0.21-0.25 s for 355 MB of TCEC text). pzstd frames are read as before: their compressed bytes
+/// are a third of the text or less, and staging them measured no faster.
+struct Staging {
+    buffer: Vec<u8>,
+}
+
+/// Bytes of a staged read, and the alignment of the buffer (a misaligned destination also
+/// slows the kernel's copy).
+const STAGING: usize = 1 << 16;
+const ALIGN: usize = 64;
+
+impl Staging {
+    fn new() -> Staging {
+        Staging { buffer: vec![0; STAGING + ALIGN] }
+    }
+
+    /// Appends up to `want` bytes of `raw` to `out`, fewer only at the end of the input or an
+    /// error, which is returned.
+    fn read(&mut self, raw: &mut impl Read, out: &mut Vec<u8>, want: usize) -> Option<io::Error> {
+        let skew = self.buffer.as_ptr().align_offset(ALIGN);
+        let stage = &mut self.buffer[skew..skew + STAGING];
+        out.reserve(want);
+        let mut left = want;
+        while left > 0 {
+            match raw.read(&mut stage[..left.min(STAGING)]) {
+                Ok(0) => break,
+                Ok(k) => {
+                    out.extend_from_slice(&stage[..k]);
+                    left -= k;
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Some(e),
+            }
+        }
+        None
+    }
+}
+
+/// Reads until `buf` is full, the input ends or an error occurs; returns the bytes read and the
+/// error.
+fn read_full(raw: &mut impl Read, buf: &mut [u8]) -> (usize, Option<io::Error>) {
+    let mut n = 0;
+    while n < buf.len() {
+        match raw.read(&mut buf[n..]) {
+            Ok(0) => break,
+            Ok(k) => n += k,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return (n, Some(e)),
+        }
+    }
+    (n, None)
+}
+
+/// The dispatcher: reads pzstd frames and sends them to the decoders while it holds slots; at
+/// anything else, decodes the rest of the input as a stream itself.
+fn dispatch<R: Read>(mut raw: R, slots: Receiver<()>, jobs: &Sender<Job>, results: &Sender<Decoded>, survey: bool) {
+    let mut seq = 0u64;
+    loop {
+        if slots.recv().is_err() {
+            return; // the reader is gone
+        }
+        let mut header = [0u8; 16];
+        let (got, error) = read_full(&mut raw, &mut header[..12]);
+        if let Some(error) = error {
+            let _ = results.send(Decoded::new(seq, Vec::new(), Some(error)));
+            return;
+        }
+        if got == 0 {
+            return; // the end, between frames
+        }
+        let size = u32::from_le_bytes([header[8], header[9], header[10], header[11]]) as usize;
+        if got < 12 || header[..4] != PZSTD_MAGIC || header[4..8] != [4, 0, 0, 0] || size > MAX_FRAME {
+            return stream_rest(header[..got].to_vec(), raw, seq, slots, results, survey);
+        }
+        let mut compressed = vec![0u8; size];
+        let (got_frame, error) = read_full(&mut raw, &mut compressed);
+        if let Some(error) = error {
+            let _ = results.send(Decoded::new(seq, Vec::new(), Some(error)));
+            return;
+        }
+        if got_frame < size || size < 4 || compressed[..4] != ZSTD_MAGIC {
+            // Truncated, or not what the size frame announced: the streaming decoder says why,
+            // after the bytes it can still decode.
+            let mut prefix = header[..12].to_vec();
+            compressed.truncate(got_frame);
+            prefix.extend_from_slice(&compressed);
+            return stream_rest(prefix, raw, seq, slots, results, survey);
+        }
+        if jobs.send(Job { seq, compressed, work: Work::Frame, error: None }).is_err() {
+            return;
+        }
+        seq += 1;
+    }
+}
+
+/// Decodes `prefix` followed by the rest of `raw` with the streaming decoder, sending pieces of
+/// its output in order, each while holding a slot (the caller holds one for the first).
+fn stream_rest<R: Read>(
+    prefix: Vec<u8>,
+    raw: R,
+    mut seq: u64,
+    slots: Receiver<()>,
+    results: &Sender<Decoded>,
+    survey: bool,
+) {
+    let input = io::Cursor::new(prefix).chain(raw);
+    let mut decoder = match zstd::stream::read::Decoder::new(input) {
+        Ok(d) => d,
+        Err(error) => {
+            let _ = results.send(Decoded::new(seq, Vec::new(), Some(error)));
+            return;
+        }
+    };
+    loop {
+        let mut data = vec![0u8; STREAM_PIECE];
+        let (n, error) = read_full(&mut decoder, &mut data);
+        data.truncate(n);
+        let end = error.is_some() || n < STREAM_PIECE;
+        if n == 0 && error.is_none() {
+            return;
+        }
+        let survey = if survey { Survey::new(&data) } else { None };
+        if results.send(Decoded { survey, ..Decoded::new(seq, data, error) }).is_err() || end {
+            return;
+        }
+        seq += 1;
+        if slots.recv().is_err() {
+            return;
+        }
+    }
+}
+
+/// The dispatcher for plain text: reads blocks while it holds slots and sends them to be surveyed.
+fn dispatch_plain<R: Read>(mut raw: R, slots: Receiver<()>, jobs: &Sender<Job>, recycled: Receiver<Vec<u8>>) {
+    let mut seq = 0u64;
+    let mut staging = Staging::new();
+    loop {
+        if slots.recv().is_err() {
+            return;
+        }
+        let mut block = recycled.try_recv().unwrap_or_default();
+        block.clear();
+        let error = staging.read(&mut raw, &mut block, PLAIN_BLOCK);
+        let n = block.len();
+        let end = error.is_some() || n < PLAIN_BLOCK;
+        if (n > 0 || error.is_some()) && jobs.send(Job { seq, compressed: block, work: Work::Block, error }).is_err() {
+            return;
+        }
+        if end {
+            return;
+        }
+        seq += 1;
+    }
+}
+
+/// The dispatcher for a [`Positional`] file: hands out block numbers while it holds slots, until
+/// a decoder thread has found the last block.
+fn dispatch_at(source: &Positional, slots: Receiver<()>, jobs: &Sender<Job>) {
+    let mut seq = 0u64;
+    while slots.recv().is_ok() && seq <= source.last.load(Ordering::Acquire) {
+        if jobs.send(Job { seq, compressed: Vec::new(), work: Work::ReadBlock, error: None }).is_err() {
+            return;
+        }
+        seq += 1;
+    }
+}
+
+/// A regular file whose blocks the decoder threads read at their offsets themselves, so that
+/// no one thread copies every byte of plain text out of the page cache (at ~3 GB/s, that thread
+/// kept 20-odd replay threads busy on Lichess text; see `examples/split.rs`).
+pub struct Positional {
+    pub(crate) file: File,
+    /// Told the bytes of each read (progress).
+    pub(crate) count: Box<dyn Fn(u64) + Send + Sync>,
+    /// The lowest block found to be the last (short, or failed); `u64::MAX` until then.
+    last: AtomicU64,
+}
+
+impl Positional {
+    pub fn new(file: File, count: impl Fn(u64) + Send + Sync + 'static) -> Positional {
+        Positional { file, count: Box::new(count), last: AtomicU64::new(u64::MAX) }
+    }
+
+    fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        let n = self.peek_at(buf, offset)?;
+        (self.count)(n as u64);
+        Ok(n)
+    }
+
+    /// Reads without counting.
+    #[cfg(unix)]
+    pub(crate) fn peek_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        std::os::unix::fs::FileExt::read_at(&self.file, buf, offset)
+    }
+
+    #[cfg(windows)]
+    pub(crate) fn peek_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {
+        std::os::windows::fs::FileExt::seek_read(&self.file, buf, offset)
+    }
+}
+
+/// A [`Positional`] file read on from `offset`.
+struct At<'a> {
+    source: &'a Positional,
+    offset: u64,
+}
+
+impl Read for At<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let n = self.source.read_at(buf, self.offset)?;
+        self.offset += n as u64;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Gives its bytes a few at a time, with an interruption between reads and an error at the
+    /// end if asked.
+    struct Trickle {
+        data: Vec<u8>,
+        at: usize,
+        interrupted: bool,
+        fail_at_end: bool,
+    }
+
+    impl Read for Trickle {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            self.interrupted = !self.interrupted;
+            if self.interrupted {
+                return Err(io::ErrorKind::Interrupted.into());
+            }
+            if self.at == self.data.len() && self.fail_at_end {
+                return Err(io::Error::other("gone"));
+            }
+            let n = buf.len().min(self.data.len() - self.at).min(1 + self.at % 7000);
+            buf[..n].copy_from_slice(&self.data[self.at..self.at + n]);
+            self.at += n;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn staged_reads_append_exactly_the_bytes_asked_for() {
+        let data: Vec<u8> = (0..300_000u32).map(|i| (i * 31 % 251) as u8).collect();
+        let mut staging = Staging::new();
+        for fail_at_end in [false, true] {
+            let mut raw = Trickle { data: data.clone(), at: 0, interrupted: false, fail_at_end };
+            let mut out = b"kept".to_vec();
+            assert!(staging.read(&mut raw, &mut out, 200_000).is_none());
+            assert_eq!(&out[..4], b"kept");
+            assert_eq!(&out[4..], &data[..200_000]);
+            // Past the end: what there is, then the end (or the error).
+            let mut rest = Vec::new();
+            let error = staging.read(&mut raw, &mut rest, STAGING * 3);
+            assert_eq!(rest, &data[200_000..]);
+            assert_eq!(error.is_some(), fail_at_end);
+        }
+    }
+}
