@@ -27,9 +27,36 @@ struct Record {
     /// The machine and process that committed: only there can one tell whether it still runs.
     host: String,
     pid: u32,
+    /// The rest of the process's identity, where the system tells it (Linux; records of older
+    /// versions lack it): the machine's boot, the PID namespace the number belongs to, and when
+    /// the process started (clock ticks after boot), which tells it from a later process given
+    /// the same number.
+    #[serde(default)]
+    boot: Option<String>,
+    #[serde(default)]
+    pid_namespace: Option<u64>,
+    #[serde(default)]
+    started: Option<u64>,
     /// Inodes of the new folders, in the order of the tables.
     inodes: Vec<u64>,
     entry: Value,
+}
+
+impl Record {
+    /// The record of a commit by process `pid` of this machine.
+    fn new(source: &str, pid: u32, inodes: Vec<u64>, entry: Value) -> Record {
+        let here = Here::now();
+        Record {
+            source: source.to_owned(),
+            host: here.host,
+            pid,
+            boot: here.boot,
+            pid_namespace: here.pid_namespace,
+            started: started(pid),
+            inodes,
+            entry,
+        }
+    }
 }
 
 /// A commit whose folders are in place; its record is removed once the manifest lists its entry.
@@ -51,7 +78,7 @@ pub fn temp_dir(table: &Path, source: &str, pid: u32) -> PathBuf {
 pub fn begin(root: &Path, source: &str, temps: &[&Path], entry: &Value) -> Result<Committed> {
     let pid = std::process::id();
     let inodes = temps.iter().map(|temp| inode(temp)?.context("a new partition folder is missing")).collect::<Result<_>>()?;
-    let record = Record { source: source.to_owned(), host: host(), pid, inodes, entry: entry.clone() };
+    let record = Record::new(source, pid, inodes, entry.clone());
     let path = root.join(format!("{RECORD_PREFIX}{source}-{pid}.json"));
     // Written whole in the new folder, then renamed: a kill leaves a complete record or none (and
     // a half-written one in a temporary folder, which the next run for the source removes).
@@ -87,11 +114,9 @@ pub fn interrupted(root: &Path) -> Result<Vec<String>> {
     Ok(abandoned(root)?.into_iter().map(|(_, record)| record.source).collect())
 }
 
-/// The commit records in `root` of runs on this machine no longer alive, by path. A record of
-/// another machine's run (a dataset on a shared file system) is left to that machine: whether
-/// its process still runs cannot be told from here.
+/// The commit records in `root` of runs on this machine no longer alive, by path.
 fn abandoned(root: &Path) -> Result<Vec<(PathBuf, Record)>> {
-    let (mut records, here) = (Vec::new(), host());
+    let (mut records, here) = (Vec::new(), Here::now());
     for dir_entry in fs::read_dir(root).with_context(|| format!("cannot list {}", root.display()))? {
         let path = dir_entry?.path();
         let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
@@ -103,7 +128,7 @@ fn abandoned(root: &Path) -> Result<Vec<(PathBuf, Record)>> {
             // Not one of ours, or not complete (records are written atomically): left alone.
             Err(_) => continue,
         };
-        if record.host == here && !alive(record.pid) {
+        if here.outlived(&record) {
             records.push((path, record));
         }
     }
@@ -150,9 +175,60 @@ fn inode(path: &Path) -> Result<Option<u64>> {
     }
 }
 
-/// This machine's name (empty where it cannot be read).
-fn host() -> String {
-    fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_owned()).unwrap_or_default()
+/// This machine, boot and PID namespace (each empty where the system does not tell).
+struct Here {
+    host: String,
+    boot: Option<String>,
+    pid_namespace: Option<u64>,
+}
+
+impl Here {
+    fn now() -> Here {
+        let read = |path| fs::read_to_string(path).ok().map(|s: String| s.trim().to_owned());
+        #[cfg(unix)]
+        let pid_namespace = fs::metadata("/proc/self/ns/pid").ok().map(|m| std::os::unix::fs::MetadataExt::ino(&m));
+        #[cfg(not(unix))]
+        let pid_namespace = None;
+        Here {
+            host: read("/proc/sys/kernel/hostname").unwrap_or_default(),
+            boot: read("/proc/sys/kernel/random/boot_id"),
+            pid_namespace,
+        }
+    }
+
+    /// Whether the process that wrote `record` is known to have ended, so that its commit is
+    /// for this run to finish. Another machine's (a dataset on a shared file system), or another
+    /// PID namespace's on this machine (a container that shares its host name), cannot be told
+    /// from here: left to it.
+    fn outlived(&self, record: &Record) -> bool {
+        if record.host != self.host {
+            return false;
+        }
+        if differ(&record.boot, &self.boot) {
+            // The machine restarted since: every process of that boot has ended (and its number
+            // may well belong to another process now).
+            return true;
+        }
+        if differ(&record.pid_namespace, &self.pid_namespace) {
+            return false;
+        }
+        // A process that runs under the number but started at another time took the number
+        // after the committing process ended.
+        !alive(record.pid) || differ(&record.started, &started(record.pid))
+    }
+}
+
+/// Both known, and not the same.
+fn differ<T: PartialEq>(a: &Option<T>, b: &Option<T>) -> bool {
+    a.is_some() && b.is_some() && a != b
+}
+
+/// When process `pid` started, in clock ticks after boot (Linux `/proc/PID/stat`, field 22).
+fn started(pid: u32) -> Option<u64> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name, field 2, is in parentheses and may hold spaces or parentheses itself.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_ascii_whitespace().nth(19)?.parse().ok()
 }
 
 /// Whether process `pid` (not this one) of this machine still runs: its commit may be under way.
@@ -275,7 +351,7 @@ mod tests {
             folder(&temp, "new");
             inodes.push(inode(&temp).unwrap().unwrap());
         }
-        let record = Record { source: "x".into(), host: host(), pid, inodes, entry: json!({ "source": "x", "games": 2, "events": 5 }) };
+        let record = Record::new("x", pid, inodes, json!({ "source": "x", "games": 2, "events": 5 }));
         let path = root.join(format!("{RECORD_PREFIX}x-{pid}.json"));
         fs::write(&path, serde_json::to_vec(&record).unwrap()).unwrap();
         path
@@ -317,25 +393,71 @@ mod tests {
         }
     }
 
-    /// A running process's commit is its own to finish; so is another machine's.
+    /// Rewrites the record at `path` with `change`.
+    fn edit(path: &Path, change: impl FnOnce(&mut serde_json::Map<String, Value>)) {
+        let mut record: Value = serde_json::from_slice(&fs::read(path).unwrap()).unwrap();
+        change(record.as_object_mut().unwrap());
+        fs::write(path, serde_json::to_vec(&record).unwrap()).unwrap();
+    }
+
+    /// A running process's commit is its own to finish; so is another machine's, and another
+    /// PID namespace's on this machine (a container that shares the host name), whose numbers
+    /// mean nothing here. A record of an older version (no boot, namespace or start) is judged
+    /// by its number alone.
     #[test]
     fn a_live_runs_commit_is_left_alone() {
         let mut child = Command::new("sleep").arg("30").spawn().unwrap();
-        for elsewhere in [false, true] {
+        for case in ["running", "another machine", "another namespace", "older version, running"] {
             let tmp = tempfile::tempdir().unwrap();
             let root = fs::canonicalize(tmp.path()).unwrap();
-            let pid = if elsewhere { dead_pid() } else { child.id() };
+            let pid = if case.ends_with("running") { child.id() } else { dead_pid() };
             let record = half_committed(&root, pid);
-            if elsewhere {
-                let mut text: Value = serde_json::from_slice(&fs::read(&record).unwrap()).unwrap();
-                text["host"] = json!(format!("not-{}", host()));
-                fs::write(&record, serde_json::to_vec(&text).unwrap()).unwrap();
-            }
-            assert!(interrupted(&root).unwrap().is_empty());
+            edit(&record, |r| match case {
+                "another machine" => drop(r.insert("host".into(), json!(format!("not-{}", r["host"].as_str().unwrap())))),
+                "another namespace" => {
+                    let ns = r["pid_namespace"].as_u64().expect("the PID namespace is known on Linux");
+                    r.insert("pid_namespace".into(), json!(ns + 1));
+                }
+                "older version, running" => ["boot", "pid_namespace", "started"].iter().for_each(|k| drop(r.remove(*k))),
+                _ => {}
+            });
+            assert!(interrupted(&root).unwrap().is_empty(), "{case}");
             drop(Dataset::open(&root).unwrap());
-            assert!(record.exists());
-            assert_eq!(read(&root.join("games").join("source=x")), "old");
-            assert_eq!(manifest(&root)["inputs"][0]["games"], 1);
+            assert!(record.exists(), "{case}");
+            assert_eq!(read(&root.join("games").join("source=x")), "old", "{case}");
+            assert_eq!(manifest(&root)["inputs"][0]["games"], 1, "{case}");
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+
+    /// A commit's process has ended if the machine restarted since, or if the process that has
+    /// its number now started at another time (numbers are reused, and start again from 1 after
+    /// a restart), although a process runs under that number: the commit is finished. So is an
+    /// older version's whose number no process has.
+    #[test]
+    fn a_commit_whose_number_another_process_took_is_finished() {
+        let mut child = Command::new("sleep").arg("30").spawn().unwrap();
+        for case in ["machine restarted", "number taken by a later process", "older version, ended"] {
+            let tmp = tempfile::tempdir().unwrap();
+            let root = fs::canonicalize(tmp.path()).unwrap();
+            let pid = if case.ends_with("ended") { dead_pid() } else { child.id() };
+            let record = half_committed(&root, pid);
+            edit(&record, |r| match case {
+                "machine restarted" => drop(r.insert("boot".into(), json!("an earlier boot"))),
+                "number taken by a later process" => {
+                    let started = r["started"].as_u64().expect("a process's start is known on Linux");
+                    r.insert("started".into(), json!(started.saturating_sub(1)));
+                }
+                _ => ["boot", "pid_namespace", "started"].iter().for_each(|k| drop(r.remove(*k))),
+            });
+            assert_eq!(interrupted(&root).unwrap(), ["x"], "{case}");
+            drop(Dataset::open(&root).unwrap());
+            assert!(!record.exists(), "{case}");
+            for table in TABLES {
+                assert_eq!(read(&root.join(table).join("source=x")), "new", "{case}");
+            }
+            assert_eq!(manifest(&root)["inputs"][0]["games"], 2, "{case}");
         }
         let _ = child.kill();
         let _ = child.wait();
