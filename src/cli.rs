@@ -147,8 +147,7 @@ fn dump(file: &Path, limit: Option<u64>) -> Result<ExitCode> {
         if index >= limit {
             return ControlFlow::Break(());
         }
-        let line = json::game_json(index, &game);
-        if let Err(e) = serde_json::to_writer(&mut out, &line).map_err(io::Error::from).and_then(|_| out.write_all(b"\n")) {
+        if let Err(e) = json::write_game(&mut out, index, &game).and_then(|_| out.write_all(b"\n")) {
             write_error = Some(e);
             return ControlFlow::Break(());
         }

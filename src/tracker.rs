@@ -1,16 +1,28 @@
 //! The repetition window: every position since the last pawn move or capture, with its counts.
 //!
-//! Nothing before a pawn move or capture can recur, so the window is cleared on those moves and
-//! counting stays linear in the window, which is short in real games. The window's storage is
-//! reused from game to game: no allocation per ply once it has grown.
+//! Nothing before a pawn move or capture can recur, so the window is cleared on those moves.
+//! In real games the window is short, and a position is counted by a scan of it. A window that
+//! grows past [`SCAN_MAX`] positions (a long shuffle: thousands of moves without a pawn move or
+//! capture, which a scan would make quadratic) is kept as its distinct positions instead
+//! (`Long`): each placement once, found by a hash of its Zobrist key, with its occurrences and
+//! the FIDE identities and FEN e.p. fields it took. The storage is reused from game to game: no
+//! allocation per ply once grown.
 
-use shakmaty::Color;
+use std::{
+    collections::HashMap,
+    hash::{BuildHasherDefault, Hasher},
+};
+
+use shakmaty::{Bitboard, Color, Square};
 
 use crate::identity::Key;
 
 /// At most this many earlier plies are listed with an event (the earliest ones); the occurrence
 /// numbers still count them all. Keeps a game of thousands of shuffling moves small.
 pub const EARLIER_PLIES_MAX: usize = 16;
+
+/// A window of up to this many positions is scanned; a longer one is kept as a [`Long`].
+pub const SCAN_MAX: usize = 64;
 
 struct Entry {
     key: Key,
@@ -32,16 +44,39 @@ pub struct Counts {
     pub ep_differs: bool,
 }
 
-#[derive(Default)]
 pub struct Tracker {
+    /// The window while it is short.
     window: Vec<Entry>,
+    /// Window indices of the distinct positions that occurred at least twice (their latest
+    /// occurrence): only these can be reached a third time by a move.
+    repeated: Vec<usize>,
+    /// The window once it is long (then `window` is empty), and its latest position.
+    long: Long,
+    is_long: bool,
+    last: Option<Key>,
+    /// The short window's length at which [`Self::observe`] turns to the long one: [`SCAN_MAX`],
+    /// or 0 once the window is long (one test per position for both).
+    long_from: usize,
     /// Window positions that occurred at least twice, by side to move (white, black).
     twice: [u32; 2],
     board_earlier: Vec<u32>,
     fide_earlier: Vec<u32>,
-    /// Window indices of the distinct positions that occurred at least twice (their latest
-    /// occurrence): only these can be reached a third time by a move.
-    repeated: Vec<usize>,
+}
+
+impl Default for Tracker {
+    fn default() -> Tracker {
+        Tracker {
+            window: Vec::new(),
+            repeated: Vec::new(),
+            long: Long::default(),
+            is_long: false,
+            last: None,
+            long_from: SCAN_MAX,
+            twice: [0, 0],
+            board_earlier: Vec::new(),
+            fide_earlier: Vec::new(),
+        }
+    }
 }
 
 fn color_index(color: Color) -> usize {
@@ -55,8 +90,13 @@ impl Tracker {
     /// Forgets the window (after a pawn move or capture, or at a new game).
     pub fn reset(&mut self) {
         self.window.clear();
-        self.twice = [0, 0];
         self.repeated.clear();
+        if self.is_long {
+            self.long.clear();
+            self.is_long = false;
+            self.long_from = SCAN_MAX;
+        }
+        self.twice = [0, 0];
     }
 
     /// Records the position of `ply` and returns its counts. The plies of the earlier board-equal
@@ -64,6 +104,9 @@ impl Tracker {
     /// [`Self::fide_earlier`].
     #[inline(always)]
     pub fn observe(&mut self, key: Key, ply: u32) -> Counts {
+        if self.window.len() >= self.long_from {
+            return self.observe_long(key, ply);
+        }
         self.board_earlier.clear();
         self.fide_earlier.clear();
         let mut counts = Counts { board: 1, fide: 1, fen: 1, ..Counts::default() };
@@ -101,9 +144,37 @@ impl Tracker {
         counts
     }
 
+    /// [`Self::observe`] in a long window (made one first if the window just grew too long).
+    #[inline(never)]
+    fn observe_long(&mut self, key: Key, ply: u32) -> Counts {
+        if !self.is_long {
+            self.lengthen();
+        }
+        self.board_earlier.clear();
+        self.fide_earlier.clear();
+        let counts = self.long.observe(&key, ply, &mut self.board_earlier, &mut self.fide_earlier);
+        if counts.fide >= 2 {
+            self.twice[color_index(key.turn)] += 1;
+        }
+        self.last = Some(key);
+        counts
+    }
+
+    /// Moves the short window into a [`Long`] one.
+    #[cold]
+    fn lengthen(&mut self) {
+        let (mut board, mut fide) = (Vec::new(), Vec::new());
+        for e in self.window.drain(..) {
+            self.long.observe(&e.key, e.ply, &mut board, &mut fide);
+        }
+        self.repeated.clear();
+        self.is_long = true;
+        self.long_from = 0;
+    }
+
     /// Key of the position observed last.
     pub fn last_key(&self) -> Option<&Key> {
-        self.window.last().map(|e| &e.key)
+        if self.is_long { self.last.as_ref() } else { self.window.last().map(|e| &e.key) }
     }
 
     pub fn board_earlier(&self) -> &[u32] {
@@ -122,7 +193,11 @@ impl Tracker {
 
     /// Whether a position that occurred at least twice has the pieces-and-side Zobrist key
     /// `board_zobrist`: a cheap test before [`Self::lookup_repeated`].
+    #[inline]
     pub fn repeated_board(&self, board_zobrist: u64) -> bool {
+        if self.is_long {
+            return self.long.repeated_board(board_zobrist);
+        }
         self.repeated.iter().any(|&i| self.window[i].key.board_zobrist == board_zobrist)
     }
 
@@ -130,6 +205,9 @@ impl Tracker {
     /// plies, without recording it.
     pub fn lookup_repeated(&self, key: &Key, plies: &mut Vec<u32>) -> u32 {
         plies.clear();
+        if self.is_long {
+            return self.long.lookup_repeated(key, plies);
+        }
         let same = |e: &Entry| e.key.same_board(key) && e.key.same_rights(key);
         if !self.repeated.iter().any(|&i| same(&self.window[i])) {
             return 0;
@@ -142,5 +220,338 @@ impl Tracker {
             }
         }
         n
+    }
+}
+
+/// No further element in a chain.
+const NONE: u32 = u32::MAX;
+
+/// A long window: its distinct positions, each with its occurrence count and earliest plies.
+#[derive(Default)]
+struct Long {
+    placements: Vec<Placement>,
+    identities: Vec<Identity>,
+    fens: Vec<Fen>,
+    /// Placements by Zobrist key: the latest of each chain ([`Placement::next`]).
+    index: HashMap<u64, u32, BuildHasherDefault<ZobristHasher>>,
+}
+
+/// One placement (pieces on squares and side to move).
+struct Placement {
+    /// The key of its first occurrence (its board and side are what count here).
+    key: Key,
+    seen: Seen,
+    /// Its latest identity in `identities`; the others follow through [`Identity::next`].
+    identities: u32,
+    /// Some identity of it occurred at least twice.
+    twice: bool,
+    /// The placement indexed before it under the same Zobrist key (a collision).
+    next: u32,
+}
+
+/// One FIDE identity of a placement: castling rights and legal e.p. square.
+struct Identity {
+    castling: Bitboard,
+    legal_ep: Option<Square>,
+    seen: Seen,
+    /// Its latest FEN e.p. field in `fens`; the others follow through [`Fen::next`].
+    fens: u32,
+    next: u32,
+}
+
+/// Occurrences of an identity with one FEN e.p. field (after a double push without a legal
+/// e.p. capture, FEN writes a square that the identity does not count).
+struct Fen {
+    ep: Option<Square>,
+    count: u32,
+    next: u32,
+}
+
+/// How often something occurred, and the plies of its earliest occurrences (as many as an event
+/// lists).
+struct Seen {
+    count: u32,
+    plies: [u32; EARLIER_PLIES_MAX],
+}
+
+impl Seen {
+    fn first(ply: u32) -> Seen {
+        let mut plies = [0; EARLIER_PLIES_MAX];
+        plies[0] = ply;
+        Seen { count: 1, plies }
+    }
+
+    /// The plies of the earliest occurrences.
+    fn earliest(&self) -> &[u32] {
+        &self.plies[..(self.count as usize).min(EARLIER_PLIES_MAX)]
+    }
+
+    /// Records another occurrence at `ply`; returns how many came before, their plies in
+    /// `earlier`.
+    fn again(&mut self, ply: u32, earlier: &mut Vec<u32>) -> u32 {
+        earlier.extend_from_slice(self.earliest());
+        if let Some(slot) = self.plies.get_mut(self.count as usize) {
+            *slot = ply;
+        }
+        self.count += 1;
+        self.count - 1
+    }
+}
+
+/// Zobrist keys are uniformly random already: the index uses them as they are.
+#[derive(Default)]
+struct ZobristHasher(u64);
+
+impl Hasher for ZobristHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// An index into one of [`Long`]'s vectors (a window of 4 billion distinct positions would not
+/// fit in memory first).
+fn index(i: usize) -> u32 {
+    u32::try_from(i).unwrap_or(NONE - 1)
+}
+
+impl Long {
+    fn clear(&mut self) {
+        self.placements.clear();
+        self.identities.clear();
+        self.fens.clear();
+        if self.index.capacity() > 1 << 16 {
+            // Clearing costs the capacity: after a very long shuffle, give the memory back.
+            self.index = HashMap::default();
+        } else {
+            self.index.clear();
+        }
+    }
+
+    /// The placement of `key`.
+    fn find(&self, key: &Key) -> Option<usize> {
+        let mut i = *self.index.get(&key.board_zobrist)?;
+        while i != NONE {
+            let p = &self.placements[i as usize];
+            if p.key.same_board(key) {
+                return Some(i as usize);
+            }
+            i = p.next;
+        }
+        None
+    }
+
+    /// The identity of `key` under placement `p`.
+    fn find_identity(&self, p: usize, key: &Key) -> Option<usize> {
+        let mut i = self.placements[p].identities;
+        while i != NONE {
+            let id = &self.identities[i as usize];
+            if id.castling == key.castling && id.legal_ep == key.legal_ep {
+                return Some(i as usize);
+            }
+            i = id.next;
+        }
+        None
+    }
+
+    /// A new identity for `key`, first seen at `ply`, in front of chain `next`.
+    fn new_identity(&mut self, key: &Key, ply: u32, next: u32) -> u32 {
+        self.fens.push(Fen { ep: key.fen_ep, count: 1, next: NONE });
+        let fens = index(self.fens.len() - 1);
+        self.identities.push(Identity { castling: key.castling, legal_ep: key.legal_ep, seen: Seen::first(ply), fens, next });
+        index(self.identities.len() - 1)
+    }
+
+    /// Records an occurrence of `key` at `ply`; its counts as [`Tracker::observe`] gives them,
+    /// and the earlier plies in `board_earlier` and `fide_earlier` (empty on entry).
+    fn observe(&mut self, key: &Key, ply: u32, board_earlier: &mut Vec<u32>, fide_earlier: &mut Vec<u32>) -> Counts {
+        let mut counts = Counts { board: 1, fide: 1, fen: 1, ..Counts::default() };
+        let Some(p) = self.find(key) else {
+            let identities = self.new_identity(key, ply, NONE);
+            let i = index(self.placements.len());
+            let next = self.index.insert(key.board_zobrist, i).unwrap_or(NONE);
+            self.placements.push(Placement { key: key.clone(), seen: Seen::first(ply), identities, twice: false, next });
+            return counts;
+        };
+        let placement = &mut self.placements[p];
+        counts.board += placement.seen.again(ply, board_earlier);
+        let mut i = placement.identities;
+        while i != NONE {
+            let id = &self.identities[i as usize];
+            if id.castling != key.castling || id.legal_ep != key.legal_ep {
+                counts.castling_differs |= id.castling != key.castling;
+                counts.ep_differs |= id.legal_ep != key.legal_ep;
+            }
+            i = id.next;
+        }
+        let Some(i) = self.find_identity(p, key) else {
+            let first = self.placements[p].identities;
+            self.placements[p].identities = self.new_identity(key, ply, first);
+            return counts;
+        };
+        let id = &mut self.identities[i];
+        counts.fide += id.seen.again(ply, fide_earlier);
+        let mut f = id.fens;
+        while f != NONE && self.fens[f as usize].ep != key.fen_ep {
+            f = self.fens[f as usize].next;
+        }
+        if f == NONE {
+            self.fens.push(Fen { ep: key.fen_ep, count: 1, next: self.identities[i].fens });
+            self.identities[i].fens = index(self.fens.len() - 1);
+        } else {
+            let fen = &mut self.fens[f as usize];
+            counts.fen += fen.count;
+            fen.count += 1;
+        }
+        self.placements[p].twice = true;
+        counts
+    }
+
+    fn repeated_board(&self, board_zobrist: u64) -> bool {
+        let mut i = self.index.get(&board_zobrist).copied().unwrap_or(NONE);
+        while i != NONE {
+            let p = &self.placements[i as usize];
+            if p.twice {
+                return true;
+            }
+            i = p.next;
+        }
+        false
+    }
+
+    fn lookup_repeated(&self, key: &Key, plies: &mut Vec<u32>) -> u32 {
+        let Some(id) = self.find(key).and_then(|p| self.find_identity(p, key)).map(|i| &self.identities[i]) else {
+            return 0;
+        };
+        if id.seen.count < 2 {
+            return 0;
+        }
+        plies.extend_from_slice(id.seen.earliest());
+        id.seen.count
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use shakmaty::{CastlingMode, Chess, Move, Position, fen::Fen};
+
+    use super::*;
+
+    /// A tracker whose every window is long from its first position.
+    fn long_from_the_start() -> Tracker {
+        Tracker { is_long: true, long_from: 0, ..Tracker::default() }
+    }
+
+    fn reset(tracker: &mut Tracker, long: bool) {
+        tracker.reset();
+        if long {
+            (tracker.is_long, tracker.long_from) = (true, 0);
+        }
+    }
+
+    /// xorshift64*: deterministic, so a failure names its seed.
+    fn next(state: &mut u64) -> u64 {
+        *state ^= *state >> 12;
+        *state ^= *state << 25;
+        *state ^= *state >> 27;
+        state.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+
+    /// Everything a tracker tells about the position `pos` just observed, and about the
+    /// positions each of its quiet moves would reach.
+    fn answers(tracker: &Tracker, pos: &Chess, counts: Counts) -> String {
+        let mut out = format!(
+            "{counts:?} {:?} {:?} {} {} {:?}",
+            tracker.board_earlier(),
+            tracker.fide_earlier(),
+            tracker.any_twice(Color::White),
+            tracker.any_twice(Color::Black),
+            tracker.last_key().map(|k| k.zobrist()),
+        );
+        let mut plies = Vec::new();
+        for m in pos.legal_moves().into_iter().filter(|m| !m.is_zeroing()) {
+            let mut after = pos.clone();
+            after.play_unchecked(m);
+            let key = Key::of(&after);
+            let n = tracker.lookup_repeated(&key, &mut plies);
+            out += &format!(" {}:{}:{n}:{plies:?}", m, tracker.repeated_board(key.board_zobrist));
+        }
+        out
+    }
+
+    /// The long window (distinct positions, found by hash) answers exactly as the scanned short
+    /// one, and a window that turns long part-way answers as one long from the start: on random
+    /// games that mostly shuffle, with castling rights lost and e.p. squares on the way.
+    #[test]
+    fn a_long_window_answers_as_a_scanned_one() {
+        let starts = [
+            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", CastlingMode::Standard),
+            ("r3k2r/pppq1ppp/2n2n2/3pp3/1bPP4/2N2N2/PP1QPPPP/R3KB1R w KQkq - 0 1", CastlingMode::Standard),
+            ("rk4nr/pppppppp/8/8/8/8/PPPPPPPP/RK4NR w KQkq - 0 1", CastlingMode::Chess960),
+        ];
+        let mut windows_turned_long = 0;
+        for (fen, mode) in starts {
+            let start: Chess = fen.parse::<Fen>().unwrap().into_position(mode).unwrap();
+            for seed in 0..40u64 {
+                let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+                let (mut short, mut long) = (Tracker::default(), long_from_the_start());
+                let mut pos = start.clone();
+                let mut played: Vec<Move> = Vec::new();
+                for ply in 0..300u32 {
+                    let was_long = short.is_long;
+                    let (a, b) = (short.observe(Key::of(&pos), ply), long.observe(Key::of(&pos), ply));
+                    assert_eq!(answers(&short, &pos, a), answers(&long, &pos, b), "seed {seed}, ply {ply}");
+                    windows_turned_long += usize::from(short.is_long && !was_long);
+                    let legal = pos.legal_moves();
+                    if legal.is_empty() {
+                        break;
+                    }
+                    // Mostly undo our own move of two plies ago; sometimes anything.
+                    let back = played.len().checked_sub(2).and_then(|i| {
+                        let m = played[i];
+                        legal.iter().copied().find(|l| l.from() == Some(m.to()) && Some(l.to()) == m.from())
+                    });
+                    let m = match back {
+                        Some(b) if next(&mut state) % 10 < 7 => b,
+                        _ => legal[(next(&mut state) % legal.len() as u64) as usize],
+                    };
+                    pos.play_unchecked(m);
+                    played.push(m);
+                    if m.is_zeroing() {
+                        reset(&mut short, false);
+                        reset(&mut long, true);
+                    }
+                }
+            }
+        }
+        assert!(windows_turned_long > 0);
+    }
+
+    /// Regression: a game that shuffles for thousands of moves was counted against every
+    /// earlier ply, quadratic in its length (100,000 plies of knight moves took 48 s to dump).
+    /// The window now holds each distinct position once.
+    #[test]
+    fn a_shuffle_of_thousands_of_moves_keeps_each_position_once() {
+        let mut pos = Chess::default();
+        let mut tracker = Tracker::default();
+        let shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"];
+        for ply in 0..10_000u32 {
+            let counts = tracker.observe(Key::of(&pos), ply);
+            assert_eq!(counts.fide, ply / 4 + 1);
+            assert_eq!(tracker.fide_earlier().len(), (ply as usize / 4).min(EARLIER_PLIES_MAX));
+            let uci: shakmaty::uci::UciMove = shuffle[ply as usize % 4].parse().unwrap();
+            pos.play_unchecked(uci.to_move(&pos).unwrap());
+        }
+        assert!(tracker.is_long);
+        assert_eq!((tracker.window.len(), tracker.long.placements.len(), tracker.long.identities.len()), (0, 4, 4));
     }
 }
