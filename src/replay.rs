@@ -18,6 +18,11 @@ use crate::{
     tracker::{Counts, Tracker},
 };
 
+/// Plies a game is replayed for at most. No game the Laws allow is longer (fivefold and the
+/// 75-move rule end one within 8,848½ moves, 17,697 plies), so only a broken or made-up game
+/// reaches it; it bounds what one game costs in time and memory (events are kept per game).
+pub const MAX_PLIES: u32 = 20_000;
+
 /// The result of a game, from its `Result` tag.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum GameResult {
@@ -135,6 +140,9 @@ impl Replay {
         if !self.is_replaying() {
             return;
         }
+        if self.ply >= MAX_PLIES {
+            return self.fail(ErrorKind::TooLong, san.san.to_string());
+        }
         let kind = match san.san {
             San::Null => Err(ErrorKind::NullMove),
             _ => crate::san::to_move(&self.pos, &san.san).map_err(|e| match e {
@@ -148,9 +156,11 @@ impl Replay {
         }
     }
 
-    /// Stops the replay at the current ply with an error (e.g. a token that is not a move).
+    /// Stops the replay at the current ply with an error (e.g. a token that is not a move);
+    /// past [`MAX_PLIES`], any token in move position stops it as `TooLong`.
     pub fn fail(&mut self, kind: ErrorKind, token: String) {
         if self.is_replaying() {
+            let kind = if self.ply >= MAX_PLIES { ErrorKind::TooLong } else { kind };
             self.error = Some(GameError { kind, ply: self.ply, token });
         }
     }

@@ -19,6 +19,8 @@ pub enum ErrorKind {
     InvalidFen,
     /// The game's text could not be read as PGN (an unterminated tag or comment).
     InvalidPgn,
+    /// A move token after [`crate::replay::MAX_PLIES`] plies.
+    TooLong,
 }
 
 impl ErrorKind {
@@ -30,6 +32,7 @@ impl ErrorKind {
             ErrorKind::NullMove => "null_move",
             ErrorKind::InvalidFen => "invalid_fen",
             ErrorKind::InvalidPgn => "invalid_pgn",
+            ErrorKind::TooLong => "too_long",
         }
     }
 }

@@ -277,6 +277,25 @@ fn ten_thousand_plies_of_shuffling() {
     assert_eq!(longest, Some(16), "earlier plies are capped");
 }
 
+/// Regression: a game of hundreds of thousands of shuffling plies (3 MB of text) took 626 MB to
+/// ingest (its events are kept per game) and minutes to dump. No game the Laws allow is longer
+/// than 17,697 plies: replay stops after 20,000 with a recorded error, the events before kept.
+#[test]
+fn a_game_longer_than_the_laws_allow_stops_after_20000_plies() {
+    let tmp = tempfile::tempdir().unwrap();
+    let moves = "Nf3 Nf6 Ng1 Ng8 ".repeat(100_000);
+    let path = write(tmp.path(), "endless.pgn", format!("[Event \"s\"]\n\n{moves}*\n\n[Event \"next\"]\n\n1. e4 *\n").as_bytes());
+    let manifest = ingest_in_bounded_memory(&path, &tmp.path().join("ds"), "400,000 plies of shuffling");
+    assert_eq!(manifest["games"], 2);
+    let games = dump(&path);
+    assert_eq!(games[0]["status"], "error");
+    assert_eq!(games[0]["error"], serde_json::json!({ "kind": "too_long", "ply": 20_000, "token": "Nf3" }));
+    assert_eq!(games[0]["summary"]["plies"], 20_000);
+    let last = games[0]["events"].as_array().unwrap().iter().map(|e| e["ply"].as_u64().unwrap()).max();
+    assert_eq!(last, Some(20_000));
+    assert_eq!(games[1]["status"], "ok", "the next game is read as usual");
+}
+
 #[test]
 fn huge_tag_and_huge_comment_are_read() {
     let tmp = tempfile::tempdir().unwrap();

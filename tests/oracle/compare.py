@@ -6,7 +6,7 @@ Usage:  python3 compare.py rust.jsonl oracle.jsonl [--max-show 20]
 Games are matched on "index".  A game counts as one disagreement when any field differs,
 when white/black/result differ (misaligned games), or when it is present on one side only.
 Normalization (FORMAT.md): events are sorted by (ply, kind order, uci or ""); trailing
-"+#!?" are stripped from error tokens; for illegal_move/ambiguous_move tokens "0-0" and
+"+#!?" are stripped from error tokens; for illegal_move/ambiguous_move/too_long tokens "0-0" and
 "0-0-0" (any dash kind) become "O-O"/"O-O-O", "Z0" becomes "--", a leading "P" is removed and
 a promotion piece after "=" is uppercased (the Rust side prints the SAN as shakmaty writes it,
 the oracle the token as written); null_move tokens "Z0" and "--" are equal; `zobrist` is
@@ -61,12 +61,12 @@ PROMOTION = re.compile("=([pnbrqk])")
 
 
 def error_token(kind, token):
-    """Trailing "+#!?" stripped; for illegal/ambiguous moves (which the Rust side prints as
+    """Trailing "+#!?" stripped; for illegal/ambiguous moves and too_long (which the Rust side prints as
     shakmaty writes the parsed SAN, the oracle as written) also "0-0"/"0-0-0" -> "O-O"/"O-O-O",
     "Z0" -> "--", a leading "P" (pawn letter) removed and a promotion piece after "=" uppercased;
     for null moves "Z0" -> "--" (shakmaty prints every null move as "--")."""
     token = token.rstrip("+#!?")
-    if kind in ("illegal_move", "ambiguous_move"):
+    if kind in ("illegal_move", "ambiguous_move", "too_long"):
         m = ZERO_CASTLING.match(token)
         if m:
             token = "O-O-O" if m.group(1) else "O-O"

@@ -18,6 +18,15 @@ cases+=("$corpus/otb/world-championship-matches.pgn 0")
 cases+=("$corpus/otb/karpov_miles_tilburg_1986.pgn 0")
 cases+=("$corpus/engine/tcec-chess960.pgn.zst 1000")
 cases+=("$corpus/otb/pgnmentor-players.pgn.zst $pgnmentor_games")
+# Games of 20,000 plies and more (FORMAT.md too_long), made here: no real game is that long.
+"$py" - > "$out/too_long.pgn" <<'PY'
+shuffle = " ".join(f"{2*i+1}. Nf3 Nf6 {2*i+2}. Ng1 Ng8" for i in range(5000))
+for after in ["", "Nf3+ Nf6 1-0", "0000", "1/2-1/2 Nf3 e4"]:
+    print(f'[Event "too_long"]\n[Result "*"]\n\n{shuffle} {after}\n')
+rooks = " ".join(f"{2*i+1}. Nd3 Nd4 {2*i+2}. Nb4 Nb5" for i in range(5000))
+print(f'[Event "too_long"]\n[FEN "r3k2r/8/8/1n6/1N6/8/8/R3K2R w KQkq - 0 1"]\n[SetUp "1"]\n\n{rooks} 0-0 *\n')
+PY
+cases+=("$out/too_long.pgn 0")
 
 total=0; bad=0; failed_files=()
 for c in "${cases[@]}"; do

@@ -805,6 +805,11 @@ def game_result(tag, marker):
     return None
 
 
+# FORMAT.md: a game is replayed for at most this many plies; the next token in move position
+# stops it with too_long.
+MAX_PLIES = 20000
+
+
 def base_record(index, headers):
     return {
         "index": index,
@@ -836,6 +841,9 @@ def process_game(index, text):
         kind, parsed = classify(item, tok)
         if marker is not None and is_non_move(item, kind):
             continue  # FORMAT.md: after a result marker a non-move token but @@@@ is ignored
+        if a.ply >= MAX_PLIES:
+            error = {"kind": "too_long", "ply": a.ply, "token": tok}
+            continue
         if kind in ("move", "castle", "drop"):
             move, kind = resolve(board, kind, parsed)
         if kind is not None:
