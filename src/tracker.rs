@@ -318,8 +318,8 @@ impl Hasher for ZobristHasher {
     }
 }
 
-/// An index into one of [`Long`]'s vectors (a window of 4 billion distinct positions would not
-/// fit in memory first).
+/// An index into one of [`Long`]'s vectors, which hold at most a position per ply (at most
+/// [`crate::replay::MAX_PLIES`] + 1).
 fn index(i: usize) -> u32 {
     u32::try_from(i).unwrap_or(NONE - 1)
 }
@@ -329,12 +329,7 @@ impl Long {
         self.placements.clear();
         self.identities.clear();
         self.fens.clear();
-        if self.index.capacity() > 1 << 16 {
-            // Clearing costs the capacity: after a very long shuffle, give the memory back.
-            self.index = HashMap::default();
-        } else {
-            self.index.clear();
-        }
+        self.index.clear();
     }
 
     /// The placement of `key`.
