@@ -163,9 +163,10 @@ impl Tracker {
     /// Moves the short window into a [`Long`] one.
     #[cold]
     fn lengthen(&mut self) {
-        let (mut board, mut fide) = (Vec::new(), Vec::new());
         for e in self.window.drain(..) {
-            self.long.observe(&e.key, e.ply, &mut board, &mut fide);
+            self.board_earlier.clear();
+            self.fide_earlier.clear();
+            self.long.observe(&e.key, e.ply, &mut self.board_earlier, &mut self.fide_earlier);
         }
         self.repeated.clear();
         self.is_long = true;
