@@ -380,16 +380,19 @@ impl Long {
         };
         let placement = &mut self.placements[p];
         counts.board += placement.seen.again(ply, board_earlier);
-        let mut i = placement.identities;
+        // One walk over its identities: the flags of the others, and its own.
+        let (mut i, mut same) = (placement.identities, None);
         while i != NONE {
             let id = &self.identities[i as usize];
-            if id.castling != key.castling || id.legal_ep != key.legal_ep {
+            if id.castling == key.castling && id.legal_ep == key.legal_ep {
+                same = Some(i as usize);
+            } else {
                 counts.castling_differs |= id.castling != key.castling;
                 counts.ep_differs |= id.legal_ep != key.legal_ep;
             }
             i = id.next;
         }
-        let Some(i) = self.find_identity(p, key) else {
+        let Some(i) = same else {
             let first = self.placements[p].identities;
             self.placements[p].identities = self.new_identity(key, ply, first);
             return counts;
