@@ -7,7 +7,7 @@
 //! equality is always decided on the exact components.
 
 use shakmaty::{
-    Bitboard, Board, CastlingMode, CastlingSide, Chess, Color, File, Move, Position, Rank, Role, Square,
+    Bitboard, Board, CastlingMode, CastlingSide, Chess, Color, Move, Position, Role, Square,
     zobrist::{Zobrist64, ZobristValue},
 };
 
@@ -130,69 +130,86 @@ pub fn move_zobrist_change(m: Move, turn: Color) -> u64 {
     z
 }
 
-/// The printable identity components of a position, as recorded with every event.
+/// The printable identity components of a position, as recorded with every event. The texts
+/// are parts of one string, the identity FEN: one allocation per event and per copy of it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Identity {
-    /// Board part of the FEN.
-    pub placement: String,
+    /// Identity FEN: placement, side, castling, legal e.p. (or `-`).
+    fen: String,
+    /// Where the placement ends in `fen`.
+    placement_end: usize,
+    /// Where the castling field ends in `fen` (it starts three bytes after the placement).
+    castling_end: usize,
     pub turn: Color,
-    /// FEN castling letters (`KQkq`), Shredder-FEN letters (`HAha`) in Chess960, or `-`.
-    pub castling: String,
     /// Legal e.p. square, if any.
     pub ep: Option<Square>,
-    /// Identity FEN: placement, side, castling, legal e.p. (or `-`).
-    pub fen: String,
     pub zobrist: u64,
 }
 
 impl Identity {
     pub fn of(key: &Key, mode: CastlingMode) -> Identity {
-        let placement = placement(&key.board);
-        let castling = castling_letters(&key.board, key.castling, mode);
-        let mut fen = String::with_capacity(placement.len() + castling.len() + 8);
-        fen.push_str(&placement);
-        fen.push(' ');
-        fen.push(turn_char(key.turn));
-        fen.push(' ');
-        fen.push_str(&castling);
-        fen.push(' ');
+        let mut fen = Vec::with_capacity(90);
+        push_placement(&key.board, &mut fen);
+        let placement_end = fen.len();
+        fen.extend_from_slice(&[b' ', turn_char(key.turn) as u8, b' ']);
+        push_castling(&key.board, key.castling, mode, &mut fen);
+        let castling_end = fen.len();
+        fen.push(b' ');
         match key.legal_ep {
-            Some(sq) => {
-                fen.push(sq.file().char());
-                fen.push(sq.rank().char());
-            }
-            None => fen.push('-'),
+            Some(sq) => fen.extend_from_slice(&[sq.file().char() as u8, sq.rank().char() as u8]),
+            None => fen.push(b'-'),
         }
-        Identity { placement, turn: key.turn, castling, ep: key.legal_ep, fen, zobrist: key.zobrist() }
+        let fen = String::from_utf8(fen).expect("FEN letters are ASCII");
+        Identity { fen, placement_end, castling_end, turn: key.turn, ep: key.legal_ep, zobrist: key.zobrist() }
+    }
+
+    /// Identity FEN: placement, side, castling, legal e.p. (or `-`).
+    pub fn fen(&self) -> &str {
+        &self.fen
+    }
+
+    /// Board part of the FEN.
+    pub fn placement(&self) -> &str {
+        &self.fen[..self.placement_end]
+    }
+
+    /// FEN castling letters (`KQkq`), Shredder-FEN letters (`HAha`) in Chess960, or `-`.
+    pub fn castling(&self) -> &str {
+        &self.fen[self.placement_end + 3..self.castling_end]
     }
 }
 
-/// The board part of a FEN, written directly: an event is recorded for every repetition, and
-/// the general formatter costs several times as much.
-fn placement(board: &Board) -> String {
-    let mut out = String::with_capacity(72);
-    for rank in Rank::ALL.into_iter().rev() {
-        let mut empty = 0u8;
-        for file in File::ALL {
-            match board.piece_at(Square::from_coords(file, rank)) {
-                Some(piece) => {
-                    if empty > 0 {
-                        out.push((b'0' + empty) as char);
-                        empty = 0;
-                    }
-                    out.push(piece.char());
-                }
-                None => empty += 1,
+/// Writes the board part of a FEN: an event is recorded for every repetition, and the general
+/// formatter (or a lookup of each square's piece) costs several times as much.
+fn push_placement(board: &Board, out: &mut Vec<u8>) {
+    let mut letters = [0u8; 64];
+    for color in Color::ALL {
+        for role in Role::ALL {
+            let piece = role.of(color);
+            for sq in board.by_piece(piece) {
+                letters[usize::from(sq)] = piece.char() as u8;
             }
         }
-        if empty > 0 {
-            out.push((b'0' + empty) as char);
-        }
-        if rank != Rank::First {
-            out.push('/');
-        }
     }
-    out
+    for rank in letters.chunks_exact(8).rev() {
+        let mut empty = 0u8;
+        for &letter in rank {
+            if letter == 0 {
+                empty += 1;
+                continue;
+            }
+            if empty > 0 {
+                out.push(b'0' + empty);
+                empty = 0;
+            }
+            out.push(letter);
+        }
+        if empty > 0 {
+            out.push(b'0' + empty);
+        }
+        out.push(b'/');
+    }
+    out.pop(); // no '/' after the first rank
 }
 
 pub fn turn_char(color: Color) -> char {
@@ -202,31 +219,27 @@ pub fn turn_char(color: Color) -> char {
     }
 }
 
-/// FEN castling field. Standard chess uses `KQkq`; Chess960 uses Shredder-FEN letters (the
-/// files of the castling rooks), white first, each colour from the h-file down.
-fn castling_letters(board: &Board, rights: Bitboard, mode: CastlingMode) -> String {
-    let mut out = String::new();
+/// Writes the FEN castling field. Standard chess uses `KQkq`; Chess960 uses Shredder-FEN letters
+/// (the files of the castling rooks), white first, each colour from the h-file down.
+fn push_castling(board: &Board, rights: Bitboard, mode: CastlingMode, out: &mut Vec<u8>) {
+    let start = out.len();
     for color in Color::ALL {
-        let mut rooks: Vec<Square> = (rights & Bitboard::from_rank(color.backrank())).into_iter().collect();
-        rooks.sort_by(|a, b| b.cmp(a));
-        for sq in rooks {
+        let king_file = board.king_of(color).map(|k| k.file());
+        for sq in (rights & Bitboard::from_rank(color.backrank())).into_iter().rev() {
             let letter = match mode {
                 CastlingMode::Chess960 => sq.file().char(),
-                CastlingMode::Standard => {
-                    let king_file = board.king_of(color).map(|k| k.file());
-                    if king_file.is_some_and(|k| sq.file() > k) { 'k' } else { 'q' }
-                }
-            };
+                CastlingMode::Standard if king_file.is_some_and(|k| sq.file() > k) => 'k',
+                CastlingMode::Standard => 'q',
+            } as u8;
             out.push(match color {
                 Color::White => letter.to_ascii_uppercase(),
                 Color::Black => letter,
             });
         }
     }
-    if out.is_empty() {
-        out.push('-');
+    if out.len() == start {
+        out.push(b'-');
     }
-    out
 }
 
 #[cfg(test)]
@@ -274,14 +287,15 @@ mod tests {
                 let id = Identity::of(&Key::of(&pos), mode);
                 ep += usize::from(id.ep.is_some());
                 assert_eq!(id.zobrist, pos.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0);
-                assert_eq!(id.placement, pos.board().to_string());
+                assert_eq!(id.placement(), pos.board().to_string());
                 if mode == CastlingMode::Chess960 {
                     checked960 += usize::from(pos.castles().any());
                     continue;
                 }
                 let fen = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
                 let fields: Vec<&str> = fen.split(' ').take(4).collect();
-                assert_eq!(id.fen, fields.join(" "));
+                assert_eq!(id.fen(), fields.join(" "));
+                assert_eq!((id.placement(), id.castling()), (fields[0], fields[2]));
                 checked += 1;
             }
         }

@@ -449,10 +449,10 @@ impl EventsBuilder {
         self.turn.append_value(turn_char(event.turn).encode_utf8(&mut [0; 4]));
         self.halfmove_clock.append_value(event.halfmove_clock);
         let id = &event.identity;
-        self.placement.append_value(&id.placement);
-        self.castling.append_value(&id.castling);
+        self.placement.append_value(id.placement());
+        self.castling.append_value(id.castling());
         self.ep.append_option(id.ep.map(|sq| sq.to_string()));
-        self.fen.append_value(&id.fen);
+        self.fen.append_value(id.fen());
         self.zobrist.append_value(id.zobrist);
         self.earlier_plies.values().append_slice(event.earlier_plies());
         self.earlier_plies.append(true);

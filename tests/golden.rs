@@ -84,7 +84,7 @@ fn repeated_start_position() {
     assert_eq!(s.positions_reaching_3, 1);
     assert_eq!(s.draw_reason.map(|r| r.as_str()), Some("threefold"));
     let e = &g.analysis.as_ref().unwrap().events[0];
-    assert_eq!(e.identity.fen, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -");
+    assert_eq!(e.identity.fen(), "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -");
     assert_eq!(e.identity.zobrist, 0x463b96181691fc9c, "Polyglot key of the start position");
 }
 
@@ -130,7 +130,7 @@ fn castling_right_lost_by_king_move() {
         ],
     );
     let events = &g.analysis.as_ref().unwrap().events;
-    assert_eq!(events[0].identity.castling, "-");
+    assert_eq!(events[0].identity.castling(), "-");
     assert_eq!(g.analysis.as_ref().unwrap().summary.pseudo_repetitions, 3);
 }
 
@@ -150,7 +150,7 @@ fn castling_right_lost_by_rook_move() {
         ],
     );
     let last = g.analysis.as_ref().unwrap().events.last().unwrap();
-    assert_eq!(last.identity.castling, "Qq");
+    assert_eq!(last.identity.castling(), "Qq");
 }
 
 #[test]
@@ -173,8 +173,8 @@ fn castling_right_lost_by_rook_capture() {
         ],
     );
     let events = &g.analysis.as_ref().unwrap().events;
-    assert_eq!(events[0].identity.castling, "Q");
-    assert_eq!(events[0].identity.fen, "r3k2B/8/8/8/8/8/8/R3K3 b Q -");
+    assert_eq!(events[0].identity.castling(), "Q");
+    assert_eq!(events[0].identity.fen(), "r3k2B/8/8/8/8/8/8/R3K3 b Q -");
 }
 
 #[test]
@@ -205,7 +205,7 @@ fn double_push_without_legal_capture() {
     assert_events(&g, &["5 repetition occ=2 earlier=[1]", "5 hidden fen=1 fide=2 earlier=[1]"]);
     let e = &g.analysis.as_ref().unwrap().events[0];
     assert_eq!(e.identity.ep, None);
-    assert_eq!(e.identity.fen, "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -");
+    assert_eq!(e.identity.fen(), "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -");
 }
 
 #[test]
@@ -217,7 +217,7 @@ fn pinned_pawn_en_passant_is_not_a_right() {
     );
     assert_events(&g, &["5 repetition occ=2 earlier=[1]", "5 hidden fen=1 fide=2 earlier=[1]"]);
     let e = &g.analysis.as_ref().unwrap().events[0];
-    assert_eq!(e.identity.fen, "8/8/8/8/k2pP2R/8/8/4K3 b - -");
+    assert_eq!(e.identity.fen(), "8/8/8/8/k2pP2R/8/8/4K3 b - -");
 }
 
 #[test]
@@ -240,8 +240,8 @@ fn chess960_uses_shredder_castling_letters() {
         ],
     );
     let e = &g.analysis.as_ref().unwrap().events[0];
-    assert_eq!(e.identity.castling, "FCfc");
-    assert_eq!(e.identity.fen, "bnrkqrnb/pppppppp/8/8/8/8/PPPPPPPP/BNRKQRNB w FCfc -");
+    assert_eq!(e.identity.castling(), "FCfc");
+    assert_eq!(e.identity.fen(), "bnrkqrnb/pppppppp/8/8/8/8/PPPPPPPP/BNRKQRNB w FCfc -");
 }
 
 #[test]
