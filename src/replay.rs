@@ -202,9 +202,31 @@ impl Replay {
         );
         let counts = self.tracker.observe(key, ply);
 
+        self.stats.last_counts = counts;
+        self.stats.max_occurrence = self.stats.max_occurrence.max(counts.fide);
+        // Most positions occur for the first time: everything else is out of line.
+        if counts.board >= 2 {
+            self.repeated(counts, ply, fullmove, turn, halfmove_clock);
+        }
+        if halfmove_clock >= 100 {
+            self.fifty_moves(ply, halfmove_clock);
+        }
+        // A move leads to a position with the opponent to move; only if such a position already
+        // occurred twice, and could follow this one, can a move reach a third occurrence.
+        let by_move = self.tracker.any_twice(!turn)
+            && self.tracker.may_follow_by_one_move(self.pos.board(), turn)
+            && self.claims_by_move(ply, fullmove, turn, halfmove_clock);
+        self.stats.last_claim_by_move = by_move;
+        if counts.fide >= 3 || by_move {
+            self.stats.opportunities.push(ply);
+        }
+    }
+
+    /// Counts a position that occurred before (on the same board at least) and records its
+    /// events.
+    #[inline(never)]
+    fn repeated(&mut self, counts: Counts, ply: u32, fullmove: u32, turn: Color, halfmove_clock: u32) {
         let st = &mut self.stats;
-        st.last_counts = counts;
-        st.max_occurrence = st.max_occurrence.max(counts.fide);
         for (i, n) in [2, 3, 5].into_iter().enumerate() {
             if counts.fide >= n && st.first_occurrence[i].is_none() {
                 st.first_occurrence[i] = Some(ply);
@@ -213,65 +235,59 @@ impl Replay {
         if counts.fide == 3 {
             st.positions_reaching_3 += 1;
         }
-        if halfmove_clock >= 100 && st.first_halfmove_100.is_none() {
+
+        let key = self.tracker.last_key().expect("just observed");
+        let identity = Identity::of(key, self.mode());
+        let event = |detail| Event { ply, fullmove, turn, halfmove_clock, identity: identity.clone(), detail };
+        if counts.fide >= 2 {
+            self.events.push(event(Detail::Repetition {
+                occurrence: counts.fide,
+                earlier_plies: self.tracker.fide_earlier().to_vec(),
+                claimable: counts.fide >= 3,
+                automatic: counts.fide >= 5,
+            }));
+        }
+        if counts.board > counts.fide {
+            let differs = match (counts.castling_differs, counts.ep_differs) {
+                (true, true) => Differs::Both,
+                (true, false) => Differs::Castling,
+                _ => Differs::EnPassant,
+            };
+            self.stats.pseudo += 1;
+            self.events.push(event(Detail::PseudoRepetition {
+                differs,
+                board_occurrence: counts.board,
+                fide_occurrence: counts.fide,
+                earlier_plies: self.tracker.board_earlier().to_vec(),
+            }));
+        }
+        if counts.fide >= 2 && counts.fen < counts.fide {
+            self.stats.hidden += 1;
+            self.events.push(event(Detail::HiddenRepetition {
+                fen_occurrence: counts.fen,
+                fide_occurrence: counts.fide,
+                earlier_plies: self.tracker.fide_earlier().to_vec(),
+            }));
+        }
+    }
+
+    /// Notes the first plies at which the fifty- and seventy-five-move counts were reached.
+    #[cold]
+    fn fifty_moves(&mut self, ply: u32, halfmove_clock: u32) {
+        let st = &mut self.stats;
+        if st.first_halfmove_100.is_none() {
             st.first_halfmove_100 = Some(ply);
         }
         if halfmove_clock >= 150 && st.first_halfmove_150.is_none() {
             st.first_halfmove_150 = Some(ply);
         }
-
-        let repeats = counts.board >= 2;
-        if repeats {
-            let key = self.tracker.last_key().expect("just observed");
-            let identity = Identity::of(key, self.mode());
-            let event = |detail| Event { ply, fullmove, turn, halfmove_clock, identity: identity.clone(), detail };
-            if counts.fide >= 2 {
-                self.events.push(event(Detail::Repetition {
-                    occurrence: counts.fide,
-                    earlier_plies: self.tracker.fide_earlier().to_vec(),
-                    claimable: counts.fide >= 3,
-                    automatic: counts.fide >= 5,
-                }));
-            }
-            if counts.board > counts.fide {
-                let differs = match (counts.castling_differs, counts.ep_differs) {
-                    (true, true) => Differs::Both,
-                    (true, false) => Differs::Castling,
-                    _ => Differs::EnPassant,
-                };
-                self.stats.pseudo += 1;
-                self.events.push(event(Detail::PseudoRepetition {
-                    differs,
-                    board_occurrence: counts.board,
-                    fide_occurrence: counts.fide,
-                    earlier_plies: self.tracker.board_earlier().to_vec(),
-                }));
-            }
-            if counts.fide >= 2 && counts.fen < counts.fide {
-                self.stats.hidden += 1;
-                self.events.push(event(Detail::HiddenRepetition {
-                    fen_occurrence: counts.fen,
-                    fide_occurrence: counts.fide,
-                    earlier_plies: self.tracker.fide_earlier().to_vec(),
-                }));
-            }
-        }
-
-        let by_move = self.claims_by_move(ply, fullmove, turn, halfmove_clock);
-        self.stats.last_claim_by_move = by_move;
-        if counts.fide >= 3 || by_move {
-            self.stats.opportunities.push(ply);
-        }
     }
 
     /// Records a `claim_by_move` event for each legal move that would make a position occur for
     /// the third time or more. Returns whether there was one.
+    /// The caller has checked that some position with the opponent to move occurred twice.
+    #[inline(never)]
     fn claims_by_move(&mut self, ply: u32, fullmove: u32, turn: Color, halfmove_clock: u32) -> bool {
-        // A move leads to a position with the opponent to move; only if such a position already
-        // occurred twice can any move reach a third occurrence.
-        if !self.tracker.any_twice(!turn) {
-            return false;
-        }
         let mode = self.mode();
         let mut found = false;
         for m in self.pos.legal_moves() {

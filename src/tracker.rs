@@ -13,7 +13,7 @@ use std::{
     hash::{BuildHasherDefault, Hasher},
 };
 
-use shakmaty::{Bitboard, Color, Square};
+use shakmaty::{Bitboard, Board, Color, Role, Square};
 
 use crate::identity::Key;
 
@@ -190,6 +190,25 @@ impl Tracker {
     /// can a move reach a third occurrence.
     pub fn any_twice(&self, turn: Color) -> bool {
         self.twice[color_index(turn)] > 0
+    }
+
+    /// Whether some position that occurred at least twice, with `turn`'s opponent to move, could
+    /// follow `board` by one move of `turn` that is no pawn move or capture: such a move leaves
+    /// the opponent's pieces where they are and changes at most four squares (castling), so a
+    /// position whose opponent pieces stand elsewhere cannot follow. Only a filter: `true` may
+    /// still find no move. A long window always answers `true`.
+    pub fn may_follow_by_one_move(&self, board: &Board, turn: Color) -> bool {
+        if self.is_long {
+            return true;
+        }
+        let them = board.by_color(!turn);
+        self.repeated.iter().any(|&i| {
+            let b = &self.window[i].key.board;
+            self.window[i].key.turn != turn
+                && b.by_color(!turn) == them
+                && (Role::ALL.iter().all(|&r| b.by_role(r) & them == board.by_role(r) & them))
+                && (b.occupied() ^ board.occupied()).count() <= 4
+        })
     }
 
     /// Whether a position that occurred at least twice has the pieces-and-side Zobrist key
