@@ -60,9 +60,19 @@ fn writer_properties(source: &str) -> Result<WriterProperties> {
             .set_column_dictionary_enabled(ColumnPath::from(column), false)
             .set_column_encoding(ColumnPath::from(column), Encoding::DELTA_BINARY_PACKED);
     }
-    // Unique per game (lichess_id) or nearly per event (zobrist): a dictionary cannot help.
-    for column in ["lichess_id", "zobrist"] {
+    // Unique per game (lichess_id) or nearly per event (zobrist, and the identity texts, which
+    // came out larger with a dictionary): a dictionary cannot help.
+    for column in ["lichess_id", "zobrist", "placement", "fen"] {
         builder = builder.set_column_dictionary_enabled(ColumnPath::from(column), false);
+    }
+    // Texts in no useful order (names, identities, free-form tags): their minimum and maximum
+    // never let a reader skip a page or row group, and cost a comparison per value. Dates,
+    // numbers and the partition's source keep theirs (Lichess dumps are in date order).
+    for column in [
+        "Event", "Site", "White", "Black", "Opening", "Round", "tags.key_value.key", "tags.key_value.value",
+        "error_token", "placement", "castling", "fen", "san", "uci",
+    ] {
+        builder = builder.set_column_statistics_enabled(ColumnPath::from(column), EnabledStatistics::None);
     }
     Ok(builder
         .set_statistics_enabled(EnabledStatistics::Page)
