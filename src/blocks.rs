@@ -4,7 +4,7 @@
 //! machine (about 2 GB/s, 14 replay threads' worth on Lichess text). Here the stream comes as
 //! blocks (a pzstd file's frames, or pieces of a plain file) whose lines are read on the
 //! threads that decode them: a [`Survey`] reads a block's whole lines from each state the text
-//! before it may have left the line model in (few: [`CANDIDATES`]). The runs agree as soon as
+//! before it may have left the line model in (few: `chunk::CANDIDATES`). The runs agree as soon as
 //! they reach the same state, mostly within a game, so a survey costs little more than one
 //! reading. The [`Stitcher`] then takes the blocks in order on one thread: it reads the line
 //! that straddles two blocks, picks the run that starts from the state really reached, and

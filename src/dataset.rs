@@ -231,7 +231,7 @@ impl Dataset {
 
     /// Records `entry` (one input's, with its `source`) in the manifest, replacing the entry of
     /// the same source and keeping the others, and rewrites the manifest: at once while it lists
-    /// at most [`MANIFEST_EVERY_INPUT_UP_TO`] inputs, otherwise once [`MANIFEST_INTERVAL`] (or
+    /// at most `MANIFEST_EVERY_INPUT_UP_TO` inputs, otherwise once `MANIFEST_INTERVAL` (or
     /// ten times the last rewrite's duration) has passed; [`Self::flush_manifest`] (or dropping
     /// the dataset) writes what is left. `committed`, the commit that wrote the entry's
     /// partition, has its record removed once the entry is written.

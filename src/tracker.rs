@@ -21,7 +21,8 @@ use crate::identity::Key;
 /// numbers still count them all. Keeps a game of thousands of shuffling moves small.
 pub const EARLIER_PLIES_MAX: usize = 16;
 
-/// A window of up to this many positions is scanned; a longer one is kept as a [`Long`].
+/// A window of up to this many positions is scanned; a longer one is kept as a `Long`
+/// (its distinct positions).
 pub const SCAN_MAX: usize = 64;
 
 struct Entry {
