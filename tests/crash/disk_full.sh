@@ -3,10 +3,7 @@
 # files and no Parquet file that does not open with its footer, and the manifest must list the
 # source committed before the disk filled up. Needs root (mount).
 set -euo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-bin="$root/target/release/threefold"
-py="${THREEFOLD_PYTHON:-$root/.venv/bin/python}"
-corpus="${THREEFOLD_CORPUS:-$root/../shared/corpus}"
+source "$(dirname "$0")/common.sh"
 mnt="$(mktemp -d)"
 if ! mount -t tmpfs -o size=400k tmpfs "$mnt" 2>/dev/null; then
   echo "disk full: cannot mount a tmpfs here (not root?)"; exit 1
@@ -21,11 +18,10 @@ err="$(cat "$mnt/../disk_full.err")"; rm -f "$mnt/../disk_full.err"
 grep -q "No space left on device" <<<"$err" || { echo "disk full: unclear message: $err"; exit 1; }
 leftovers="$(find "$mnt" -name '.tmp-*' -o -name '*.tmp*')"
 [ -z "$leftovers" ] || { echo "disk full: temporary files left: $leftovers"; exit 1; }
+check_files "$mnt"
 "$py" - "$mnt" <<'PY'
 import json, pathlib, sys
 import pyarrow.parquet as pq
-for f in pathlib.Path(sys.argv[1]).rglob("*.parquet"):
-    pq.ParquetFile(f).metadata
 # The first input fits and is committed before the second fills the disk: the manifest, updated
 # after each source, must list it with its counts, and list no source that has no partition.
 out = pathlib.Path(sys.argv[1]) / "ds"

@@ -7,28 +7,10 @@
 # no record or temporary folder.
 # Usage: tests/crash/sigkill.sh [KILLS]   (needs the release build and .venv with pyarrow)
 set -euo pipefail
-root="$(cd "$(dirname "$0")/../.." && pwd)"
-bin="$root/target/release/threefold"
-py="${THREEFOLD_PYTHON:-$root/.venv/bin/python}"
-corpus="${THREEFOLD_CORPUS:-$root/../shared/corpus}"
+source "$(dirname "$0")/common.sh"
 kills="${1:-20}"
 inputs=("$corpus/lichess" "$corpus/otb/world-championship-matches.pgn" "$corpus/engine/tcec-cups.pgn.zst")
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
-
-check_files() {
-  "$py" - "$1" <<'PY'
-import pathlib, sys
-import pyarrow.parquet as pq
-bad = []
-for f in pathlib.Path(sys.argv[1]).rglob("*.parquet"):
-    try:
-        pq.ParquetFile(f).metadata
-    except Exception as e:
-        bad.append(f"{f}: {e}")
-if bad:
-    print("\n".join(bad)); sys.exit(1)
-PY
-}
 
 # The manifest is updated after each source's partition is committed, so it lists every partition
 # present, except in one window: from a commit's first swap to that manifest write. The commit's
