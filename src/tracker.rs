@@ -507,18 +507,32 @@ mod tests {
         out
     }
 
+    const STARTS: [(&str, CastlingMode); 3] = [
+        ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", CastlingMode::Standard),
+        ("r3k2r/pppq1ppp/2n2n2/3pp3/1bPP4/2N2N2/PP1QPPPP/R3KB1R w KQkq - 0 1", CastlingMode::Standard),
+        ("rk4nr/pppppppp/8/8/8/8/PPPPPPPP/RK4NR w KQkq - 0 1", CastlingMode::Chess960),
+    ];
+
+    /// A move of a game that mostly shuffles: mostly the undoing of our own move of two plies
+    /// ago, sometimes anything.
+    fn shuffling_move(legal: &[Move], played: &[Move], state: &mut u64) -> Move {
+        let back = played.len().checked_sub(2).and_then(|i| {
+            let m = played[i];
+            legal.iter().copied().find(|l| l.from() == Some(m.to()) && Some(l.to()) == m.from())
+        });
+        match back {
+            Some(b) if next(state) % 10 < 7 => b,
+            _ => legal[(next(state) % legal.len() as u64) as usize],
+        }
+    }
+
     /// The long window (distinct positions, found by hash) answers exactly as the scanned short
     /// one, and a window that turns long part-way answers as one long from the start: on random
     /// games that mostly shuffle, with castling rights lost and e.p. squares on the way.
     #[test]
     fn a_long_window_answers_as_a_scanned_one() {
-        let starts = [
-            ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", CastlingMode::Standard),
-            ("r3k2r/pppq1ppp/2n2n2/3pp3/1bPP4/2N2N2/PP1QPPPP/R3KB1R w KQkq - 0 1", CastlingMode::Standard),
-            ("rk4nr/pppppppp/8/8/8/8/PPPPPPPP/RK4NR w KQkq - 0 1", CastlingMode::Chess960),
-        ];
         let mut windows_turned_long = 0;
-        for (fen, mode) in starts {
+        for (fen, mode) in STARTS {
             let start: Chess = fen.parse::<Fen>().unwrap().into_position(mode).unwrap();
             for seed in 0..40u64 {
                 let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
@@ -534,15 +548,7 @@ mod tests {
                     if legal.is_empty() {
                         break;
                     }
-                    // Mostly undo our own move of two plies ago; sometimes anything.
-                    let back = played.len().checked_sub(2).and_then(|i| {
-                        let m = played[i];
-                        legal.iter().copied().find(|l| l.from() == Some(m.to()) && Some(l.to()) == m.from())
-                    });
-                    let m = match back {
-                        Some(b) if next(&mut state) % 10 < 7 => b,
-                        _ => legal[(next(&mut state) % legal.len() as u64) as usize],
-                    };
+                    let m = shuffling_move(&legal, &played, &mut state);
                     pos.play_unchecked(m);
                     played.push(m);
                     if m.is_zeroing() {
@@ -553,6 +559,47 @@ mod tests {
             }
         }
         assert!(windows_turned_long > 0);
+    }
+
+    /// The filter before the claim-by-move search never turns away a position from which a
+    /// quiet move reaches one that occurred twice (checked by trying every legal move), and does
+    /// turn many away: on shuffling games as above, in short windows.
+    #[test]
+    fn the_one_move_filter_keeps_every_claim_by_move() {
+        let (mut claims, mut turned_away) = (0, 0);
+        let mut plies = Vec::new();
+        for (fen, mode) in STARTS {
+            let start: Chess = fen.parse::<Fen>().unwrap().into_position(mode).unwrap();
+            for seed in 0..40u64 {
+                let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+                let mut tracker = Tracker::default();
+                let mut pos = start.clone();
+                let mut played: Vec<Move> = Vec::new();
+                for ply in 0..300u32 {
+                    tracker.observe(Key::of(&pos), ply);
+                    let legal = pos.legal_moves();
+                    if legal.is_empty() {
+                        break;
+                    }
+                    let claim = legal.iter().filter(|m| !m.is_zeroing()).any(|&m| {
+                        let mut after = pos.clone();
+                        after.play_unchecked(m);
+                        tracker.lookup_repeated(&Key::of(&after), &mut plies) >= 2
+                    });
+                    let may = tracker.may_follow_by_one_move(pos.board(), pos.turn());
+                    assert!(may || !claim, "seed {seed}, ply {ply}: a claim by move turned away");
+                    claims += usize::from(claim);
+                    turned_away += usize::from(!may && tracker.any_twice(!pos.turn()));
+                    let m = shuffling_move(&legal, &played, &mut state);
+                    pos.play_unchecked(m);
+                    played.push(m);
+                    if m.is_zeroing() {
+                        tracker.reset();
+                    }
+                }
+            }
+        }
+        assert!(claims > 5_000 && turned_away > 5_000, "{claims} claims, {turned_away} turned away");
     }
 
     /// Regression: a game that shuffles for thousands of moves was counted against every
