@@ -411,6 +411,7 @@ impl<'a> Mainline<'a> {
 
     /// Reads up to the next token to report; with `read_moves` false, moves and bad tokens
     /// are passed over unread.
+    #[inline(always)]
     fn step(&mut self, read_moves: bool) -> Option<Token> {
         if self.ended {
             return None;
@@ -462,6 +463,11 @@ impl<'a> Mainline<'a> {
                 b'$' => {
                     sc.i += 1;
                     sc.skip_token();
+                }
+                // A move number (no result or castling starts so): its digits, dots and spaces.
+                b'1'..=b'9' if c != b'1' || matches!(sc.at(1), Some(b'0'..=b'9' | b'.')) => {
+                    sc.i += 1;
+                    sc.skip_digits_and_dots();
                 }
                 // The reader reads results, castling with zeros and move numbers by their prefix;
                 // what follows starts a new token.
