@@ -284,8 +284,8 @@ impl Replay {
     }
 
     /// Records a `claim_by_move` event for each legal move that would make a position occur for
-    /// the third time or more. Returns whether there was one.
-    /// The caller has checked that some position with the opponent to move occurred twice.
+    /// the third time or more. Returns whether there was one. The caller has checked that a
+    /// position with the opponent to move occurred twice and may follow this one.
     #[inline(never)]
     fn claims_by_move(&mut self, ply: u32, fullmove: u32, turn: Color, halfmove_clock: u32) -> bool {
         let mode = self.mode();

@@ -207,7 +207,7 @@ impl Tracker {
             let b = &self.window[i].key.board;
             self.window[i].key.turn != turn
                 && b.by_color(!turn) == them
-                && (Role::ALL.iter().all(|&r| b.by_role(r) & them == board.by_role(r) & them))
+                && Role::ALL.iter().all(|&r| b.by_role(r) & them == board.by_role(r) & them)
                 && (b.occupied() ^ board.occupied()).count() <= 4
         })
     }
