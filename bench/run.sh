@@ -26,6 +26,9 @@
 #   pgn-extract  pgn-extract --repetition on the decompressed file, one process, and ingest
 #                --threads 1 on that same decompressed file for its ratio
 #   N floors     N floors at once, one per core: the machine's own ceiling for ingest tN / t1
+#   one core     ingest --threads 1 held to one core (taskset -c 0): its reading and writing
+#                threads then take turns with the replay thread, so this is ingest's serial
+#                cost, against the floor's, and the base of tN's speedup over a serial run
 #   small files  ingest --threads 1 on a folder of 2,000 files of 10 games (the first input's first
 #                games) and on the same games in one file: what each input costs beyond its games
 # and for the serial stage (examples/split.rs: decompress and cut into chunks, nothing else):
@@ -72,6 +75,8 @@ if ! [ -x "$py" ] || ! "$py" -c 'import chess' 2>/dev/null; then
   echo "bench: no python-chess venv at $py (run scripts/test.sh once); python-chess rows skipped" >&2
   py=""
 fi
+taskset="$(command -v taskset || true)"
+[ -z "$taskset" ] && echo "bench: taskset (util-linux) not installed; the one-core rows skipped" >&2
 pgnx="$(command -v pgn-extract || true)"
 [ -z "$pgnx" ] && [ -x /usr/games/pgn-extract ] && pgnx=/usr/games/pgn-extract
 if [ -z "$pgnx" ] && [ "$smoke" = 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -201,6 +206,11 @@ for name in "${names[@]}"; do
       run "ingest $name --threads $t" "$bin" ingest "$in" --out "$tmp/ds" --threads "$t" --quiet; keep "t$t"
       ing_games[$t]=$(manifest_games "$tmp/ds/_manifest.json")
     done
+    if [ -n "$taskset" ] && [ "$t_max" != 1 ]; then
+      rm -rf "$tmp/ds"
+      run "ingest $name --threads 1 on one core" "$taskset" -c 0 "$bin" ingest "$in" --out "$tmp/ds" --threads 1 --quiet; keep core
+      core_games=$(manifest_games "$tmp/ds/_manifest.json")
+    fi
     if [ "$t_max" != 1 ]; then
       for k in $(seq "$t_max"); do
         /usr/bin/time -f '%e' -o "$tmp/par.$k" "$floor" "$in" > /dev/null 2>&1 &
@@ -225,6 +235,12 @@ for name in "${names[@]}"; do
       echo "bench: $name: ingest --threads $t read $g games, the floor $floor_games" >&2
     fi
   done
+  core_rate=""
+  if [ -n "$taskset" ] && [ "$t_max" != 1 ]; then
+    use core
+    core_rate=$(rate "$core_games" "$wall")
+    row "$lab" "ingest t1 on one core (taskset)" "$core_games" "$wall" "$core_rate" "$(mbs "$bytes" "$wall")" "$rss_mib" "$cpu"
+  fi
 
   py_rate=""
   if [ -n "$py" ]; then
@@ -289,6 +305,10 @@ PY
     # at best spread t1's CPU seconds over N cores, so tN / t1 <= N x t1 wall / t1 CPU s.
     use t1
     ratios+=("| $lab | bound on t$t_max / t1 from t1's own CPU use: $t_max x t1 wall / t1 CPU s | $(awk -v n="$t_max" -v w="$wall" -v c="$cpu" 'BEGIN{ if (c > 0) printf "%.2f", n*w/c; else printf "-" }') | | |")
+    if [ -n "$core_rate" ]; then
+      ratios+=("| $lab | ingest t1 on one core / floor (serial cost) | $(ratio "$core_rate" "$floor_rate") | | |")
+      ratios+=("| $lab | ingest t$t_max / ingest t1 on one core (speedup over a serial run) | $(ratio "${ing_rate[$t_max]}" "$core_rate") | | |")
+    fi
   fi
   if [ -n "$py_rate" ]; then
     r3=$(ratio "$sample_rate" "$py_rate")
