@@ -26,7 +26,7 @@
 #   pgn-extract  pgn-extract --repetition on the decompressed file, one process, and ingest
 #                --threads 1 on that same decompressed file for its ratio
 #   N floors     N floors at once, one per core: the machine's own ceiling for ingest tN / t1
-#   one core     ingest --threads 1 held to one core (taskset -c 0): its reading and writing
+#   one core     ingest --threads 1 held to one core (taskset): its reading and writing
 #                threads then take turns with the replay thread, so this is ingest's serial
 #                cost, against the floor's, and the base of tN's speedup over a serial run
 #   small files  ingest --threads 1 on a folder of 2,000 files of 10 games (the first input's first
@@ -75,8 +75,13 @@ if ! [ -x "$py" ] || ! "$py" -c 'import chess' 2>/dev/null; then
   echo "bench: no python-chess venv at $py (run scripts/test.sh once); python-chess rows skipped" >&2
   py=""
 fi
+# The one-core rows pin to the first CPU this process may run on (a container may not have CPU 0).
 taskset="$(command -v taskset || true)"
-[ -z "$taskset" ] && echo "bench: taskset (util-linux) not installed; the one-core rows skipped" >&2
+one_cpu="$(python3 -c 'import os; print(min(os.sched_getaffinity(0)))' 2>/dev/null || true)"
+if [ -z "$taskset" ] || [ -z "$one_cpu" ] || ! "$taskset" -c "$one_cpu" true 2>/dev/null; then
+  echo "bench: cannot hold a process to one CPU (taskset, from util-linux); the one-core rows skipped" >&2
+  taskset=""
+fi
 pgnx="$(command -v pgn-extract || true)"
 [ -z "$pgnx" ] && [ -x /usr/games/pgn-extract ] && pgnx=/usr/games/pgn-extract
 if [ -z "$pgnx" ] && [ "$smoke" = 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
@@ -208,7 +213,7 @@ for name in "${names[@]}"; do
     done
     if [ -n "$taskset" ] && [ "$t_max" != 1 ]; then
       rm -rf "$tmp/ds"
-      run "ingest $name --threads 1 on one core" "$taskset" -c 0 "$bin" ingest "$in" --out "$tmp/ds" --threads 1 --quiet; keep core
+      run "ingest $name --threads 1 on one core" "$taskset" -c "$one_cpu" "$bin" ingest "$in" --out "$tmp/ds" --threads 1 --quiet; keep core
       core_games=$(manifest_games "$tmp/ds/_manifest.json")
     fi
     if [ "$t_max" != 1 ]; then
