@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Differential test: threefold and the python-chess oracle must agree record by record.
 # Usage: tests/oracle/differential.sh [--all]   (after scripts/test.sh has built the venv and the
-# binary). --all: every game of every corpus file (about 20 minutes on 2 cores, the oracle's),
-# instead of the test command's selection.
+# binary). --all: every game of every corpus file instead of the test command's selection (about
+# 15 minutes on 2 cores, nearly all of it the oracle's).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
