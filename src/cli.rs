@@ -66,6 +66,10 @@ enum Command {
         #[arg(long, value_name = "NAME")]
         source: Option<String>,
         /// Replay threads; default: all cores.
+        ///
+        /// Reading (decompressing, splitting) and writing run on threads of their own beside the
+        /// replay threads, so `--threads 1` keeps more than one core busy (on a slow-to-decompress
+        /// file, nearly two); to hold a run to given cores, start it with `taskset`.
         #[arg(long, value_name = "N")]
         threads: Option<usize>,
         /// No progress bar, log lines or summary on stderr.
