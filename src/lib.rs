@@ -37,3 +37,8 @@ pub mod start;
 pub mod summary;
 pub mod tags;
 pub mod tracker;
+
+/// Test inputs: the shared corpus where it is, samples and generated PGN where it is not.
+#[cfg(test)]
+#[path = "../tests/common/mod.rs"]
+pub(crate) mod testdata;

@@ -10,6 +10,8 @@ use std::{
 
 use serde_json::Value;
 
+mod common;
+
 /// Runs the binary under `/usr/bin/time`: no panic, and peak RSS within [`RSS_LIMIT_KIB`] on
 /// every broken input, small ones included (a corrupt zstd header could ask for a huge window).
 fn threefold(args: &[&str]) -> Output {
@@ -153,9 +155,16 @@ fn pgn_cut_mid_game_and_mid_tag_keeps_what_was_there() {
 #[test]
 fn dump_and_explain_exit_1_on_an_unreadable_input() {
     let tmp = tempfile::tempdir().unwrap();
-    // Real games, so that the first 2 MB of the compressed file hold several chunks' worth.
-    let packed = fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/otb/pgnmentor-players.pgn.zst")).unwrap();
-    let truncated = write(tmp.path(), "truncated.pgn.zst", &packed[..2_000_000]);
+    // Real games, so that the first 2 MB of the compressed file hold several chunks' worth; or
+    // without the corpus, the first two thirds of 8 MB of generated games, compressed.
+    let what = "a truncated pgnmentor file in dump and explain (generated PGN instead)";
+    let truncated = match common::corpus_file("otb/pgnmentor-players.pgn.zst", what) {
+        Some(path) => write(tmp.path(), "truncated.pgn.zst", &fs::read(path).unwrap()[..2_000_000]),
+        None => {
+            let packed = zstd::encode_all(&common::generated_pgn(9, 8 << 20).0[..], 3).unwrap();
+            write(tmp.path(), "truncated.pgn.zst", &packed[..packed.len() * 2 / 3])
+        }
+    };
     let missing = tmp.path().join("missing.pgn");
     let (truncated, missing) = (truncated.to_str().unwrap(), missing.to_str().unwrap());
 
@@ -189,7 +198,7 @@ fn dump_and_explain_exit_1_on_an_unreadable_input() {
 #[test]
 fn dump_into_a_closed_pipe_exits_0_quietly() {
     use std::io::Read;
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/otb/pgnmentor-players.pgn.zst");
+    let path = common::sample("lichess_db_standard_rated_2013-01-first300.pgn");
     let mut child = Command::new(env!("CARGO_BIN_EXE_threefold"))
         .arg("dump")
         .arg(&path)
@@ -335,7 +344,7 @@ fn unreadable_input_in_a_directory_fails_alone() {
 #[test]
 fn real_illegal_moves_are_rows_with_their_error() {
     // Two games of the pgnmentor files have illegal moves; nothing else of the file is lost.
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus/otb/pgnmentor-players.pgn.zst");
+    let Some(path) = common::corpus_file("otb/pgnmentor-players.pgn.zst", "illegal moves in the pgnmentor files") else { return };
     let games = dump(&path);
     assert_eq!(games.len(), 398_438);
     let find = |white: &str, black: &str| {

@@ -24,6 +24,8 @@ const QUERIES: [&str; 8] = [
     "first_threefold_ply",
 ];
 
+mod common;
+
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
@@ -487,8 +489,7 @@ fn data_samples() {
 
 #[test]
 fn larger_corpus() {
-    let corpus = root().join("../shared/corpus");
-    assert!(corpus.is_dir(), "the test corpus is missing: expected it at {}", corpus.display());
+    let Some(corpus) = common::corpus("queries and report on the corpus's Lichess, OTB and variant files") else { return };
     let files = [
         corpus.join("lichess/lichess_db_standard_rated_2013-01-sample.pgn.zst"),
         corpus.join("otb/world-championship-matches.pgn"),

@@ -5,7 +5,6 @@
 use std::{
     fs,
     io::{Cursor, Read},
-    path::{Path, PathBuf},
     process::Command,
 };
 
@@ -17,19 +16,21 @@ use threefold::{
     input,
 };
 
-fn corpus() -> PathBuf {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus");
-    assert!(dir.is_dir(), "the test corpus is missing: expected it at {}", dir.display());
-    dir
-}
+mod common;
 
-/// The decompressed Lichess sample (about 4 MB, 5,550 games).
-fn sample() -> Vec<u8> {
-    let path = corpus().join("lichess/lichess_db_standard_rated_2013-01-sample.pgn.zst");
+/// About 4 MB of PGN and its number of games: the decompressed Lichess sample of the corpus
+/// (5,550 games), or where the corpus is not, generated text of the same size.
+fn sample() -> (Vec<u8>, usize) {
+    let Some(path) = common::corpus_file(
+        "lichess/lichess_db_standard_rated_2013-01-sample.pgn.zst",
+        "zstd frame tests on the Lichess sample (generated PGN instead)",
+    ) else {
+        return common::generated_pgn(7, 4 << 20);
+    };
     let (_, mut reader) = input::open(&path).unwrap();
     let mut text = Vec::new();
     reader.read_to_end(&mut text).unwrap();
-    text
+    (text, 5550)
 }
 
 /// `data` in pzstd's format, cut into frames at `cuts` (offsets, anywhere, mid-game too).
@@ -95,7 +96,7 @@ fn collect(mut next: impl FnMut() -> Result<Option<Chunk>, ReadError>) -> Result
 
 #[test]
 fn many_frames_decode_in_parallel_to_exactly_the_original_bytes() {
-    let text = sample();
+    let (text, games) = sample();
     let file = pzstd_format(&text, &uneven_cuts(text.len(), 41));
     assert!(threefold::frames::is_pzstd(&file));
     for threads in [1, 2, 5] {
@@ -108,7 +109,7 @@ fn many_frames_decode_in_parallel_to_exactly_the_original_bytes() {
     let parallel = split(FrameDecoder::new(Cursor::new(file.clone()), 3).unwrap()).unwrap();
     assert!(parallel.0 == plain.0);
     assert_eq!(parallel.1, plain.1);
-    assert_eq!(plain.1.len(), 5550);
+    assert_eq!(plain.1.len(), games);
     // Surveyed blocks, frames and plain text, give the same chunks too.
     let (compression, _) = input::chunker(Cursor::new(file.clone()), 2, CHUNK_BYTES).unwrap();
     assert_eq!(compression, input::Compression::Zstd);
@@ -132,7 +133,7 @@ fn plain_files_read_at_offsets_give_the_splitters_chunks() {
     };
     let tmp = tempfile::tempdir().unwrap();
     let block = 4 << 20;
-    let game = sample();
+    let game = sample().0;
     let text = game.repeat(3 * block / game.len() + 1);
     for len in [0, 5, 100_000, block - 1, block, block + 1, 2 * block, 3 * block - 7, text.len()] {
         let path = tmp.path().join(format!("{len}.pgn"));
@@ -170,7 +171,7 @@ fn plain_files_read_at_offsets_give_the_splitters_chunks() {
 #[test]
 fn a_file_made_by_pzstd_decodes_in_parallel_to_the_original_bytes() {
     let tmp = tempfile::tempdir().unwrap();
-    let text = sample().repeat(3);
+    let text = sample().0.repeat(3);
     let plain = tmp.path().join("x.pgn");
     fs::write(&plain, &text).unwrap();
     let zst = tmp.path().join("x.pgn.zst");
@@ -191,7 +192,7 @@ fn a_file_made_by_pzstd_decodes_in_parallel_to_the_original_bytes() {
 
 #[test]
 fn what_is_not_a_pzstd_frame_goes_through_the_streaming_decoder() {
-    let text = sample();
+    let text = sample().0;
     let half = text.len() / 2;
     // pzstd frames, then a plain zstd frame and an unrelated skippable frame, then pzstd again.
     let mut file = pzstd_format(&text[..half], &uneven_cuts(half, 5));
@@ -208,7 +209,7 @@ fn what_is_not_a_pzstd_frame_goes_through_the_streaming_decoder() {
 
 #[test]
 fn a_truncated_file_fails_at_the_same_decompressed_offset_as_the_streaming_decoder() {
-    let text = sample();
+    let text = sample().0;
     let file = pzstd_format(&text, &uneven_cuts(text.len(), 17));
     // Mid-frame, inside a size frame, inside a frame header, and one byte short of the end.
     let size_frame = file.windows(4).enumerate().filter(|(_, w)| *w == [0x50, 0x2a, 0x4d, 0x18]).nth(9).unwrap().0;
@@ -231,7 +232,7 @@ fn a_truncated_file_fails_at_the_same_decompressed_offset_as_the_streaming_decod
 #[test]
 fn ingest_reports_the_same_error_offset_on_every_thread_count() {
     let tmp = tempfile::tempdir().unwrap();
-    let text = sample();
+    let text = sample().0;
     let file = pzstd_format(&text, &uneven_cuts(text.len(), 13));
     let cut = tmp.path().join("cut.pgn.zst");
     fs::write(&cut, &file[..file.len() * 2 / 3]).unwrap();
@@ -271,7 +272,7 @@ impl Read for FailsAfter {
 
 #[test]
 fn plain_text_read_in_blocks_fails_at_the_same_offset_as_one_stream() {
-    let text = sample().repeat(3);
+    let text = sample().0.repeat(3);
     for ok in [100u64, 5_000_000, text.len() as u64 - 7] {
         let lines = split(FailsAfter { data: Cursor::new(text.clone()), ok });
         assert_eq!(lines, Err(ok));

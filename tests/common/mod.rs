@@ -1,0 +1,191 @@
+//! Test inputs, shared by the integration tests (`mod common;`) and the unit tests (`src/lib.rs`
+//! includes this file as `testdata`): the shared corpus where it is, and what every clone has
+//! where it is not (the sample data, the rule fixtures and PGN generated here).
+//!
+//! The corpus is `$THREEFOLD_CORPUS`, else `../shared/corpus` beside the project. A test that
+//! needs it asks [`corpus`], which prints one `skipped:` line when it is missing; with
+//! `THREEFOLD_REQUIRE_CORPUS=1` (our CI) a missing corpus fails the test instead, so a skip
+//! can never hide a red test there. `tests/corpus.sh` does the same for the shell parts.
+#![allow(dead_code)]
+
+use std::{
+    io::Write,
+    path::{Path, PathBuf},
+};
+
+/// The project's folder.
+pub fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Where the corpus is looked for.
+pub fn corpus_dir() -> PathBuf {
+    match std::env::var_os("THREEFOLD_CORPUS") {
+        Some(dir) if !dir.is_empty() => PathBuf::from(dir),
+        _ => root().join("../shared/corpus"),
+    }
+}
+
+/// The corpus folder, or `None` after printing that `what` is skipped (it goes to the
+/// terminal even when the test harness captures output, so that the run lists every skip).
+/// Panics instead when `THREEFOLD_REQUIRE_CORPUS=1`.
+pub fn corpus(what: &str) -> Option<PathBuf> {
+    let dir = corpus_dir();
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("THREEFOLD_REQUIRE_CORPUS").is_ok_and(|v| v == "1") {
+        panic!("corpus not found at {} and THREEFOLD_REQUIRE_CORPUS=1: {what} cannot be skipped", dir.display());
+    }
+    let line = format!("skipped: {what} (corpus not found at {}; set THREEFOLD_CORPUS)\n", dir.display());
+    let _ = std::io::stderr().write_all(line.as_bytes());
+    // The test command lists every skip at its end.
+    if let Some(log) = std::env::var_os("THREEFOLD_SKIP_LOG") {
+        let file = std::fs::OpenOptions::new().create(true).append(true).open(log);
+        let _ = file.and_then(|mut f| f.write_all(line.as_bytes()));
+    }
+    None
+}
+
+/// A file of the corpus by its path inside it, or `None` as [`corpus`] says.
+pub fn corpus_file(relative: &str, what: &str) -> Option<PathBuf> {
+    corpus(what).map(|dir| dir.join(relative))
+}
+
+/// The PGN files of every clone: `data-samples/` and `tests/oracle/rules/`, sorted.
+pub fn sample_files() -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = ["data-samples", "tests/oracle/rules"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(root().join(d)).unwrap_or_else(|e| panic!("{d}: {e}")))
+        .map(|e| e.expect("a readable folder").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 10, "data-samples/ and tests/oracle/rules/ hold only {} PGN files", files.len());
+    files
+}
+
+/// A file of `data-samples/`.
+pub fn sample(name: &str) -> PathBuf {
+    let path = root().join("data-samples").join(name);
+    assert!(path.is_file(), "missing sample {}", path.display());
+    path
+}
+
+/// A small deterministic generator (xorshift).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+/// The games of the sample files, each as its text from its `[Event` line to the next.
+fn sample_games() -> Vec<String> {
+    let mut games = Vec::new();
+    for name in ["lichess_db_standard_rated_2013-01-first300.pgn", "karpov_miles_tilburg_1986.pgn", "tcec-chess960-game35.pgn"] {
+        let text = std::fs::read_to_string(sample(name)).unwrap();
+        let mut current = String::new();
+        for line in text.lines() {
+            if line.starts_with("[Event ") && !current.trim().is_empty() {
+                games.push(std::mem::take(&mut current));
+            }
+            current.push_str(line);
+            current.push('\n');
+        }
+        if !current.trim().is_empty() {
+            games.push(current);
+        }
+    }
+    assert!(games.len() > 300, "{} sample games", games.len());
+    games
+}
+
+/// Places in `movetext` where a line may be cut: after a space outside comments and
+/// variations' comments, before the last token (so that the result stays last).
+fn cut_points(movetext: &str) -> Vec<usize> {
+    let (mut depth, mut out) = (0, Vec::new());
+    let bytes = movetext.trim_end().as_bytes();
+    let last_space = bytes.iter().rposition(|&b| b == b' ' || b == b'\n').unwrap_or(0);
+    for (i, &b) in bytes.iter().enumerate().take(last_space) {
+        match b {
+            b'{' => depth += 1,
+            b'}' => depth -= 1,
+            b' ' if depth == 0 => out.push(i + 1),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Real games of `data-samples/` in a random order, in the forms that make PGN hard to cut into
+/// games, until `min_bytes` are written: CRLF line ends, indented tag lines, a blank line inside
+/// a tag section (ChessBase), no blank line between games, header-only games, tags and moves on
+/// one line, comments across lines holding what looks like a tag line, `;` comments, `%` escape
+/// lines, variations, a byte-order mark. Returns the text and how many games it holds (the
+/// number a correct splitter finds). The same `seed` gives the same text.
+pub fn generated_pgn(seed: u64, min_bytes: usize) -> (Vec<u8>, usize) {
+    let games = sample_games();
+    let mut rng = Rng(seed | 1);
+    let mut out = String::new();
+    if rng.below(2) == 0 {
+        out.push('\u{feff}');
+    }
+    let mut n = 0;
+    while out.len() < min_bytes {
+        n += 1;
+        let mut game = match rng.below(20) {
+            0 => format!("[Event \"header only {n}\"]\n[Site \"?\"]\n\n"),
+            1 => format!("[Event \"one line {n}\"] [Site \"?\"] 1. e4 {{ a [bracket] }} e5 2. Nf3 Nc6 *\n\n"),
+            _ => {
+                let base = &games[rng.below(games.len())];
+                let (tags, movetext) = base.split_once("\n\n").unwrap_or((base.as_str(), ""));
+                let mut tags = tags.to_owned();
+                if rng.below(8) == 0 {
+                    // ChessBase writes a blank line inside a game's tags.
+                    let second = tags.find('\n').map_or(tags.len(), |i| i + 1);
+                    tags.insert(second, '\n');
+                }
+                if rng.below(8) == 0 {
+                    // Indented tag lines, after a blank line (right after movetext they are not
+                    // a game start).
+                    tags = format!("\n{}", tags.lines().map(|l| format!("  {l}\n")).collect::<String>().trim_end());
+                }
+                let mut movetext = movetext.to_owned();
+                let cuts = cut_points(&movetext);
+                let inserts = [
+                    "{ a comment\n[Event \"not a game\"]\nover lines } ",
+                    "\n%escape { [Event \"no\"]\n",
+                    "; a { b\n",
+                    "(1... e6 { x } 2. d4) ",
+                    "{ open [brace\n\n} ",
+                    "$1 ",
+                ];
+                let mut at: Vec<usize> = (0..rng.below(4)).filter(|_| !cuts.is_empty()).map(|_| cuts[rng.below(cuts.len())]).collect();
+                at.sort_unstable();
+                at.dedup();
+                for &i in at.iter().rev() {
+                    movetext.insert_str(i, inserts[rng.below(inserts.len())]);
+                }
+                // A blank line in movetext outside a comment (an escape line after a `;`
+                // comment's end) starts a game of its own: not what this generator means.
+                movetext = movetext.replace(";\n\n%", ";\n%").replace("b\n\n%", "b\n%");
+                let gap = match rng.below(6) {
+                    0 => "",
+                    1 => "\n\n",
+                    _ => "\n",
+                };
+                format!("{tags}\n\n{}\n{gap}", movetext.trim_end())
+            }
+        };
+        if rng.below(6) == 0 {
+            game = game.replace('\n', "\r\n");
+        }
+        out.push_str(&game);
+    }
+    (out.into_bytes(), n)
+}
