@@ -1,8 +1,28 @@
 #!/usr/bin/env bash
 # The test command: installs what the tests need (a Python venv with the pinned python-chess
-# oracle and DuckDB), then runs the Rust tests and the differential test against python-chess.
+# oracle and DuckDB), then runs the Rust tests, the differential test against python-chess, a
+# benchmark smoke run, the README's quick start and the crash tests; last, the same command on a
+# fresh clone with nothing beside it (scripts/fresh-clone.sh).
+#
+# The shared corpus (THREEFOLD_CORPUS, else ../shared/corpus) is used where it is; where it is
+# not, the parts that need it are skipped, each with a `skipped:` line, and listed at the end.
+# THREEFOLD_REQUIRE_CORPUS=1 (set by .ci/run) makes a missing corpus a failure instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+root="$PWD"
+source tests/corpus.sh
+started=$SECONDS
+
+mkdir -p target
+export THREEFOLD_SKIP_LOG="$root/target/skipped.txt"
+: > "$THREEFOLD_SKIP_LOG"
+if [ -d "$corpus" ]; then
+  echo "test command: corpus at $corpus"
+elif [ "${THREEFOLD_REQUIRE_CORPUS:-}" = 1 ]; then
+  echo "test command: corpus not found at $corpus and THREEFOLD_REQUIRE_CORPUS=1" >&2; exit 1
+else
+  echo "test command: corpus not found at $corpus; the parts that need it are skipped (set THREEFOLD_CORPUS)"
+fi
 
 if [ ! -x .venv/bin/python ]; then
   python3 -m venv .venv
@@ -17,7 +37,13 @@ cargo test --release --locked
 bash tests/oracle/differential.sh
 
 # Benchmark smoke run (the full benchmark is bench/run.sh, not a test).
-bash bench/run.sh --smoke > target/bench-smoke.txt 2>&1 || { cat target/bench-smoke.txt; exit 1; }
+smoke=(--smoke)
+if ! have_corpus "the benchmark smoke run on corpus files (on data-samples/ instead)"; then
+  smoke+=(--corpus data-samples)
+  export BENCH_FILES="lichess_db_standard_rated_2013-01-first300.pgn tcec-chess960-game35.pgn"
+fi
+bash bench/run.sh "${smoke[@]}" > target/bench-smoke.txt 2>&1 || { cat target/bench-smoke.txt; exit 1; }
+unset BENCH_FILES
 tail -n 1 target/bench-smoke.txt
 
 # The README's quick start must run as written on a fresh clone.
@@ -29,3 +55,14 @@ echo "README quick start: 1 passed, 0 failed"
 # Reliability: SIGKILL at random moments, and a full disk.
 bash tests/crash/sigkill.sh 20
 bash tests/crash/disk_full.sh
+
+# The same command on a clone with no corpus beside it (not again inside that clone).
+if [ "${THREEFOLD_IN_FRESH_CLONE:-}" != 1 ]; then
+  bash scripts/fresh-clone.sh
+fi
+
+if [ -s "$THREEFOLD_SKIP_LOG" ]; then
+  echo "skipped, corpus not found at $corpus (set THREEFOLD_CORPUS to run them):"
+  sed 's/^skipped: /  - /; s/ (corpus not found at .*//' "$THREEFOLD_SKIP_LOG" | sort -u
+fi
+echo "test command: passed in $((SECONDS - started)) s"

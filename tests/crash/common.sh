@@ -3,7 +3,13 @@
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 bin="$root/target/release/threefold"
 py="${THREEFOLD_PYTHON:-$root/.venv/bin/python}"
-corpus="${THREEFOLD_CORPUS:-$root/../shared/corpus}"
+source "$root/tests/corpus.sh"
+
+# Writes the sample file $1 repeated $2 times to $3 (a larger input where the corpus is not).
+repeated_sample() {
+  local i
+  for ((i = 0; i < $2; i++)); do cat "$root/data-samples/$1"; done > "$3"
+}
 
 check_files() {
   "$py" - "$1" <<'PY'

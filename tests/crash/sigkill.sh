@@ -9,8 +9,16 @@
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 kills="${1:-20}"
-inputs=("$corpus/lichess" "$corpus/otb/world-championship-matches.pgn" "$corpus/engine/tcec-cups.pgn.zst")
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
+if have_corpus "SIGKILL during ingest of corpus files (sample data repeated instead)"; then
+  inputs=("$corpus/lichess" "$corpus/otb/world-championship-matches.pgn" "$corpus/engine/tcec-cups.pgn.zst")
+else
+  mkdir "$work/in"
+  repeated_sample lichess_db_standard_rated_2013-01-first300.pgn 60 "$work/in/lichess.pgn"
+  repeated_sample tcec-chess960-game35.pgn 300 "$work/in/tcec.pgn"
+  zstd -q --rm "$work/in/tcec.pgn"
+  inputs=("$work/in/lichess.pgn" "$root/data-samples" "$work/in/tcec.pgn.zst")
+fi
 
 # The manifest is updated after each source's partition is committed, so it lists every partition
 # present, except in one window: from a commit's first swap to that manifest write. The commit's

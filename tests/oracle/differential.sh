@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Differential test: threefold and the python-chess oracle must agree record by record.
 # Usage: tests/oracle/differential.sh [--all]   (after scripts/test.sh has built the venv and the
-# binary). --all: every game of every corpus file instead of the test command's selection (about
-# 15 minutes on 2 cores, nearly all of it the oracle's).
+# binary). Always compares tests/oracle/rules/, data-samples/ and generated long games; with the
+# shared corpus (tests/corpus.sh says where), the test command's selection of it too. --all: every
+# game of every corpus file (about 15 minutes on 2 cores, nearly all of it the oracle's).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
-corpus="${THREEFOLD_CORPUS:-$root/../shared/corpus}"
+source "$root/tests/corpus.sh"
 py="${THREEFOLD_PYTHON:-$root/.venv/bin/python}"
 bin="$root/target/release/threefold"
 pgnmentor_games="${PGNMENTOR_GAMES:-20000}"
@@ -21,13 +22,13 @@ trap 'rm -rf "$out"' EXIT
 
 # file and game limit (0 = all games)
 cases=()
+for f in "$here"/rules/*.pgn "$root"/data-samples/*.pgn; do cases+=("$f 0"); done
 if [ "$all" = 1 ]; then
-  for f in "$here"/rules/*.pgn; do cases+=("$f 0"); done
+  [ -d "$corpus" ] || { echo "differential.sh --all: corpus not found at $corpus (set THREEFOLD_CORPUS)" >&2; exit 2; }
   while IFS= read -r f; do cases+=("$f 0"); done < <(find "$corpus" -type f ! -name '*.md' | sort)
-else
-  for f in "$here"/rules/*.pgn "$corpus"/edge/*.pgn "$corpus"/lichess/*; do cases+=("$f 0"); done
+elif have_corpus "the differential test on corpus files (edge, Lichess, world championships, TCEC 960, pgnmentor)"; then
+  for f in "$corpus"/edge/*.pgn "$corpus"/lichess/*; do cases+=("$f 0"); done
   cases+=("$corpus/otb/world-championship-matches.pgn 0")
-  cases+=("$corpus/otb/karpov_miles_tilburg_1986.pgn 0")
   cases+=("$corpus/engine/tcec-chess960.pgn.zst 1000")
   cases+=("$corpus/otb/pgnmentor-players.pgn.zst $pgnmentor_games")
 fi
