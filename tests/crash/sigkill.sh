@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
-# Crash safety: kill `threefold ingest` with SIGKILL at random moments of a multi-input job. After
-# every kill each Parquet file under the output must open with its footer (nothing truncated
-# looks finished) and the manifest must list the partitions present, but for those whose commit
-# record is still there (the next run finishes such a commit and writes its entry); after the
-# last kill a rerun must give exactly the dataset and manifest of an uninterrupted run, and leave
-# no record or temporary folder.
+# Crash safety: kill `threefold ingest` with SIGKILL at random moments of a multi-input job,
+# drawn over the measured length of an uninterrupted run. After every kill each Parquet file
+# under the output must open with its footer (nothing truncated looks finished), the manifest
+# must list the partitions present, but for those whose commit record is still there (the next
+# run finishes such a commit and writes its entry), and every partition the manifest lists must
+# be byte for byte the uninterrupted run's. At least half the kills must land mid-run, shown by
+# unfinished work left behind (a staging folder, a commit record, or sources not yet written).
+# After the last kill a rerun must give exactly the dataset and manifest of an uninterrupted run,
+# and leave no record or temporary folder.
 # Usage: tests/crash/sigkill.sh [KILLS]   (needs the release build and .venv with pyarrow)
+#   SIGKILL_SEED=N  repeats a run's kill moments (each run prints its seed)
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 kills="${1:-20}"
@@ -41,19 +45,55 @@ if missing:
 PY
 }
 
-# Starts the job into $1, kills it at a random moment, checks what it left.
-kill_run() {
-  "$bin" ingest "${inputs[@]}" --out "$1" --quiet &
-  pid=$!
-  sleep "$(awk -v r="$RANDOM" 'BEGIN { printf "%.2f", 0.02 + (r % 150) / 100 }')"
-  if kill -9 "$pid" 2>/dev/null; then killed=$((killed + 1)); fi
-  wait "$pid" 2>/dev/null || true
-  check_files "$1" || { echo "kill $i left a truncated Parquet file"; exit 1; }
-  check_manifest "$1" || { echo "kill $i left partitions the manifest does not list"; exit 1; }
+# Every partition the manifest lists holds the uninterrupted run's files, byte for byte. Prints
+# "unfinished" when the run left work undone: a staging folder or commit record, or fewer
+# sources than the uninterrupted run.
+check_partitions() {
+  "$py" - "$1" "$work/reference" <<'PY'
+import hashlib, json, pathlib, sys
+out, ref = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
+def files(root, source):
+    return {p.relative_to(root): hashlib.sha256(p.read_bytes()).hexdigest()
+            for t in ("games", "events") for p in (root / t / f"source={source}").rglob("*") if p.is_file()}
+try:
+    inputs = json.loads((out / "_manifest.json").read_text())["inputs"]
+except FileNotFoundError:
+    inputs = []
+listed = sorted(e["source"] for e in inputs if e["status"] == "ok")
+for source in listed:
+    if files(out, source) != files(ref, source):
+        print(f"partition {source} differs from the uninterrupted run's"); sys.exit(1)
+all_sources = {e["source"] for e in json.loads((ref / "_manifest.json").read_text())["inputs"]}
+staged = [p for p in out.rglob(".*") if p.name.startswith((".tmp-", ".commit-"))]
+if staged or set(listed) != all_sources:
+    print("unfinished")
+PY
 }
 
+# Starts the job into $1, kills it at a random moment of the uninterrupted run's length, checks
+# what it left.
+kill_run() {
+  local delay state
+  delay=$(awk -v r="$RANDOM" -v ms="$run_ms" 'BEGIN { printf "%.3f", (0.05 + 0.9 * (r % 1000) / 1000) * ms / 1000 }')
+  "$bin" ingest "${inputs[@]}" --out "$1" --quiet &
+  pid=$!
+  sleep "$delay"
+  if kill -9 "$pid" 2>/dev/null; then killed=$((killed + 1)); fi
+  wait "$pid" 2>/dev/null || true
+  check_files "$1" || { echo "kill $i (after $delay s) left a truncated Parquet file"; exit 1; }
+  check_manifest "$1" || { echo "kill $i (after $delay s) left partitions the manifest does not list"; exit 1; }
+  state=$(check_partitions "$1") || { echo "kill $i (after $delay s): $state"; exit 1; }
+  if [ "$state" = unfinished ]; then midrun=$((midrun + 1)); fi
+  runs=$((runs + 1))
+}
+
+seed="${SIGKILL_SEED:-$(( $(date +%s%N) % 32768 ))}"
+RANDOM=$seed
+begun=$(date +%s%N)
 "$bin" ingest "${inputs[@]}" --out "$work/reference" --quiet
-killed=0
+run_ms=$(( ($(date +%s%N) - begun) / 1000000 ))
+echo "crash safety: seed $seed (SIGKILL_SEED), uninterrupted run $run_ms ms"
+killed=0; midrun=0; runs=0
 for i in $(seq 1 "$kills"); do
   kill_run "$work/crashed"
   # In the reused directory, entries of earlier runs hide a missing one; every other time, kill a
@@ -77,5 +117,6 @@ for e in m["inputs"]: e.pop("seconds")
 print(json.dumps(m, indent=1, sort_keys=True))' "$1/_manifest.json"
 }
 diff <(manifest_without_seconds "$work/reference") <(manifest_without_seconds "$work/crashed")
-echo "crash safety: $killed kills mid-run of $((kills + (kills + 1) / 2)); manifest follows the partitions; rerun equals an uninterrupted run"
+echo "crash safety: $runs runs killed, $killed while running, $midrun of them leaving unfinished work; every listed partition equals the uninterrupted run's; rerun equals an uninterrupted run"
+[ $((2 * midrun)) -ge "$runs" ] || { echo "crash safety: only $midrun of $runs kills landed mid-run (seed $seed)"; exit 1; }
 echo "crash safety: 1 passed, 0 failed"
