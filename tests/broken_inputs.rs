@@ -410,11 +410,30 @@ fn regression_a_200_mb_line_across_blocks_is_not_copied_twice() {
 /// `0` took minutes, because every `0` made the movetext scanner look for the end of its token
 /// (a null move `0000`?), which was the end of the run. Quadratic, that is some 10^13 steps
 /// here; linear, a few milliseconds.
+///
+/// Not a timing test: the bound (two minutes, for a run of milliseconds on a shared machine) only
+/// turns a return of the quadratic scan from a hang into a failure.
 #[test]
 fn regression_zero_run_quadratic_scan() {
     let tmp = tempfile::tempdir().unwrap();
     let zeros = write(tmp.path(), "zeros.pgn", &vec![b'0'; 8 << 20]);
-    let games = dump(&zeros);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_threefold"))
+        .arg("dump")
+        .arg(&zeros)
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || std::io::read_to_string(stdout).unwrap());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("dump of 8 MB of zeros still running after two minutes: the quadratic scan is back");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let games: Vec<Value> = reader.join().unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(games.len(), 1);
     assert_eq!(games[0]["summary"]["plies"], 0);
 }
