@@ -1,6 +1,6 @@
 //! The two tables of the dataset, `games` and `events`: each Arrow schema is declared once here and
 //! mirrored by a builder that appends one record at a time and finishes a `RecordBatch`.
-//! The README's "Dataset" section documents every column; keep the two in step.
+//! `docs/format.md` documents every column; keep the two in step (`tests/ingest.rs` checks).
 
 use std::sync::{Arc, LazyLock};
 

@@ -554,11 +554,12 @@ print(g[0], g[1], e, j, k, p, a, *t)
     assert_eq!(&f[7..], ["SMALLINT", "DATE", "TIME", "UINTEGER[]"]);
 }
 
-/// The README's column tables, as (name, type) pairs: `| `a`, `b` | string, uint64 | … |`, where
-/// a name written `_3` abbreviates the first name with its last `_` part replaced.
+/// The column tables of the format docs (`docs/format.md`), as (name, type) pairs:
+/// `| `a`, `b` | string, uint64 | … |`, where a name written `_3` abbreviates the first name
+/// with its last `_` part replaced.
 fn readme_columns(table: &str) -> Vec<(String, String)> {
-    let readme = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
-    let start = readme.find(&format!("### `{table}`")).unwrap_or_else(|| panic!("README has no `{table}` table"));
+    let readme = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/format.md")).unwrap();
+    let start = readme.find(&format!("## `{table}`")).unwrap_or_else(|| panic!("docs/format.md has no `{table}` table"));
     let mut out = Vec::new();
     for line in readme[start..].lines().skip(4) {
         if !line.starts_with("| `") {
@@ -597,7 +598,7 @@ fn type_name(t: &arrow_schema::DataType) -> String {
 }
 
 #[test]
-fn schema_matches_the_readme() {
+fn schema_matches_the_format_docs() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("ds");
     let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("data-samples");
@@ -607,6 +608,6 @@ fn schema_matches_the_readme() {
         let schema = ParquetRecordBatchReaderBuilder::try_new(file).unwrap().schema().clone();
         let actual: Vec<(String, String)> =
             schema.fields().iter().map(|f| (f.name().clone(), type_name(f.data_type()))).collect();
-        assert_eq!(actual, readme_columns(table), "the README's `{table}` table must list every column in order");
+        assert_eq!(actual, readme_columns(table), "docs/format.md's `{table}` table must list every column in order");
     }
 }
