@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# Runs one fuzz target, seeded from the shared corpus's parser-torture files.
+# Runs one fuzz target, seeded from the shared corpus's parser-torture files (without the
+# corpus, from the rule fixtures and the sample data).
 # Usage: fuzz/run.sh pgn_to_events|compressed_input SECONDS
 # Needs cargo-fuzz (`cargo install cargo-fuzz`); RUSTC_BOOTSTRAP lets the stable toolchain accept
-# the sanitizer flags cargo-fuzz passes. Crashes land in fuzz/artifacts/TARGET/.
+# the sanitizer flags cargo-fuzz passes. Fuzz builds keep debug assertions on (SAN reading and
+# resolution, the incremental Zobrist key). Crashes land in fuzz/artifacts/TARGET/.
 set -euo pipefail
 cd "$(dirname "$0")"
 target="$1"; seconds="${2:-60}"
 edge="${THREEFOLD_CORPUS:-$PWD/../../shared/corpus}/edge"
 seeds="corpus/$target"
 mkdir -p "$seeds"
-for f in "$edge"/*.pgn; do
+if [ -d "$edge" ]; then sources=("$edge"/*.pgn); else sources=(../tests/oracle/rules/*.pgn ../data-samples/*.pgn); fi
+for f in "${sources[@]}"; do
   name="$(basename "$f")"
   case "$target" in
     pgn_to_events) cp "$f" "$seeds/$name" ;;

@@ -26,15 +26,17 @@ untracked="$(git -C "$root" ls-files --others --exclude-standard)"
 [ -z "$untracked" ] || echo "fresh clone: untracked files are not in the clone: $(echo $untracked)"
 [ ! -e "$tmp/shared" ] || { echo "fresh clone: $tmp/shared exists" >&2; exit 1; }
 
-# Compiled dependencies: everything in target/release but threefold's own units (its library,
-# binary, tests and examples) and the clone-specific fingerprints.
+# Compiled dependencies: everything in target/release and target/checked (the test command's two
+# profiles) but threefold's own units (its library, binary, tests and examples).
 own="threefold|$(cd tests && ls ./*.rs | sed 's|^\./||; s|\.rs$||' | paste -sd '|')"
-mkdir -p "$tmp/target/release"
-if [ -d target/release/deps ]; then
-  (cd target/release && find deps .fingerprint build -mindepth 1 -maxdepth 1 2>/dev/null |
-    grep -Ev "^(deps|\.fingerprint)/(lib)?($own)-" |
-    xargs -r cp -a --parents -t "$tmp/target/release")
-fi
+for profile in release checked; do
+  mkdir -p "$tmp/target/$profile"
+  if [ -d "target/$profile/deps" ]; then
+    (cd "target/$profile" && find deps .fingerprint build -mindepth 1 -maxdepth 1 2>/dev/null |
+      grep -Ev "^(deps|\.fingerprint)/(lib)?($own)-" |
+      xargs -r cp -a --parents -t "$tmp/target/$profile")
+  fi
+done
 
 echo "fresh clone: $clone (no corpus beside it); running the test command there"
 cd "$clone"

@@ -34,6 +34,25 @@ export THREEFOLD_PYTHON="$PWD/.venv/bin/python"
 
 cargo build --release --locked
 cargo test --release --locked
+# The engine's tests once more with debug assertions on (SAN reading and resolution, the
+# incremental Zobrist key) and overflow checks: the `checked` profile (Cargo.toml).
+cargo test --profile checked --locked --lib --test golden --test property --test san_agrees
+
+# Fuzz smoke: a minute per target (long runs are by hand: fuzz/run.sh TARGET SECONDS). Run once,
+# not again in the fresh clone.
+if [ "${THREEFOLD_IN_FRESH_CLONE:-}" = 1 ]; then
+  echo "fuzz smoke: ran in the tree this clone was made from"
+else
+  if ! command -v cargo-fuzz > /dev/null; then
+    echo "installing cargo-fuzz (cargo install)"
+    cargo install --locked --quiet cargo-fuzz@0.13.2
+  fi
+  for target in pgn_to_events compressed_input; do
+    bash fuzz/run.sh "$target" 60 > "target/fuzz-$target.log" 2>&1 ||
+      { tail -n 60 "target/fuzz-$target.log"; echo "fuzz smoke: $target found a crash (fuzz/artifacts/$target/)"; exit 1; }
+    echo "fuzz smoke: $target $(grep -o 'Done [0-9]* runs in [0-9]* second(s)' "target/fuzz-$target.log" | tail -n 1): 1 passed, 0 failed"
+  done
+fi
 bash tests/oracle/differential.sh
 
 # Benchmark smoke run (the full benchmark is bench/run.sh, not a test).
