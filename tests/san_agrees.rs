@@ -91,7 +91,7 @@ impl Check {
 /// Checks every position of the first `games` games of a file, read as `threefold` reads
 /// them, up to a game's first move that does not resolve.
 fn check_file(check: &mut Check, path: &Path, games: usize) {
-    let (_, stream) = input::open(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let (_, stream) = input::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut left = games;
     for_each_game_with(stream, GameVisitor::keeping_moves(), |game| {
         // Games of a variant that is not replayed have no analysis and no start here.
