@@ -74,13 +74,42 @@ pub enum Detail {
     },
 }
 
+/// The four kinds of event, as the `kind` column and `dump` name them.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum EventKind {
+    Repetition,
+    ClaimByMove,
+    PseudoRepetition,
+    HiddenRepetition,
+}
+
+impl EventKind {
+    /// Every kind, in the order the manifest and the summary line count them.
+    pub const ALL: [EventKind; 4] =
+        [EventKind::Repetition, EventKind::ClaimByMove, EventKind::PseudoRepetition, EventKind::HiddenRepetition];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::Repetition => "repetition",
+            EventKind::ClaimByMove => "claim_by_move",
+            EventKind::PseudoRepetition => "pseudo_repetition",
+            EventKind::HiddenRepetition => "hidden_repetition",
+        }
+    }
+
+    /// The kind a `kind` column value names.
+    pub fn parse(name: &str) -> Option<EventKind> {
+        EventKind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+}
+
 impl Event {
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> EventKind {
         match self.detail {
-            Detail::Repetition { .. } => "repetition",
-            Detail::ClaimByMove { .. } => "claim_by_move",
-            Detail::PseudoRepetition { .. } => "pseudo_repetition",
-            Detail::HiddenRepetition { .. } => "hidden_repetition",
+            Detail::Repetition { .. } => EventKind::Repetition,
+            Detail::ClaimByMove { .. } => EventKind::ClaimByMove,
+            Detail::PseudoRepetition { .. } => EventKind::PseudoRepetition,
+            Detail::HiddenRepetition { .. } => EventKind::HiddenRepetition,
         }
     }
 

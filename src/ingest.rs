@@ -39,7 +39,8 @@ use crate::{
     commit::Committed,
     dataset::Dataset,
     input::{self, Compression},
-    pgn::GameVisitor,
+    event::EventKind,
+    pgn::{GameStatus, GameVisitor},
     progress::{Counters, Progress},
     schema::{self, EventsBuilder, GamesBuilder},
 };
@@ -57,7 +58,6 @@ pub struct Options {
 /// Replay threads per column-encoding thread (see [`run`]).
 const REPLAY_PER_ENCODER: usize = 4;
 
-const KINDS: [&str; 4] = ["repetition", "claim_by_move", "pseudo_repetition", "hidden_repetition"];
 const EXTENSIONS: [&str; 4] = [".pgn", ".pgn.zst", ".pgn.bz2", ".pgn.gz"];
 
 /// Counts over games, summed over chunks and inputs.
@@ -86,7 +86,7 @@ impl Tally {
     }
 
     fn events_json(&self) -> Value {
-        Value::Object(KINDS.iter().zip(self.events).map(|(k, n)| (k.to_string(), json!(n))).collect())
+        Value::Object(EventKind::ALL.iter().zip(self.events).map(|(k, n)| (k.as_str().to_owned(), json!(n))).collect())
     }
 }
 
@@ -149,7 +149,7 @@ pub fn run(options: Options) -> Result<ExitCode> {
 
     if !options.quiet {
         let secs = started.elapsed().as_secs_f64();
-        let kinds: Vec<String> = KINDS.iter().zip(total.events).map(|(k, n)| format!("{k} {n}")).collect();
+        let kinds: Vec<String> = EventKind::ALL.iter().zip(total.events).map(|(k, n)| format!("{} {n}", k.as_str())).collect();
         eprintln!(
             "threefold: {} input(s), {failed} failed; {} games ({} with errors, {} skipped variants); {} events ({}); {secs:.1} s, {:.0} games/s; dataset {}",
             inputs.len(),
@@ -263,16 +263,14 @@ fn replay_chunk(chunk: &Chunk, source: &str, visitor: &mut GameVisitor) -> Resul
     let _ = visitor.read_chunk(chunk, |offset, game| {
         games.append(source, index, chunk.offset + offset as u64, &game);
         match game.status() {
-            "error" => tally.errors += 1,
-            "skipped" => tally.skipped += 1,
-            _ => {}
+            GameStatus::Error => tally.errors += 1,
+            GameStatus::Skipped => tally.skipped += 1,
+            GameStatus::Ok => {}
         }
         if let Some(analysis) = &game.analysis {
             for event in &analysis.events {
                 events.append(source, index, event);
-                if let Some(k) = KINDS.iter().position(|k| *k == event.kind()) {
-                    tally.events[k] += 1;
-                }
+                tally.events[event.kind() as usize] += 1;
             }
         }
         index += 1;

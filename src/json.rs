@@ -79,7 +79,7 @@ fn record_without_events(index: u64, game: &Game) -> Value {
         "white": game.tag("White"),
         "black": game.tag("Black"),
         "result": game.tag("Result"),
-        "status": game.status(),
+        "status": game.status().as_str(),
         "variant": game.variant.name(),
         "error": analysis.and_then(|a| a.error.as_ref()).map(|e| json!({
             "kind": e.kind.as_str(), "ply": e.ply, "token": e.token,
@@ -115,7 +115,7 @@ pub fn summary_json(s: &Summary) -> Value {
 pub fn event_json(e: &Event) -> Value {
     let id = &e.identity;
     let mut v = json!({
-        "kind": e.kind(),
+        "kind": e.kind().as_str(),
         "ply": e.ply,
         "fullmove": e.fullmove,
         "turn": turn_char(e.turn).to_string(),

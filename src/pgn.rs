@@ -18,6 +18,25 @@ use crate::{
     tags::Tags,
 };
 
+/// What became of a game: replayed to its end, stopped by an error, or not replayed (a variant
+/// other than standard chess and Chess960). The `status` column and `dump` name it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum GameStatus {
+    Ok,
+    Error,
+    Skipped,
+}
+
+impl GameStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameStatus::Ok => "ok",
+            GameStatus::Error => "error",
+            GameStatus::Skipped => "skipped",
+        }
+    }
+}
+
 /// One game as read and analysed.
 #[derive(Clone, Debug)]
 pub struct Game {
@@ -37,11 +56,11 @@ impl Game {
         self.tags.get(name)
     }
 
-    pub fn status(&self) -> &'static str {
+    pub fn status(&self) -> GameStatus {
         match &self.analysis {
-            None => "skipped",
-            Some(a) if a.error.is_some() => "error",
-            Some(_) => "ok",
+            None => GameStatus::Skipped,
+            Some(a) if a.error.is_some() => GameStatus::Error,
+            Some(_) => GameStatus::Ok,
         }
     }
 }

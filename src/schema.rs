@@ -300,7 +300,7 @@ impl GamesBuilder {
         self.lichess_id.append_option(site.and_then(tags::lichess_id));
         self.time_class.append_option(time_control.and_then(tags::time_class));
 
-        self.status.append_value(game.status());
+        self.status.append_value(game.status().as_str());
         self.replay_variant.append_value(game.variant.name());
         let error = game.analysis.as_ref().and_then(|a| a.error.as_ref());
         self.error_kind.append_option(error.map(|e| e.kind.as_str()));
@@ -444,7 +444,7 @@ impl EventsBuilder {
         self.source.append_value(source);
         self.game_index.append_value(game_index);
         self.ply.append_value(event.ply);
-        self.kind.append_value(event.kind());
+        self.kind.append_value(event.kind().as_str());
         self.fullmove.append_value(event.fullmove);
         self.turn.append_value(turn_char(event.turn).encode_utf8(&mut [0; 4]));
         self.halfmove_clock.append_value(event.halfmove_clock);

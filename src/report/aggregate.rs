@@ -11,6 +11,8 @@ use std::{
 use anyhow::{Result, bail};
 use arrow_array::types::{Date32Type, Float64Type, Int16Type, UInt32Type, UInt64Type};
 
+use crate::{event::EventKind, pgn::GameStatus};
+
 use super::{
     model::{
         Bucket, Claims, Count, DRAW_REASONS, EdgeCase, Example, Group, Outcome, Rates, Report, TIME_CLASSES, band_from,
@@ -128,15 +130,15 @@ impl EventPass {
             let Some((_, game)) = self.current.as_mut() else { continue };
             let ply = ply.value(i);
             let (board, fide, fen) = (get(board, i).unwrap_or(0), get(fide, i).unwrap_or(0), get(fen, i).unwrap_or(0));
-            match kind.value(i) {
-                "repetition" if get_bool(claimable, i) == Some(true) => {
+            match EventKind::parse(kind.value(i)) {
+                Some(EventKind::Repetition) if get_bool(claimable, i) == Some(true) => {
                     game.claim_plies.entry(ply).or_default().0 = true;
                 }
-                "claim_by_move" => {
+                Some(EventKind::ClaimByMove) => {
                     let entry = game.claim_plies.entry(ply).or_default();
                     entry.1 |= get_bool(played, i) == Some(true);
                 }
-                "pseudo_repetition" => {
+                Some(EventKind::PseudoRepetition) => {
                     let differs = get_str(differs, i).unwrap_or("");
                     let false_claim = board >= 3 && fide < 3;
                     if matches!(differs, "castling" | "both") {
@@ -151,7 +153,7 @@ impl EventPass {
                         game.ep_first_ply = Some(game.ep_first_ply.map_or(ply, |p| p.min(ply)));
                     }
                 }
-                "hidden_repetition" => {
+                Some(EventKind::HiddenRepetition) => {
                     game.hidden_events += 1;
                     game.ep_flag |= fide >= 3 && fen < 3;
                     game.ep_first_ply = Some(game.ep_first_ply.map_or(ply, |p| p.min(ply)));
@@ -288,7 +290,7 @@ impl GamePass {
                 self.sources.push(src.to_owned());
             }
             // Skipped variants have no replay: every query leaves them out of its rates.
-            if status.value(i) == "skipped" {
+            if status.value(i) == GameStatus::Skipped.as_str() {
                 self.skipped += 1;
                 continue;
             }
