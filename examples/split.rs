@@ -106,4 +106,3 @@ fn main() -> ExitCode {
     }
     ExitCode::SUCCESS
 }
-

@@ -58,7 +58,8 @@ impl Survey {
         // Where the line holding the next `}` starts: runs inside a comment sleep until there
         // (a run from inside a comment may stay there for the whole block: text without braces).
         let close_from = |at: usize| {
-            memchr(b'}', &block[at..tail]).map_or(tail, |p| memrchr(b'\n', &block[at..at + p]).map_or(at, |n| at + n + 1))
+            memchr(b'}', &block[at..tail])
+                .map_or(tail, |p| memrchr(b'\n', &block[at..at + p]).map_or(at, |n| at + n + 1))
         };
         let mut at = head;
         let mut close = close_from(at);
@@ -478,7 +479,12 @@ mod tests {
     /// `text` cut at `cuts` into blocks, surveyed unless `survey(i)` says not for block `i`;
     /// with the blocks that have a line break, how many of them had a survey that could not
     /// tell, and the bytes handed out in chunks that share their block.
-    fn by_blocks(text: &[u8], cuts: &[usize], target: usize, survey: impl Fn(usize) -> bool) -> (Chunks, (u64, u64), u64) {
+    fn by_blocks(
+        text: &[u8],
+        cuts: &[usize],
+        target: usize,
+        survey: impl Fn(usize) -> bool,
+    ) -> (Chunks, (u64, u64), u64) {
         let (chunks, error, stats, shared) = by_blocks_within(text, cuts, target, crate::chunk::MAX_GAME, survey);
         assert_eq!(error, None);
         (chunks, stats, shared)
@@ -535,7 +541,8 @@ mod tests {
         for path in files {
             let text = std::fs::read(&path).unwrap();
             for (size, target) in [(997, 4096), (65_536, 1 << 20), (1 << 20, 100_000), (300, 1)] {
-                let mut cuts: Vec<usize> = (1..text.len().div_ceil(size)).map(|i| i * size + rng.below(size / 2)).collect();
+                let mut cuts: Vec<usize> =
+                    (1..text.len().div_ceil(size)).map(|i| i * size + rng.below(size / 2)).collect();
                 cuts.retain(|&c| c < text.len());
                 let expected = by_lines(&text, target);
                 let (got, (b, u), _) = by_blocks(&text, &cuts, target, |i| i % 7 != 3);

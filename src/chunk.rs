@@ -323,7 +323,9 @@ impl Lines {
                 self.undecided = true;
                 false
             }
-            State::Tags if l[0] == b'[' && self.blank_after_tag && tag_name(l) == &self.first_tag[..self.first_tag_len] => {
+            State::Tags
+                if l[0] == b'[' && self.blank_after_tag && tag_name(l) == &self.first_tag[..self.first_tag_len] =>
+            {
                 self.game(l);
                 true
             }
@@ -674,7 +676,10 @@ mod tests {
     fn header_only_games_are_games() {
         assert_eq!(starts("[Event \"a\"]\n\n[Event \"b\"]\n\n1. e4 *"), vec![0, 2]);
         // ChessBase writes a blank line inside a game's tags
-        assert_eq!(starts("[Event \"a\"]\n[Site \"b\"]\n\n[Date \"c\"]\n\n1. e4 *\n\n[Event \"d\"]\n1. d4 *"), vec![0, 7]);
+        assert_eq!(
+            starts("[Event \"a\"]\n[Site \"b\"]\n\n[Date \"c\"]\n\n1. e4 *\n\n[Event \"d\"]\n1. d4 *"),
+            vec![0, 7]
+        );
     }
 
     #[test]
@@ -736,9 +741,8 @@ mod tests {
     /// Every string of up to `max_len` bytes over `alphabet`, shortest first.
     fn strings_over(alphabet: &[u8], max_len: u32) -> impl Iterator<Item = Vec<u8>> + '_ {
         let k = alphabet.len();
-        (0..=max_len).flat_map(move |len| {
-            (0..k.pow(len)).map(move |n| (0..len).map(|i| alphabet[n / k.pow(i) % k]).collect())
-        })
+        (0..=max_len)
+            .flat_map(move |len| (0..k.pow(len)).map(move |n| (0..len).map(|i| alphabet[n / k.pow(i) % k]).collect()))
     }
 
     /// The one-search rule for the comment state at a line's end agrees with walking comment
@@ -753,9 +757,17 @@ mod tests {
         }
         let tmp = tempfile::tempdir().unwrap();
         let (mut open, mut lines) = (0, 0);
-        for path in test_files(&["edge", "otb", "lichess", "variants"], "the last-brace rule on the corpus's lines", tmp.path()) {
+        for path in
+            test_files(&["edge", "otb", "lichess", "variants"], "the last-brace rule on the corpus's lines", tmp.path())
+        {
             for l in std::fs::read(&path).unwrap().split(|&b| b == b'\n') {
-                assert_eq!(ends_in_comment(l), ends_in_comment_by_walk(l), "{}: {:?}", path.display(), String::from_utf8_lossy(l));
+                assert_eq!(
+                    ends_in_comment(l),
+                    ends_in_comment_by_walk(l),
+                    "{}: {:?}",
+                    path.display(),
+                    String::from_utf8_lossy(l)
+                );
                 open += usize::from(ends_in_comment(l));
                 lines += 1;
             }
@@ -805,7 +817,9 @@ mod tests {
     #[test]
     fn line_shortcuts_find_every_game_start() {
         let tmp = tempfile::tempdir().unwrap();
-        for path in test_files(&["edge", "otb", "lichess", "variants"], "the splitter's shortcuts on the corpus", tmp.path()) {
+        for path in
+            test_files(&["edge", "otb", "lichess", "variants"], "the splitter's shortcuts on the corpus", tmp.path())
+        {
             let text = std::fs::read(&path).unwrap();
             for (target, recycle) in [(1 << 20, false), (4096, false), (4096, true), (100_000, true)] {
                 let mut splitter = Splitter::new(&text[..], target);

@@ -1,8 +1,8 @@
 //! Command line: arguments parsed into a validated command, errors mapped to exit codes.
 
 use std::{
-    ops::ControlFlow,
     io::{self, BufWriter, Write},
+    ops::ControlFlow,
     path::{Path, PathBuf},
     process::ExitCode,
 };
@@ -13,7 +13,11 @@ use clap::{Parser, Subcommand};
 use crate::{chunk, explain, ingest, input, json, pgn};
 
 #[derive(Parser)]
-#[command(name = "threefold", version, about = "Find every repetition of a position under the FIDE Laws (Art. 9.2, 9.6) in PGN collections")]
+#[command(
+    name = "threefold",
+    version,
+    about = "Find every repetition of a position under the FIDE Laws (Art. 9.2, 9.6) in PGN collections"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -106,7 +110,8 @@ pub fn main() -> ExitCode {
     match run(cli.command) {
         Ok(code) => code,
         Err(err) => {
-            if err.chain().any(|e| e.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe)) {
+            if err.chain().any(|e| e.downcast_ref::<io::Error>().is_some_and(|e| e.kind() == io::ErrorKind::BrokenPipe))
+            {
                 return ExitCode::SUCCESS;
             }
             eprintln!("threefold: {err:#}");
@@ -165,7 +170,9 @@ fn dump(file: &Path, limit: Option<u64>) -> Result<ExitCode> {
     out.flush()?;
     match read {
         Ok(()) => Ok(ExitCode::SUCCESS),
-        Err(err) => Ok(input_failed(anyhow::Error::new(err).context(format!("error reading {} after {index} games", file.display())))),
+        Err(err) => Ok(input_failed(
+            anyhow::Error::new(err).context(format!("error reading {} after {index} games", file.display())),
+        )),
     }
 }
 
@@ -188,7 +195,9 @@ fn explain_game(file: &Path, number: u64) -> Result<ExitCode> {
         ControlFlow::Continue(())
     });
     if let Err(err) = read {
-        return Ok(input_failed(anyhow::Error::new(err).context(format!("error reading {} after {seen} games", file.display()))));
+        return Ok(input_failed(
+            anyhow::Error::new(err).context(format!("error reading {} after {seen} games", file.display())),
+        ));
     }
     let Some(game) = found else {
         bail!("{} has {seen} games; there is no game {number}", file.display());

@@ -77,7 +77,8 @@ pub fn temp_dir(table: &Path, source: &str, pid: u32) -> PathBuf {
 /// with its manifest `entry`; the caller then [`swap`]s each into place.
 pub fn begin(root: &Path, source: &str, temps: &[&Path], entry: &Value) -> Result<Committed> {
     let pid = std::process::id();
-    let inodes = temps.iter().map(|temp| inode(temp)?.context("a new partition folder is missing")).collect::<Result<_>>()?;
+    let inodes =
+        temps.iter().map(|temp| inode(temp)?.context("a new partition folder is missing")).collect::<Result<_>>()?;
     let record = Record::new(source, pid, inodes, entry.clone());
     let path = root.join(format!("{RECORD_PREFIX}{source}-{pid}.json"));
     // Written whole in the new folder, then renamed: a kill leaves a complete record or none (and
@@ -99,7 +100,9 @@ pub fn begin(root: &Path, source: &str, temps: &[&Path], entry: &Value) -> Resul
 pub fn recover(root: &Path, tables: &[&str]) -> Result<Vec<(Value, Committed)>> {
     let mut finished = Vec::new();
     for (path, record) in abandoned(root)? {
-        if finish(root, tables, &record).with_context(|| format!("cannot finish the interrupted commit {}", path.display()))? {
+        if finish(root, tables, &record)
+            .with_context(|| format!("cannot finish the interrupted commit {}", path.display()))?
+        {
             finished.push((record.entry, Committed(path)));
         } else {
             fs::remove_file(&path).with_context(|| format!("cannot remove {}", path.display()))?;
@@ -123,11 +126,12 @@ fn abandoned(root: &Path) -> Result<Vec<(PathBuf, Record)>> {
         if !name.starts_with(RECORD_PREFIX) || !name.ends_with(".json") {
             continue;
         }
-        let record: Record = match fs::read(&path).map_err(anyhow::Error::from).and_then(|b| Ok(serde_json::from_slice(&b)?)) {
-            Ok(record) => record,
-            // Not one of ours, or not complete (records are written atomically): left alone.
-            Err(_) => continue,
-        };
+        let record: Record =
+            match fs::read(&path).map_err(anyhow::Error::from).and_then(|b| Ok(serde_json::from_slice(&b)?)) {
+                Ok(record) => record,
+                // Not one of ours, or not complete (records are written atomically): left alone.
+                Err(_) => continue,
+            };
         if here.outlived(&record) {
             records.push((path, record));
         }
@@ -266,7 +270,8 @@ pub fn swap(temp: &Path, final_dir: &Path) -> Result<()> {
     if had_old {
         fs::rename(final_dir, &old).with_context(|| format!("cannot move aside {}", final_dir.display()))?;
     }
-    fs::rename(temp, final_dir).with_context(|| format!("cannot rename {} to {}", temp.display(), final_dir.display()))?;
+    fs::rename(temp, final_dir)
+        .with_context(|| format!("cannot rename {} to {}", temp.display(), final_dir.display()))?;
     if had_old {
         fs::remove_dir_all(&old).with_context(|| format!("cannot remove {}", old.display()))?;
     }
@@ -281,13 +286,15 @@ fn exchange(a: &Path, b: &Path) -> Result<bool> {
     let path = |p: &Path| CString::new(p.as_os_str().as_bytes()).context("path with a NUL byte");
     let (ca, cb) = (path(a)?, path(b)?);
     // SAFETY: both are valid NUL-terminated paths, relative to the working directory.
-    let rc = unsafe { libc::renameat2(libc::AT_FDCWD, ca.as_ptr(), libc::AT_FDCWD, cb.as_ptr(), libc::RENAME_EXCHANGE) };
+    let rc =
+        unsafe { libc::renameat2(libc::AT_FDCWD, ca.as_ptr(), libc::AT_FDCWD, cb.as_ptr(), libc::RENAME_EXCHANGE) };
     if rc == 0 {
         return Ok(true);
     }
     match io::Error::last_os_error().raw_os_error() {
         Some(libc::EINVAL | libc::ENOSYS | libc::ENOTSUP) => Ok(false),
-        _ => Err(io::Error::last_os_error()).with_context(|| format!("cannot exchange {} and {}", a.display(), b.display())),
+        _ => Err(io::Error::last_os_error())
+            .with_context(|| format!("cannot exchange {} and {}", a.display(), b.display())),
     }
 }
 
@@ -413,12 +420,16 @@ mod tests {
             let pid = if case.ends_with("running") { child.id() } else { dead_pid() };
             let record = half_committed(&root, pid);
             edit(&record, |r| match case {
-                "another machine" => drop(r.insert("host".into(), json!(format!("not-{}", r["host"].as_str().unwrap())))),
+                "another machine" => {
+                    drop(r.insert("host".into(), json!(format!("not-{}", r["host"].as_str().unwrap()))))
+                }
                 "another namespace" => {
                     let ns = r["pid_namespace"].as_u64().expect("the PID namespace is known on Linux");
                     r.insert("pid_namespace".into(), json!(ns + 1));
                 }
-                "older version, running" => ["boot", "pid_namespace", "started"].iter().for_each(|k| drop(r.remove(*k))),
+                "older version, running" => {
+                    ["boot", "pid_namespace", "started"].iter().for_each(|k| drop(r.remove(*k)))
+                }
                 _ => {}
             });
             assert!(interrupted(&root).unwrap().is_empty(), "{case}");

@@ -69,8 +69,20 @@ fn writer_properties(source: &str) -> Result<WriterProperties> {
     // never let a reader skip a page or row group, and cost a comparison per value. Dates,
     // numbers and the partition's source keep theirs (Lichess dumps are in date order).
     for column in [
-        "Event", "Site", "White", "Black", "Opening", "Round", "tags.key_value.key", "tags.key_value.value",
-        "error_token", "placement", "castling", "fen", "san", "uci",
+        "Event",
+        "Site",
+        "White",
+        "Black",
+        "Opening",
+        "Round",
+        "tags.key_value.key",
+        "tags.key_value.value",
+        "error_token",
+        "placement",
+        "castling",
+        "fen",
+        "san",
+        "uci",
     ] {
         builder = builder.set_column_statistics_enabled(ColumnPath::from(column), EnabledStatistics::None);
     }
@@ -204,12 +216,20 @@ impl Dataset {
             let temp_file = temp_dir.join(format!("{PART}.tmp"));
             let file = File::create(&temp_file).with_context(|| format!("cannot create {}", temp_file.display()))?;
             let writer = ParallelWriter::try_new(file, schema, writer_properties(source)?, encoders.clone())?;
-            tables.push(Table { writer: Some(writer), temp_dir, temp_file, final_dir: commit::final_dir(&parent, source), rows: 0 });
+            tables.push(Table {
+                writer: Some(writer),
+                temp_dir,
+                temp_file,
+                final_dir: commit::final_dir(&parent, source),
+                rows: 0,
+            });
         }
         let events = tables.pop();
         let games = tables.pop();
         match (games, events) {
-            (Some(games), Some(events)) => Ok(Partition { root: self.root.clone(), source: source.to_owned(), games, events }),
+            (Some(games), Some(events)) => {
+                Ok(Partition { root: self.root.clone(), source: source.to_owned(), games, events })
+            }
             _ => bail!("internal error: missing table writer"),
         }
     }
@@ -339,7 +359,8 @@ impl Dataset {
                 let entry = entry.with_context(|| format!("cannot list {}", parent.display()))?;
                 let name = entry.file_name();
                 if stale_source(&name.to_string_lossy()).is_some_and(|s| sources.contains(s)) {
-                    fs::remove_dir_all(entry.path()).with_context(|| format!("cannot remove {}", entry.path().display()))?;
+                    fs::remove_dir_all(entry.path())
+                        .with_context(|| format!("cannot remove {}", entry.path().display()))?;
                 }
             }
         }
@@ -440,13 +461,14 @@ impl Partition {
             self.abort();
             return Err(e);
         }
-        let committed = match commit::begin(&self.root, &self.source, &[&self.games.temp_dir, &self.events.temp_dir], entry) {
-            Ok(committed) => committed,
-            Err(e) => {
-                self.abort();
-                return Err(e);
-            }
-        };
+        let committed =
+            match commit::begin(&self.root, &self.source, &[&self.games.temp_dir, &self.events.temp_dir], entry) {
+                Ok(committed) => committed,
+                Err(e) => {
+                    self.abort();
+                    return Err(e);
+                }
+            };
         commit::swap(&self.games.temp_dir, &self.games.final_dir)?;
         commit::swap(&self.events.temp_dir, &self.events.final_dir)?;
         Ok(committed)
@@ -494,8 +516,10 @@ mod tests {
         }
         dataset.remove_stale(&["a", "c"]).unwrap();
         for table in TABLES {
-            let mut left: Vec<String> =
-                fs::read_dir(dir.path().join(table)).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+            let mut left: Vec<String> = fs::read_dir(dir.path().join(table))
+                .unwrap()
+                .map(|e| e.unwrap().file_name().into_string().unwrap())
+                .collect();
             left.sort();
             assert_eq!(left, [".tmp-source=a-b-3", ".tmp-source=b-4", "source=a"]);
         }
@@ -532,7 +556,8 @@ mod tests {
         }
         drop(dataset);
         let manifest: Value = serde_json::from_slice(&fs::read(dir.path().join(MANIFEST)).unwrap()).unwrap();
-        let sources: Vec<&str> = manifest["inputs"].as_array().unwrap().iter().map(|e| e["source"].as_str().unwrap()).collect();
+        let sources: Vec<&str> =
+            manifest["inputs"].as_array().unwrap().iter().map(|e| e["source"].as_str().unwrap()).collect();
         assert_eq!(sources, (0..300).map(|i| format!("s{i:04}")).collect::<Vec<_>>());
         assert_eq!((manifest["games"].as_u64(), manifest["events"].as_u64()), (Some(300), Some(600)));
     }
@@ -551,7 +576,8 @@ mod tests {
         b.update_manifest(entry("b2"), None).unwrap();
         drop((a, b));
         let manifest: Value = serde_json::from_slice(&fs::read(dir.path().join(MANIFEST)).unwrap()).unwrap();
-        let sources: Vec<&str> = manifest["inputs"].as_array().unwrap().iter().map(|e| e["source"].as_str().unwrap()).collect();
+        let sources: Vec<&str> =
+            manifest["inputs"].as_array().unwrap().iter().map(|e| e["source"].as_str().unwrap()).collect();
         assert_eq!(sources, ["a1", "a2", "b1", "b2"]);
         assert_eq!(manifest["games"], 4);
     }

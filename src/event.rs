@@ -60,18 +60,9 @@ pub enum Detail {
         played: bool,
     },
     /// Board and side to move repeat, but castling rights or the legal e.p. square differ.
-    PseudoRepetition {
-        differs: Differs,
-        board_occurrence: u32,
-        fide_occurrence: u32,
-        earlier_plies: Vec<u32>,
-    },
+    PseudoRepetition { differs: Differs, board_occurrence: u32, fide_occurrence: u32, earlier_plies: Vec<u32> },
     /// The FIDE identity repeats, but the FEN e.p. field differs (a double push with no legal capture).
-    HiddenRepetition {
-        fen_occurrence: u32,
-        fide_occurrence: u32,
-        earlier_plies: Vec<u32>,
-    },
+    HiddenRepetition { fen_occurrence: u32, fide_occurrence: u32, earlier_plies: Vec<u32> },
 }
 
 /// The four kinds of event, as the `kind` column and `dump` name them.

@@ -112,8 +112,12 @@ fn describe(t: &Timeline, e: &Event, out: &mut String) {
             let now_ep = t.legal_ep(e.ply);
             if let Some(p) = earlier_plies.iter().copied().find(|&p| t.legal_ep(p) != now_ep) {
                 reasons.push(match (t.legal_ep(p), now_ep) {
-                    (Some(sq), None) => format!("the en-passant capture on {sq} possible after {} is not possible now", t.label(p)),
-                    (None, Some(sq)) => format!("an en-passant capture on {sq} is possible now, not after {}", t.label(p)),
+                    (Some(sq), None) => {
+                        format!("the en-passant capture on {sq} possible after {} is not possible now", t.label(p))
+                    }
+                    (None, Some(sq)) => {
+                        format!("an en-passant capture on {sq} is possible now, not after {}", t.label(p))
+                    }
                     (a, b) => format!("the en-passant square differs ({a:?} then, {b:?} now)"),
                 });
             }
@@ -181,11 +185,7 @@ pub fn explain(game: &Game) -> String {
         describe(&timeline, e, &mut out);
     }
     if s.claim_opportunities > 0 {
-        let _ = writeln!(
-            out,
-            "Claim opportunities: {}, missed: {}.",
-            s.claim_opportunities, s.missed_claims
-        );
+        let _ = writeln!(out, "Claim opportunities: {}, missed: {}.", s.claim_opportunities, s.missed_claims);
     }
     out
 }

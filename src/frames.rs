@@ -164,20 +164,19 @@ impl FrameDecoder {
             let recycled = recycle_rx.clone();
             let source = source.clone();
             thread::Builder::new().name(format!("unzstd-{i}")).spawn(move || {
-                let mut worker = FrameWorker {
-                    bulk: None,
-                    recycled,
-                    largest: 0,
-                    source: source.clone(),
-                    staging: None,
-                };
+                let mut worker =
+                    FrameWorker { bulk: None, recycled, largest: 0, source: source.clone(), staging: None };
                 while let Ok(job) = jobs.recv() {
                     // Every unit must arrive, or the reader would take the gap for the end.
                     let seq = job.seq;
                     let mut decoded = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| worker.decode(job)))
                         .unwrap_or_else(|_| Decoded {
                             last: true,
-                            ..Decoded::new(seq, Vec::new(), Some(io::Error::other("internal error: a decoder thread failed")))
+                            ..Decoded::new(
+                                seq,
+                                Vec::new(),
+                                Some(io::Error::other("internal error: a decoder thread failed")),
+                            )
                         });
                     if survey {
                         // A survey that failed (a bug) must not lose the block: without one,
@@ -374,7 +373,8 @@ impl FrameWorker {
         // decode in one shot straight into a recycled buffer, and fall back to the streaming
         // decoder when the guess was too small (or the frame is corrupt: it then says why).
         let known = zstd::zstd_safe::get_frame_content_size(&job.compressed).ok().flatten().map(|n| n as usize);
-        let guess = known.unwrap_or(if self.largest > 0 { self.largest + self.largest / 16 } else { job.compressed.len() * 8 });
+        let guess =
+            known.unwrap_or(if self.largest > 0 { self.largest + self.largest / 16 } else { job.compressed.len() * 8 });
         let mut data = self.recycled.try_recv().unwrap_or_default();
         data.clear();
         if self.bulk.is_none() {

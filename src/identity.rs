@@ -257,7 +257,10 @@ mod tests {
         let (mut checked, mut ep, mut promoted) = (0, 0, 0);
         // Every other game is Chess960 (castling rooks off the corner files), where only the
         // placement and the Zobrist key are compared: its castling letters are Shredder-FEN's.
-        let chess960 = ["nrkbbqrn/pppppppp/8/8/8/8/PPPPPPPP/NRKBBQRN w GBgb - 0 1", "bbqrkrnn/pppppppp/8/8/8/8/PPPPPPPP/BBQRKRNN w FDfd - 0 1"];
+        let chess960 = [
+            "nrkbbqrn/pppppppp/8/8/8/8/PPPPPPPP/NRKBBQRN w GBgb - 0 1",
+            "bbqrkrnn/pppppppp/8/8/8/8/PPPPPPPP/BBQRKRNN w FDfd - 0 1",
+        ];
         let mut checked960 = 0;
         for game in 0..200 {
             let mode = if game % 2 == 1 { CastlingMode::Chess960 } else { CastlingMode::Standard };

@@ -31,15 +31,15 @@ use std::{
 use anyhow::{Context, Result, bail};
 use arrow_array::RecordBatch;
 use crossbeam_channel::bounded;
-use std::ops::ControlFlow;
 use serde_json::{Value, json};
+use std::ops::ControlFlow;
 
 use crate::{
     chunk::{Chunk, ChunkBytes, ReadError},
     commit::Committed,
     dataset::Dataset,
-    input::{self, Compression},
     event::EventKind,
+    input::{self, Compression},
     pgn::{GameStatus, GameVisitor},
     progress::{Counters, Progress},
     schema::{self, EventsBuilder, GamesBuilder},
@@ -149,7 +149,8 @@ pub fn run(options: Options) -> Result<ExitCode> {
 
     if !options.quiet {
         let secs = started.elapsed().as_secs_f64();
-        let kinds: Vec<String> = EventKind::ALL.iter().zip(total.events).map(|(k, n)| format!("{} {n}", k.as_str())).collect();
+        let kinds: Vec<String> =
+            EventKind::ALL.iter().zip(total.events).map(|(k, n)| format!("{} {n}", k.as_str())).collect();
         eprintln!(
             "threefold: {} input(s), {failed} failed; {} games ({} with errors, {} skipped variants); {} events ({}); {secs:.1} s, {:.0} games/s; dataset {}",
             inputs.len(),
@@ -384,9 +385,9 @@ fn ingest_input(
             let counters = counters.clone();
             let path = input.path.clone();
             let chunk_bytes = options.chunk_bytes;
-            std::thread::Builder::new()
-                .name("read".into())
-                .spawn_scoped(scope, move || read_input(&path, chunk_bytes, threads, counters, chunk_tx, slot_rx, recycle_rx))
+            std::thread::Builder::new().name("read".into()).spawn_scoped(scope, move || {
+                read_input(&path, chunk_bytes, threads, counters, chunk_tx, slot_rx, recycle_rx)
+            })
         };
         let written = (|| -> Result<()> {
             let mut waiting: BTreeMap<u64, Replayed> = BTreeMap::new();
@@ -482,7 +483,10 @@ mod tests {
 
     #[test]
     fn source_names() {
-        assert_eq!(source_name(Path::new("/x/lichess_db_standard_rated_2024-01.pgn.zst")), "lichess_db_standard_rated_2024-01");
+        assert_eq!(
+            source_name(Path::new("/x/lichess_db_standard_rated_2024-01.pgn.zst")),
+            "lichess_db_standard_rated_2024-01"
+        );
         assert_eq!(source_name(Path::new("a b.PGN")), "a_b");
         assert!(valid_source("2024-01"));
         assert!(!valid_source("../x"));

@@ -119,11 +119,7 @@ pub fn chunker_file(
 
 /// Opens a file (or `-` for stdin) and decompresses it.
 pub fn open(path: &Path) -> io::Result<(Compression, Box<dyn Read>)> {
-    if path.as_os_str() == "-" {
-        decompress(io::stdin())
-    } else {
-        decompress(File::open(path)?)
-    }
+    if path.as_os_str() == "-" { decompress(io::stdin()) } else { decompress(File::open(path)?) }
 }
 
 /// Decoder threads for one input read in blocks beside `threads` replay threads. One thread

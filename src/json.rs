@@ -34,7 +34,8 @@ pub fn game_json(index: u64, game: &Game) -> Value {
 /// `Value` only while it is written: a game of thousands of shuffling moves has hundreds of
 /// thousands of events, and as one `Value` (100,000 plies) it took 1.4 GB.
 pub fn write_game(out: impl Write, index: u64, game: &Game) -> io::Result<()> {
-    serde_json::to_writer(out, &Record { head: record_without_events(index, game), events: &Events(game) }).map_err(io::Error::from)
+    serde_json::to_writer(out, &Record { head: record_without_events(index, game), events: &Events(game) })
+        .map_err(io::Error::from)
 }
 
 /// A game's record: its fields but the events, and the events, written where a `Value` object

@@ -654,6 +654,10 @@ mod tests {
         assert!(scan(b"1. e4 { open", &mut Vec::new()).open_comment);
         assert!(!scan(b"1. e4 { closed } e5 (1... c5 { open", &mut Vec::new()).open_comment);
         assert_eq!(scan(b"1. e4 Ng81/2-1/2", &mut Vec::new()).result, None, "a marker inside a bad token is none");
-        assert_eq!(scan(b"1. e4 d8Q 0-1", &mut Vec::new()).result, Some(GameResult::BlackWins), "read on after a bad token");
+        assert_eq!(
+            scan(b"1. e4 d8Q 0-1", &mut Vec::new()).result,
+            Some(GameResult::BlackWins),
+            "read on after a bad token"
+        );
     }
 }

@@ -35,10 +35,24 @@ pub struct ParallelWriter {
 
 impl ParallelWriter {
     /// A writer of `schema` to `file` with `props`, encoding on `pool` (or on the caller's thread).
-    pub fn try_new(file: File, schema: SchemaRef, props: WriterProperties, pool: Option<Arc<rayon::ThreadPool>>) -> Result<Self> {
+    pub fn try_new(
+        file: File,
+        schema: SchemaRef,
+        props: WriterProperties,
+        pool: Option<Arc<rayon::ThreadPool>>,
+    ) -> Result<Self> {
         let row_group_rows = props.max_row_group_row_count().unwrap_or(usize::MAX).max(1);
         let (file, factory) = ArrowWriter::try_new(file, schema.clone(), Some(props))?.into_serialized_writer()?;
-        Ok(ParallelWriter { file, factory, schema, columns: Vec::new(), group_rows: 0, row_group_rows, row_groups: 0, pool })
+        Ok(ParallelWriter {
+            file,
+            factory,
+            schema,
+            columns: Vec::new(),
+            group_rows: 0,
+            row_group_rows,
+            row_groups: 0,
+            pool,
+        })
     }
 
     /// Appends `batch`, closing row groups as they fill.
@@ -65,7 +79,9 @@ impl ParallelWriter {
         }
         let columns = &mut self.columns;
         match &self.pool {
-            Some(pool) => pool.install(|| columns.par_iter_mut().zip(leaves.par_iter()).try_for_each(|(c, leaf)| c.write(leaf)))?,
+            Some(pool) => {
+                pool.install(|| columns.par_iter_mut().zip(leaves.par_iter()).try_for_each(|(c, leaf)| c.write(leaf)))?
+            }
             None => columns.iter_mut().zip(&leaves).try_for_each(|(c, leaf)| c.write(leaf))?,
         }
         self.group_rows += batch.num_rows();
@@ -79,7 +95,9 @@ impl ParallelWriter {
         }
         let columns = mem::take(&mut self.columns);
         let chunks: Vec<ArrowColumnChunk> = match &self.pool {
-            Some(pool) => pool.install(|| columns.into_par_iter().map(ArrowColumnWriter::close).collect::<Result<_>>())?,
+            Some(pool) => {
+                pool.install(|| columns.into_par_iter().map(ArrowColumnWriter::close).collect::<Result<_>>())?
+            }
             None => columns.into_iter().map(ArrowColumnWriter::close).collect::<Result<_>>()?,
         };
         let mut group = self.file.next_row_group()?;
@@ -117,19 +135,20 @@ mod tests {
     /// `ArrowWriter` gives, with a pool of encoders and without.
     #[test]
     fn writes_what_arrow_writer_writes() {
-        writes_what_arrow_writer_writes_with(Some(Arc::new(rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap())));
+        writes_what_arrow_writer_writes_with(Some(Arc::new(
+            rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap(),
+        )));
         writes_what_arrow_writer_writes_with(None);
     }
 
     fn writes_what_arrow_writer_writes_with(pool: Option<Arc<rayon::ThreadPool>>) {
-        let schema = Arc::new(Schema::new(vec![
-            Field::new("n", DataType::Int64, false),
-            Field::new("s", DataType::Utf8, true),
-        ]));
+        let schema =
+            Arc::new(Schema::new(vec![Field::new("n", DataType::Int64, false), Field::new("s", DataType::Utf8, true)]));
         let batches: Vec<RecordBatch> = (0..6)
             .map(|b| {
                 let n: ArrayRef = Arc::new(Int64Array::from_iter_values((0..5).map(|i| b * 5 + i)));
-                let s: ArrayRef = Arc::new(StringArray::from_iter((0..5).map(|i| (i % 2 == 0).then(|| format!("v{b}{i}")))));
+                let s: ArrayRef =
+                    Arc::new(StringArray::from_iter((0..5).map(|i| (i % 2 == 0).then(|| format!("v{b}{i}")))));
                 RecordBatch::try_new(schema.clone(), vec![n, s]).unwrap()
             })
             .collect();
@@ -138,7 +157,8 @@ mod tests {
         let (ours, theirs) = (dir.path().join("ours.parquet"), dir.path().join("theirs.parquet"));
         let mut writer =
             ParallelWriter::try_new(std::fs::File::create(&ours).unwrap(), schema.clone(), props(), pool).unwrap();
-        let mut reference = ArrowWriter::try_new(std::fs::File::create(&theirs).unwrap(), schema.clone(), Some(props())).unwrap();
+        let mut reference =
+            ArrowWriter::try_new(std::fs::File::create(&theirs).unwrap(), schema.clone(), Some(props())).unwrap();
         for batch in &batches {
             writer.write(batch).unwrap();
             reference.write(batch).unwrap();

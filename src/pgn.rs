@@ -4,7 +4,11 @@
 //! finds in a slice. `GameVisitor::showing_whole_slices` is the reference: `pgn-reader` reads
 //! every slice whole and skips the first game's movetext itself.
 
-use std::{cell::Cell, io, ops::{ControlFlow, Range}};
+use std::{
+    cell::Cell,
+    io,
+    ops::{ControlFlow, Range},
+};
 
 use pgn_reader::{Outcome, RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::{CastlingMode, Color, KnownOutcome};

@@ -22,7 +22,12 @@ use shakmaty::{
 /// string.
 pub fn parse(token: &[u8]) -> Result<SanPlus, ParseSanError> {
     let found = parse_normal(token).map_or_else(|| SanPlus::from_ascii(token), Ok);
-    debug_assert_eq!(found.as_ref().ok(), SanPlus::from_ascii(token).as_ref().ok(), "{:?}", String::from_utf8_lossy(token));
+    debug_assert_eq!(
+        found.as_ref().ok(),
+        SanPlus::from_ascii(token).as_ref().ok(),
+        "{:?}",
+        String::from_utf8_lossy(token)
+    );
     found
 }
 
@@ -49,7 +54,9 @@ fn parse_normal(token: &[u8]) -> Option<SanPlus> {
     // What remains: an optional file and rank of the mover, an optional `x`, the target square
     // (read from the end, this is shakmaty's reading: `e4` is a target, `ed5` a file and one).
     let (to, t) = match t {
-        [rest @ .., f @ b'a'..=b'h', r @ b'1'..=b'8'] => (Square::from_coords(File::new(u32::from(f - b'a')), Rank::new(u32::from(r - b'1'))), rest),
+        [rest @ .., f @ b'a'..=b'h', r @ b'1'..=b'8'] => {
+            (Square::from_coords(File::new(u32::from(f - b'a')), Rank::new(u32::from(r - b'1'))), rest)
+        }
         _ => return None,
     };
     let (capture, t) = match t {
@@ -60,7 +67,9 @@ fn parse_normal(token: &[u8]) -> Option<SanPlus> {
         [] => (None, None),
         [f @ b'a'..=b'h'] => (Some(File::new(u32::from(f - b'a'))), None),
         [r @ b'1'..=b'8'] => (None, Some(Rank::new(u32::from(r - b'1')))),
-        [f @ b'a'..=b'h', r @ b'1'..=b'8'] => (Some(File::new(u32::from(f - b'a'))), Some(Rank::new(u32::from(r - b'1')))),
+        [f @ b'a'..=b'h', r @ b'1'..=b'8'] => {
+            (Some(File::new(u32::from(f - b'a'))), Some(Rank::new(u32::from(r - b'1'))))
+        }
         _ => return None,
     };
     Some(SanPlus { san: San::Normal { role, file, rank, capture, to, promotion }, suffix })
@@ -79,7 +88,12 @@ fn promotion_role(b: u8) -> Option<Role> {
 /// The move `san` denotes in `pos`, exactly as [`San::to_move`] decides it.
 pub fn to_move(pos: &Chess, san: &San) -> Result<Move, SanError> {
     let found = fast(pos, san).map_or_else(|| san.to_move(pos), Ok);
-    debug_assert_eq!(found, san.to_move(pos), "{san} in {}", shakmaty::fen::Fen::from_position(pos, shakmaty::EnPassantMode::Legal));
+    debug_assert_eq!(
+        found,
+        san.to_move(pos),
+        "{san} in {}",
+        shakmaty::fen::Fen::from_position(pos, shakmaty::EnPassantMode::Legal)
+    );
     found
 }
 

@@ -66,10 +66,8 @@ fn u32_list_type() -> DataType {
 }
 
 fn string_map_type() -> DataType {
-    let entries = Fields::from(vec![
-        Field::new("key", DataType::Utf8, false),
-        Field::new("value", DataType::Utf8, true),
-    ]);
+    let entries =
+        Fields::from(vec![Field::new("key", DataType::Utf8, false), Field::new("value", DataType::Utf8, true)]);
     DataType::Map(Arc::new(Field::new("key_value", DataType::Struct(entries), false)), false)
 }
 
@@ -347,7 +345,13 @@ impl GamesBuilder {
         ];
         columns.extend(self.tag_columns.iter_mut().map(TagColumn::finish));
         columns.push(Arc::new(self.tags.finish()));
-        for b in [&mut self.lichess_id, &mut self.time_class, &mut self.status, &mut self.replay_variant, &mut self.error_kind] {
+        for b in [
+            &mut self.lichess_id,
+            &mut self.time_class,
+            &mut self.status,
+            &mut self.replay_variant,
+            &mut self.error_kind,
+        ] {
             columns.push(Arc::new(b.finish()));
         }
         columns.push(Arc::new(self.error_ply.finish()));
@@ -415,8 +419,11 @@ impl EventsBuilder {
             ep: StringBuilder::new(),
             fen: StringBuilder::new(),
             zobrist: UInt64Builder::new(),
-            earlier_plies: ListBuilder::new(UInt32Builder::new())
-                .with_field(Field::new("item", DataType::UInt32, false)),
+            earlier_plies: ListBuilder::new(UInt32Builder::new()).with_field(Field::new(
+                "item",
+                DataType::UInt32,
+                false,
+            )),
             occurrence: UInt32Builder::new(),
             claimable: BooleanBuilder::new(),
             automatic: BooleanBuilder::new(),

@@ -66,11 +66,7 @@ impl Variant {
     /// Reads a `Variant` tag. Names compare lowercased, without spaces, dashes and underscores.
     pub fn from_tag(tag: Option<&str>) -> Variant {
         let Some(raw) = tag else { return Variant::Standard };
-        let name: String = raw
-            .chars()
-            .filter(|c| !matches!(c, ' ' | '-' | '_'))
-            .flat_map(char::to_lowercase)
-            .collect();
+        let name: String = raw.chars().filter(|c| !matches!(c, ' ' | '-' | '_')).flat_map(char::to_lowercase).collect();
         match name.as_str() {
             "" | "standard" | "fromposition" | "normal" | "chess" => Variant::Standard,
             "chess960" | "fischerandom" | "fischerrandom" | "960" | "frc" => Variant::Chess960,

@@ -157,7 +157,10 @@ mod tests {
         tags.push(b"Black", b"Mil\xe9s");
         tags.push(b"Empty", b"");
         let all: Vec<_> = tags.iter().collect();
-        assert_eq!(all, [("Event", "Tilburg"), ("White", "Karpov"), ("Event", "second"), ("Black", "Mil\u{e9}s"), ("Empty", "")]);
+        assert_eq!(
+            all,
+            [("Event", "Tilburg"), ("White", "Karpov"), ("Event", "second"), ("Black", "Mil\u{e9}s"), ("Empty", "")]
+        );
         assert_eq!(tags.get("Event"), Some("Tilburg"));
         assert_eq!(tags.get("Black"), Some("Mil\u{e9}s"));
         assert_eq!(tags.get("Empty"), Some(""));

@@ -136,7 +136,11 @@ impl Tracker {
             self.twice[color_index(key.turn)] += 1;
             let window = &self.window;
             let idx = window.len();
-            match self.repeated.iter_mut().find(|i| window[**i].key.same_board(&key) && window[**i].key.same_rights(&key)) {
+            match self
+                .repeated
+                .iter_mut()
+                .find(|i| window[**i].key.same_board(&key) && window[**i].key.same_rights(&key))
+            {
                 Some(i) => *i = idx,
                 None => self.repeated.push(idx),
             }
@@ -383,7 +387,13 @@ impl Long {
     fn new_identity(&mut self, key: &Key, ply: u32, next: u32) -> u32 {
         self.fens.push(Fen { ep: key.fen_ep, count: 1, next: NONE });
         let fens = index(self.fens.len() - 1);
-        self.identities.push(Identity { castling: key.castling, legal_ep: key.legal_ep, seen: Seen::first(ply), fens, next });
+        self.identities.push(Identity {
+            castling: key.castling,
+            legal_ep: key.legal_ep,
+            seen: Seen::first(ply),
+            fens,
+            next,
+        });
         index(self.identities.len() - 1)
     }
 
@@ -395,7 +405,13 @@ impl Long {
             let identities = self.new_identity(key, ply, NONE);
             let i = index(self.placements.len());
             let next = self.index.insert(key.board_zobrist, i).unwrap_or(NONE);
-            self.placements.push(Placement { key: key.clone(), seen: Seen::first(ply), identities, twice: false, next });
+            self.placements.push(Placement {
+                key: key.clone(),
+                seen: Seen::first(ply),
+                identities,
+                twice: false,
+                next,
+            });
             return counts;
         };
         let placement = &mut self.placements[p];

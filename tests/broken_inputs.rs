@@ -68,7 +68,12 @@ fn karpov() -> Vec<u8> {
 }
 
 fn compress(cmd: &str, data: &[u8]) -> Vec<u8> {
-    let mut child = Command::new(cmd).arg("-c").stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let mut child = Command::new(cmd)
+        .arg("-c")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
     child.stdin.take().unwrap().write_all(data).unwrap();
     child.wait_with_output().unwrap().stdout
 }
@@ -189,7 +194,9 @@ fn dump_and_explain_exit_1_on_an_unreadable_input() {
     }
     // Usage errors stay 2.
     let good = write(tmp.path(), "good.pgn", &karpov());
-    for args in [vec!["explain", good.to_str().unwrap(), "--game", "0"], vec!["explain", good.to_str().unwrap(), "--game", "3"]] {
+    for args in
+        [vec!["explain", good.to_str().unwrap(), "--game", "0"], vec!["explain", good.to_str().unwrap(), "--game", "3"]]
+    {
         assert_eq!(threefold(&args).status.code(), Some(2), "{args:?}");
     }
 }
@@ -240,7 +247,10 @@ fn truncated_and_corrupt_compressed_inputs_fail_with_an_offset() {
         assert_eq!(f["status"], "failed", "{ext}: {f}");
         assert_eq!(entry("good.pgn")["games"], 400, "{ext}: the good input still completes");
         let names: Vec<String> = parquet_files(&ds).iter().map(|p| p.display().to_string()).collect();
-        assert!(names.iter().all(|n| n.contains("source=good")), "{ext}: only the good source has Parquet files: {names:?}");
+        assert!(
+            names.iter().all(|n| n.contains("source=good")),
+            "{ext}: only the good source has Parquet files: {names:?}"
+        );
     }
 }
 
@@ -282,7 +292,8 @@ fn ten_thousand_plies_of_shuffling() {
     assert_eq!(s["plies"], 10_000);
     assert_eq!(s["max_occurrence"], 2501);
     assert_eq!(s["first_ply_occurrence_5"], 16);
-    let longest = games[0]["events"].as_array().unwrap().iter().map(|e| e["earlier_plies"].as_array().unwrap().len()).max();
+    let longest =
+        games[0]["events"].as_array().unwrap().iter().map(|e| e["earlier_plies"].as_array().unwrap().len()).max();
     assert_eq!(longest, Some(16), "earlier plies are capped");
 }
 
@@ -293,7 +304,11 @@ fn ten_thousand_plies_of_shuffling() {
 fn a_game_longer_than_the_laws_allow_stops_after_20000_plies() {
     let tmp = tempfile::tempdir().unwrap();
     let moves = "Nf3 Nf6 Ng1 Ng8 ".repeat(100_000);
-    let path = write(tmp.path(), "endless.pgn", format!("[Event \"s\"]\n\n{moves}*\n\n[Event \"next\"]\n\n1. e4 *\n").as_bytes());
+    let path = write(
+        tmp.path(),
+        "endless.pgn",
+        format!("[Event \"s\"]\n\n{moves}*\n\n[Event \"next\"]\n\n1. e4 *\n").as_bytes(),
+    );
     let manifest = ingest_in_bounded_memory(&path, &tmp.path().join("ds"), "400,000 plies of shuffling");
     assert_eq!(manifest["games"], 2);
     let games = dump(&path);
@@ -308,7 +323,8 @@ fn a_game_longer_than_the_laws_allow_stops_after_20000_plies() {
 #[test]
 fn huge_tag_and_huge_comment_are_read() {
     let tmp = tempfile::tempdir().unwrap();
-    let big_tag = format!("[Event \"a\"]\n[Annotator \"{}\"]\n\n1. e4 e5 *\n\n[Event \"b\"]\n\n1. d4 *\n", "x".repeat(10 << 20));
+    let big_tag =
+        format!("[Event \"a\"]\n[Annotator \"{}\"]\n\n1. e4 e5 *\n\n[Event \"b\"]\n\n1. d4 *\n", "x".repeat(10 << 20));
     let tag = write(tmp.path(), "tag.pgn", big_tag.as_bytes());
     drop(big_tag);
     let games = dump(&tag);
@@ -337,14 +353,20 @@ fn unreadable_input_in_a_directory_fails_alone() {
     let (out, manifest) = ingest(&[&dir], &tmp.path().join("ds"));
     assert_eq!(out.status.code(), Some(1));
     let inputs = manifest["inputs"].as_array().unwrap();
-    assert!(inputs.iter().any(|e| e["status"] == "failed" && e["path"].as_str().unwrap().ends_with("b.pgn")), "{manifest}");
+    assert!(
+        inputs.iter().any(|e| e["status"] == "failed" && e["path"].as_str().unwrap().ends_with("b.pgn")),
+        "{manifest}"
+    );
     assert!(inputs.iter().any(|e| e["status"] == "ok" && e["games"] == 2), "{manifest}");
 }
 
 #[test]
 fn real_illegal_moves_are_rows_with_their_error() {
     // Two games of the pgnmentor files have illegal moves; nothing else of the file is lost.
-    let Some(path) = common::corpus_file("otb/pgnmentor-players.pgn.zst", "illegal moves in the pgnmentor files") else { return };
+    let Some(path) = common::corpus_file("otb/pgnmentor-players.pgn.zst", "illegal moves in the pgnmentor files")
+    else {
+        return;
+    };
     let games = dump(&path);
     assert_eq!(games.len(), 398_438);
     let find = |white: &str, black: &str| {

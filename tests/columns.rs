@@ -32,25 +32,75 @@ const BIN: &str = env!("CARGO_BIN_EXE_threefold");
 
 /// Tags with a column of their own, and the typing each gets (the other tags go to `tags`).
 const TAG_COLUMNS: [&str; 21] = [
-    "Event", "Site", "White", "Black", "Result", "WhiteTitle", "BlackTitle", "WhiteElo", "BlackElo",
-    "WhiteRatingDiff", "BlackRatingDiff", "UTCDate", "UTCTime", "ECO", "Opening", "Termination",
-    "TimeControl", "Date", "Round", "Variant", "FEN",
+    "Event",
+    "Site",
+    "White",
+    "Black",
+    "Result",
+    "WhiteTitle",
+    "BlackTitle",
+    "WhiteElo",
+    "BlackElo",
+    "WhiteRatingDiff",
+    "BlackRatingDiff",
+    "UTCDate",
+    "UTCTime",
+    "ECO",
+    "Opening",
+    "Termination",
+    "TimeControl",
+    "Date",
+    "Round",
+    "Variant",
+    "FEN",
 ];
 
 /// `games` columns that hold the game summary, under the summary's own field names.
 const SUMMARY_COLUMNS: [&str; 19] = [
-    "plies", "max_occurrence", "first_ply_occurrence_2", "first_ply_occurrence_3", "first_ply_occurrence_5",
-    "positions_reaching_3", "claim_opportunities", "first_claim_ply", "first_claim_color", "missed_claims",
-    "first_missed_claim_ply", "claimant_score_after_first_missed", "plies_after_fivefold",
-    "pseudo_repetitions", "hidden_repetitions", "first_ply_halfmove_100", "first_ply_halfmove_150",
-    "final_status", "draw_reason",
+    "plies",
+    "max_occurrence",
+    "first_ply_occurrence_2",
+    "first_ply_occurrence_3",
+    "first_ply_occurrence_5",
+    "positions_reaching_3",
+    "claim_opportunities",
+    "first_claim_ply",
+    "first_claim_color",
+    "missed_claims",
+    "first_missed_claim_ply",
+    "claimant_score_after_first_missed",
+    "plies_after_fivefold",
+    "pseudo_repetitions",
+    "hidden_repetitions",
+    "first_ply_halfmove_100",
+    "first_ply_halfmove_150",
+    "final_status",
+    "draw_reason",
 ];
 
 /// `events` columns that hold an event field of the same name in `dump`'s record.
 const EVENT_FIELDS: [&str; 21] = [
-    "ply", "kind", "fullmove", "turn", "halfmove_clock", "placement", "castling", "ep", "fen", "zobrist",
-    "earlier_plies", "occurrence", "claimable", "automatic", "san", "uci", "played", "differs",
-    "board_occurrence", "fide_occurrence", "fen_occurrence",
+    "ply",
+    "kind",
+    "fullmove",
+    "turn",
+    "halfmove_clock",
+    "placement",
+    "castling",
+    "ep",
+    "fen",
+    "zobrist",
+    "earlier_plies",
+    "occurrence",
+    "claimable",
+    "automatic",
+    "san",
+    "uci",
+    "played",
+    "differs",
+    "board_occurrence",
+    "fide_occurrence",
+    "fen_occurrence",
 ];
 
 /// One cell as JSON: integers as numbers, dates as days, times as milliseconds, lists as
@@ -114,7 +164,8 @@ fn raw_tags(text: &[u8]) -> Vec<(String, String)> {
             ControlFlow::Continue(Vec::new())
         }
         fn tag(&mut self, tags: &mut Self::Tags, name: &[u8], value: RawTag<'_>) -> ControlFlow<Self::Output> {
-            let text = |b: &[u8]| String::from_utf8(b.to_vec()).unwrap_or_else(|_| b.iter().map(|&c| char::from(c)).collect());
+            let text =
+                |b: &[u8]| String::from_utf8(b.to_vec()).unwrap_or_else(|_| b.iter().map(|&c| char::from(c)).collect());
             tags.push((text(name), text(&value.decode())));
             ControlFlow::Continue(())
         }
@@ -149,7 +200,11 @@ fn expected_game_cell(name: &str, ty: &DataType, source: &str, record: &Value, t
         "status" => record["status"].clone(),
         "replay_variant" => record["variant"].clone(),
         "error_kind" | "error_ply" | "error_token" => {
-            if record["error"].is_null() { Value::Null } else { record["error"][&name["error_".len()..]].clone() }
+            if record["error"].is_null() {
+                Value::Null
+            } else {
+                record["error"][&name["error_".len()..]].clone()
+            }
         }
         "lichess_id" => json!(tag("Site").and_then(tags::lichess_id)),
         "time_class" => json!(tag("TimeControl").and_then(tags::time_class)),
@@ -184,11 +239,21 @@ fn expected_event_cell(name: &str, source: &str, record: &Value, event: &Value) 
 fn check_file(path: &Path, tmp: &Path) -> (usize, usize) {
     let source = "s";
     let out = tmp.join(format!("ds-{}", path.file_name().unwrap().to_string_lossy()));
-    let ingest = Command::new(BIN).args(["ingest", "--quiet", "--source", source, "--out"]).arg(&out).arg(path).output().unwrap();
+    let ingest = Command::new(BIN)
+        .args(["ingest", "--quiet", "--source", source, "--out"])
+        .arg(&out)
+        .arg(path)
+        .output()
+        .unwrap();
     assert!(ingest.status.success(), "ingest {}: {}", path.display(), String::from_utf8_lossy(&ingest.stderr));
     let dump = Command::new(BIN).arg("dump").arg(path).output().unwrap();
     assert!(dump.status.success(), "dump {}", path.display());
-    let records: Vec<Value> = dump.stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty()).map(|l| serde_json::from_slice(l).unwrap()).collect();
+    let records: Vec<Value> = dump
+        .stdout
+        .split(|&b| b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(|l| serde_json::from_slice(l).unwrap())
+        .collect();
     let (_, mut reader) = threefold::input::open(path).unwrap();
     let mut text = Vec::new();
     reader.read_to_end(&mut text).unwrap();
@@ -219,7 +284,12 @@ fn check_file(path: &Path, tmp: &Path) -> (usize, usize) {
                     continue;
                 }
                 let want = expected_game_cell(name, field.data_type(), source, record, &tags);
-                assert!(json_type_fits(field.data_type(), field.is_nullable(), &want), "{}: {want} for {}", at("game", games, name), field.data_type());
+                assert!(
+                    json_type_fits(field.data_type(), field.is_nullable(), &want),
+                    "{}: {want} for {}",
+                    at("game", games, name),
+                    field.data_type()
+                );
                 assert_eq!(got, want, "{} (tags {tags:?})", at("game", games, name));
             }
             for (name, field) in [("White", "white"), ("Black", "black"), ("Result", "result")] {
@@ -238,11 +308,19 @@ fn check_file(path: &Path, tmp: &Path) -> (usize, usize) {
         for i in 0..batch.num_rows() {
             let game = cell(batch.column_by_name("game_index").unwrap(), i).as_u64().unwrap();
             let record = &records[game as usize];
-            let event = by_game.get_mut(&game).and_then(Iterator::next).unwrap_or_else(|| panic!("{}", at("event", events, "game_index")));
+            let event = by_game
+                .get_mut(&game)
+                .and_then(Iterator::next)
+                .unwrap_or_else(|| panic!("{}", at("event", events, "game_index")));
             for (field, column) in schema.fields().iter().zip(batch.columns()) {
                 let name = field.name().as_str();
                 let want = expected_event_cell(name, source, record, event);
-                assert!(json_type_fits(field.data_type(), field.is_nullable(), &want), "{}: {want} for {}", at("event", events, name), field.data_type());
+                assert!(
+                    json_type_fits(field.data_type(), field.is_nullable(), &want),
+                    "{}: {want} for {}",
+                    at("event", events, name),
+                    field.data_type()
+                );
                 assert_eq!(cell(column, i), want, "{}", at("event", events, name));
             }
             events += 1;
@@ -263,7 +341,8 @@ fn files(tmp: &Path) -> Vec<PathBuf> {
     files.push(generated);
     if let Some(corpus) = common::corpus("every Parquet column against dump on corpus files") {
         for dir in ["edge", "lichess", "variants"] {
-            let mut more: Vec<PathBuf> = std::fs::read_dir(corpus.join(dir)).unwrap().map(|e| e.unwrap().path()).collect();
+            let mut more: Vec<PathBuf> =
+                std::fs::read_dir(corpus.join(dir)).unwrap().map(|e| e.unwrap().path()).collect();
             more.sort();
             files.extend(more);
         }

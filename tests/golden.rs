@@ -43,10 +43,9 @@ fn render(e: &Event) -> String {
             e.ply,
             differs.as_str()
         ),
-        Detail::HiddenRepetition { fen_occurrence, fide_occurrence, earlier_plies } => format!(
-            "{} hidden fen={fen_occurrence} fide={fide_occurrence} earlier={earlier_plies:?}",
-            e.ply
-        ),
+        Detail::HiddenRepetition { fen_occurrence, fide_occurrence, earlier_plies } => {
+            format!("{} hidden fen={fen_occurrence} fide={fide_occurrence} earlier={earlier_plies:?}", e.ply)
+        }
     }
 }
 
@@ -212,9 +211,7 @@ fn double_push_without_legal_capture() {
 fn pinned_pawn_en_passant_is_not_a_right() {
     // After 1.e4 the d4 pawn could take e.p. pseudo-legally, but dxe3 would open the 4th rank to
     // the rook on h4 and expose the king on a4: no e.p. right, so 3.Ke1 repeats the position.
-    let g = game(
-        "[FEN \"8/8/8/8/k2p3R/8/4P3/4K3 w - - 0 1\"]\n\n1. e4 Kb5 2. Kd1 Ka4 3. Ke1 *\n",
-    );
+    let g = game("[FEN \"8/8/8/8/k2p3R/8/4P3/4K3 w - - 0 1\"]\n\n1. e4 Kb5 2. Kd1 Ka4 3. Ke1 *\n");
     assert_events(&g, &["5 repetition occ=2 earlier=[1]", "5 hidden fen=1 fide=2 earlier=[1]"]);
     let e = &g.analysis.as_ref().unwrap().events[0];
     assert_eq!(e.identity.fen(), "8/8/8/8/k2pP2R/8/8/4K3 b - -");
@@ -255,7 +252,8 @@ fn chess960_fen_without_variant_tag() {
 #[test]
 fn karpov_miles_tilburg_1986_claim_was_not_valid() {
     // The corpus's file, copied verbatim into the samples.
-    let text = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/data-samples/karpov_miles_tilburg_1986.pgn")).unwrap();
+    let text =
+        std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/data-samples/karpov_miles_tilburg_1986.pgn")).unwrap();
     let all = games(&String::from_utf8_lossy(&text));
     let g = all.iter().find(|g| g.tag("Round") == Some("13")).expect("round 13");
     let got = rendered(g);

@@ -26,12 +26,7 @@ fn ingest(args: &[&str]) -> Output {
     let mut all = vec!["ingest", "--quiet"];
     all.extend_from_slice(args);
     let out = run(&all);
-    assert!(
-        out.status.success(),
-        "threefold {all:?} failed: {}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "threefold {all:?} failed: {}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
     out
 }
 
@@ -90,7 +85,11 @@ fn dump_events(path: &Path) -> (u64, Vec<(u64, u64, String)>) {
 fn parquet_events(path: &Path) -> Vec<(u64, u64, String)> {
     let mut events = Vec::new();
     for b in batches(path) {
-        let (g, p, k) = (column::<UInt64Array>(&b, "game_index"), column::<UInt32Array>(&b, "ply"), column::<StringArray>(&b, "kind"));
+        let (g, p, k) = (
+            column::<UInt64Array>(&b, "game_index"),
+            column::<UInt32Array>(&b, "ply"),
+            column::<StringArray>(&b, "kind"),
+        );
         for i in 0..b.num_rows() {
             events.push((g.value(i), u64::from(p.value(i)), k.value(i).to_owned()));
         }
@@ -167,7 +166,8 @@ fn samples_and_rule_fixtures_games_and_events_match_the_reader() {
     let generated = tmp.path().join("generated.pgn");
     let (text, games) = common::generated_pgn(11, 1 << 20);
     fs::write(&generated, text).unwrap();
-    let files = games_and_events_match_the_reader(&[&root.join("data-samples"), &root.join("tests/oracle/rules"), &generated]);
+    let files =
+        games_and_events_match_the_reader(&[&root.join("data-samples"), &root.join("tests/oracle/rules"), &generated]);
     assert!(files.len() >= 15, "only {} files ingested", files.len());
     // Indented and one-line tag sections, header-only games: the games the generator wrote.
     assert_eq!(files["generated"], games as u64);
@@ -191,10 +191,11 @@ fn tree_bytes(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
 fn output_bytes_do_not_depend_on_threads() {
     let tmp = tempfile::tempdir().unwrap();
     // The corpus's Lichess files, or the samples.
-    let (lichess, files) = match common::corpus("thread-independent output on the corpus's Lichess files (samples instead)") {
-        Some(corpus) => (corpus.join("lichess"), 6),
-        None => (common::root().join("data-samples"), 3),
-    };
+    let (lichess, files) =
+        match common::corpus("thread-independent output on the corpus's Lichess files (samples instead)") {
+            Some(corpus) => (corpus.join("lichess"), 6),
+            None => (common::root().join("data-samples"), 3),
+        };
     let (one, two, eight) = (tmp.path().join("one"), tmp.path().join("two"), tmp.path().join("eight"));
     ingest(&[s(&lichess), "--out", s(&one), "--threads", "1", "--chunk-bytes", "65536"]);
     ingest(&[s(&lichess), "--out", s(&two), "--threads", "2", "--chunk-bytes", "65536"]);
@@ -302,8 +303,10 @@ fn a_truncated_input_fails_alone_and_leaves_no_parquet() {
     assert_eq!(failed["games"], 0);
     // Nothing of the failed source, not even a temporary file; the other input is complete.
     for table in ["games", "events"] {
-        let names: Vec<String> =
-            fs::read_dir(out.join(table)).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let names: Vec<String> = fs::read_dir(out.join(table))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
         assert_eq!(names, vec!["source=whole".to_owned()], "{table}");
     }
     assert_eq!(rows(&part(&out, "games", "whole")), games);
@@ -313,11 +316,11 @@ fn a_truncated_input_fails_alone_and_leaves_no_parquet() {
 fn a_missing_file_is_reported_in_the_manifest() {
     let tmp = tempfile::tempdir().unwrap();
     let out = tmp.path().join("ds");
-    let result = run(&["ingest", "--quiet", "no-such-file.pgn", s(&sample("tcec-chess960-game35.pgn")), "--out", s(&out)]);
+    let result =
+        run(&["ingest", "--quiet", "no-such-file.pgn", s(&sample("tcec-chess960-game35.pgn")), "--out", s(&out)]);
     assert_eq!(result.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&result.stderr).contains("no-such-file.pgn"));
-    let failed: Vec<Value> =
-        manifest_entries(&out).into_values().filter(|e| e["status"] == "failed").collect();
+    let failed: Vec<Value> = manifest_entries(&out).into_values().filter(|e| e["status"] == "failed").collect();
     assert_eq!(failed.len(), 1);
     assert_eq!(failed[0]["error_offset"], 0);
     assert_eq!(rows(&part(&out, "games", "tcec-chess960-game35")), 1);
@@ -333,11 +336,12 @@ fn an_output_error_keeps_the_committed_sources_in_the_manifest() {
     let out = tmp.path().join("ds");
     let (bilbao, karpov) = (sample("tcec-chess960-game35.pgn"), sample("karpov_miles_tilburg_1986.pgn"));
     let what = "an output error on the corpus's Lichess sample (generated PGN instead)";
-    let big = common::corpus_file("lichess/lichess_db_standard_rated_2013-01-sample.pgn.zst", what).unwrap_or_else(|| {
-        let path = tmp.path().join("lichess_db_standard_rated_2013-01-sample.pgn");
-        fs::write(&path, common::generated_pgn(3, 4 << 20).0).unwrap();
-        path
-    });
+    let big =
+        common::corpus_file("lichess/lichess_db_standard_rated_2013-01-sample.pgn.zst", what).unwrap_or_else(|| {
+            let path = tmp.path().join("lichess_db_standard_rated_2013-01-sample.pgn");
+            fs::write(&path, common::generated_pgn(3, 4 << 20).0).unwrap();
+            path
+        });
     // 64 blocks: 32 KiB in sh's 512-byte blocks (64 KiB where a shell counts KiB); the small
     // inputs' files are about 16 KB.
     let result = Command::new("sh")
@@ -362,8 +366,10 @@ fn an_output_error_keeps_the_committed_sources_in_the_manifest() {
     assert_eq!(m["games"], 3);
     // The failed source left nothing, not even a temporary file.
     for table in ["games", "events"] {
-        let mut names: Vec<String> =
-            fs::read_dir(out.join(table)).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let mut names: Vec<String> = fs::read_dir(out.join(table))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
         names.sort();
         assert_eq!(names, ["source=karpov_miles_tilburg_1986", "source=tcec-chess960-game35"], "{table}");
     }
@@ -393,8 +399,10 @@ fn reingesting_a_source_replaces_its_partition() {
     ingest(&[s(&sample("tcec-chess960-game35.pgn")), "--out", s(&out), "--source", "bilbao"]);
     assert_eq!(rows(&part(&out, "games", "x")), 2);
     for table in ["games", "events"] {
-        let mut names: Vec<String> =
-            fs::read_dir(out.join(table)).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        let mut names: Vec<String> = fs::read_dir(out.join(table))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
         names.sort();
         assert_eq!(names, ["source=bilbao", "source=x"]);
     }
@@ -448,13 +456,18 @@ fn the_next_run_finishes_a_commit_killed_between_the_two_tables() {
     assert!(report.status.success() && warning.contains("commit of source(s) x unfinished"), "{warning}");
 
     ingest(&[s(&sample("tcec-chess960-game35.pgn")), "--out", s(&out), "--source", "bilbao"]);
-    let got: BTreeMap<PathBuf, Vec<u8>> = tree_bytes(&out).into_iter().filter(|(p, _)| !p.to_string_lossy().contains("bilbao")).collect();
+    let got: BTreeMap<PathBuf, Vec<u8>> =
+        tree_bytes(&out).into_iter().filter(|(p, _)| !p.to_string_lossy().contains("bilbao")).collect();
     assert!(got == expected, "source x is the killed run's new partition, both tables");
     let entries = by_source(&out);
     assert_eq!(entries["x"], entry);
     assert_eq!(entries.len(), 2);
     for dir in [out.clone(), out.join("games"), out.join("events")] {
-        let hidden: Vec<_> = fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).filter(|n| n.to_string_lossy().starts_with('.')).collect();
+        let hidden: Vec<_> = fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .filter(|n| n.to_string_lossy().starts_with('.'))
+            .collect();
         assert!(hidden.is_empty(), "{}: {hidden:?}", dir.display());
     }
 }
@@ -473,7 +486,10 @@ fn refuses_a_directory_that_is_not_a_dataset() {
 fn byte_offsets_point_at_the_games() {
     let tmp = tempfile::tempdir().unwrap();
     // The corpus's Lichess games with clocks, or the sample's (Lichess dump format both).
-    let (file, games) = match common::corpus_file("lichess/lichess-2021-10-01-clocks-sample.pgn", "byte offsets in the corpus's clock sample (the Lichess sample instead)") {
+    let (file, games) = match common::corpus_file(
+        "lichess/lichess-2021-10-01-clocks-sample.pgn",
+        "byte offsets in the corpus's clock sample (the Lichess sample instead)",
+    ) {
         Some(file) => (file, 999),
         None => (sample("lichess_db_standard_rated_2013-01-first300.pgn"), 300),
     };
@@ -559,15 +575,18 @@ print(g[0], g[1], e, j, k, p, a, *t)
 /// with its last `_` part replaced.
 fn readme_columns(table: &str) -> Vec<(String, String)> {
     let readme = fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/format.md")).unwrap();
-    let start = readme.find(&format!("## `{table}`")).unwrap_or_else(|| panic!("docs/format.md has no `{table}` table"));
+    let start =
+        readme.find(&format!("## `{table}`")).unwrap_or_else(|| panic!("docs/format.md has no `{table}` table"));
     let mut out = Vec::new();
     for line in readme[start..].lines().skip(4) {
         if !line.starts_with("| `") {
             break;
         }
         let cells: Vec<&str> = line.split(" | ").collect();
-        let names: Vec<String> = cells[0].trim_start_matches("| ").split(", ").map(|n| n.trim_matches('`').to_owned()).collect();
-        let types: Vec<&str> = if cells[1].starts_with("map<") { vec![cells[1]] } else { cells[1].split(", ").collect() };
+        let names: Vec<String> =
+            cells[0].trim_start_matches("| ").split(", ").map(|n| n.trim_matches('`').to_owned()).collect();
+        let types: Vec<&str> =
+            if cells[1].starts_with("map<") { vec![cells[1]] } else { cells[1].split(", ").collect() };
         let first = names[0].clone();
         for (i, name) in names.iter().enumerate() {
             let name = match name.strip_prefix('_') {

@@ -106,7 +106,12 @@ fn naive_events(start: &Chess, moves: &[Move]) -> Vec<String> {
             if seen.len() >= 2 {
                 let played = moves.get(k) == Some(&m);
                 let san = SanPlus::from_move(pos.clone(), m);
-                claims.push(format!("{k} claim {san} {} {:?} {played} {:016x}", seen.len() + 1, listed(&seen), zobrist(&after)));
+                claims.push(format!(
+                    "{k} claim {san} {} {:?} {played} {:016x}",
+                    seen.len() + 1,
+                    listed(&seen),
+                    zobrist(&after)
+                ));
             }
         }
         out.extend(claims);

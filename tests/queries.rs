@@ -489,7 +489,9 @@ fn data_samples() {
 
 #[test]
 fn larger_corpus() {
-    let Some(corpus) = common::corpus("queries and report on the corpus's Lichess, OTB and variant files") else { return };
+    let Some(corpus) = common::corpus("queries and report on the corpus's Lichess, OTB and variant files") else {
+        return;
+    };
     let files = [
         corpus.join("lichess/lichess_db_standard_rated_2013-01-sample.pgn.zst"),
         corpus.join("otb/world-championship-matches.pgn"),

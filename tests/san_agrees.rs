@@ -9,10 +9,7 @@ use std::{ops::ControlFlow, path::Path};
 
 mod common;
 
-use shakmaty::{
-    Chess, File, Move, Position, Rank, Role, Square,
-    san::San,
-};
+use shakmaty::{Chess, File, Move, Position, Rank, Role, Square, san::San};
 use threefold::{
     input,
     pgn::{GameVisitor, for_each_game_with},
@@ -23,7 +20,8 @@ use threefold::{
 fn mutilations(san: San) -> Vec<San> {
     let mut out = vec![san];
     if let San::Normal { role, file, rank, capture, to, promotion } = san {
-        let normal = |role, file, rank, capture, to, promotion| San::Normal { role, file, rank, capture, to, promotion };
+        let normal =
+            |role, file, rank, capture, to, promotion| San::Normal { role, file, rank, capture, to, promotion };
         out.push(normal(role, None, None, capture, to, promotion));
         out.push(normal(role, file, rank, !capture, to, promotion));
         out.push(normal(role, Some(File::new((u32::from(to) % 8) ^ 1)), rank, capture, to, promotion));
@@ -114,7 +112,9 @@ fn check_file(check: &mut Check, path: &Path, games: usize) {
 #[test]
 fn san_resolution_agrees_with_shakmaty_on_real_positions() {
     let mut check = Check::default();
-    for name in ["lichess_db_standard_rated_2013-01-first300.pgn", "karpov_miles_tilburg_1986.pgn", "tcec-chess960-game35.pgn"] {
+    for name in
+        ["lichess_db_standard_rated_2013-01-first300.pgn", "karpov_miles_tilburg_1986.pgn", "tcec-chess960-game35.pgn"]
+    {
         check_file(&mut check, &common::sample(name), 300);
     }
     let mut least = 15_000;
@@ -150,23 +150,30 @@ fn san_resolution_agrees_with_shakmaty_on_real_positions() {
 fn san_resolution_agrees_on_pins() {
     let mut check = Check::default();
     for fen in [
-        "4k3/8/8/8/4r3/8/4N3/4K3 w - - 0 1",          // knight pinned on the file
-        "4k3/8/8/8/4r3/8/4R3/4K3 w - - 0 1",          // rook pinned, may move along the pin
-        "4k3/8/8/1b6/8/3N4/8/5K1N w - - 0 1",         // Nd3 pinned diagonally; Nf2 only from h1
-        "4k3/8/8/8/8/8/3p4/4K3 w - - 0 1",            // king takes an unprotected pawn
-        "4k3/8/8/8/1q6/8/3P4/4K3 w - - 0 1",          // pawn pinned diagonally
-        "4k3/8/8/8/8/2b5/3P4/4K3 w - - 0 1",          // pawn takes the pinning bishop
-        "r3k2r/8/8/3pP3/8/8/8/R3K2R w KQkq d6 0 1",   // en passant and castling go to shakmaty
-        "8/2P1k3/8/8/8/8/8/4K3 w - - 0 1",            // promotion
-        "4r2k/8/8/8/8/8/4K3/R7 w - - 0 1",            // in check on the file: Ke1 stays in it
-        "4k3/8/8/8/8/8/3q4/4K3 w - - 0 1",            // in check: the king takes the checker
-        "4k3/8/8/8/8/3n4/8/R3K2R w KQ - 0 1",         // knight check: no block, Kf1/Ke2 only
-        "4k3/8/8/8/1b6/8/8/R3K1NR w KQ - 0 1",        // bishop check: blocks and king moves
-        "3rk3/8/8/8/8/8/8/3QK3 w - - 0 1",            // the queen is attacked, not pinned
+        "4k3/8/8/8/4r3/8/4N3/4K3 w - - 0 1",        // knight pinned on the file
+        "4k3/8/8/8/4r3/8/4R3/4K3 w - - 0 1",        // rook pinned, may move along the pin
+        "4k3/8/8/1b6/8/3N4/8/5K1N w - - 0 1",       // Nd3 pinned diagonally; Nf2 only from h1
+        "4k3/8/8/8/8/8/3p4/4K3 w - - 0 1",          // king takes an unprotected pawn
+        "4k3/8/8/8/1q6/8/3P4/4K3 w - - 0 1",        // pawn pinned diagonally
+        "4k3/8/8/8/8/2b5/3P4/4K3 w - - 0 1",        // pawn takes the pinning bishop
+        "r3k2r/8/8/3pP3/8/8/8/R3K2R w KQkq d6 0 1", // en passant and castling go to shakmaty
+        "8/2P1k3/8/8/8/8/8/4K3 w - - 0 1",          // promotion
+        "4r2k/8/8/8/8/8/4K3/R7 w - - 0 1",          // in check on the file: Ke1 stays in it
+        "4k3/8/8/8/8/8/3q4/4K3 w - - 0 1",          // in check: the king takes the checker
+        "4k3/8/8/8/8/3n4/8/R3K2R w KQ - 0 1",       // knight check: no block, Kf1/Ke2 only
+        "4k3/8/8/8/1b6/8/8/R3K1NR w KQ - 0 1",      // bishop check: blocks and king moves
+        "3rk3/8/8/8/8/8/8/3QK3 w - - 0 1",          // the queen is attacked, not pinned
     ] {
-        let pos: Chess = fen.parse::<shakmaty::fen::Fen>().unwrap().into_position(shakmaty::CastlingMode::Standard).unwrap();
+        let pos: Chess =
+            fen.parse::<shakmaty::fen::Fen>().unwrap().into_position(shakmaty::CastlingMode::Standard).unwrap();
         let mut sans: Vec<San> = pos.legal_moves().into_iter().map(|m| San::from_move(&pos, m)).collect();
-        sans.extend(["Nf2", "Nc1", "Rxe4", "Re3", "Rd2", "Kxd2", "dxc3", "d3", "d4", "exd6", "c8=Q", "c8", "Nf1", "Ke1", "Ke2", "Kd2", "Kxd2", "Kf1", "Nd2", "Bd2", "Rd1", "Qxd8"].map(|s| s.parse::<San>().unwrap()));
+        sans.extend(
+            [
+                "Nf2", "Nc1", "Rxe4", "Re3", "Rd2", "Kxd2", "dxc3", "d3", "d4", "exd6", "c8=Q", "c8", "Nf1", "Ke1",
+                "Ke2", "Kd2", "Kxd2", "Kf1", "Nd2", "Bd2", "Rd1", "Qxd8",
+            ]
+            .map(|s| s.parse::<San>().unwrap()),
+        );
         for san in sans {
             check.positions += 1;
             for san in mutilations(san) {

@@ -73,7 +73,12 @@ fn scanner_reads_the_moves_pgn_reader_reads_on_the_whole_corpus() {
         }
     }
     assert_eq!(slices, expected, "game slices cut from {} files", files.len());
-    assert!(failures.is_empty(), "{} of {slices} games differ; first:\n{}", failures.len(), failures[..failures.len().min(5)].join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {slices} games differ; first:\n{}",
+        failures.len(),
+        failures[..failures.len().min(5)].join("\n\n")
+    );
 }
 
 /// Cases where the two readings could part: castling with zeros, suffixes, tokens glued to

@@ -163,7 +163,8 @@ fn plain_files_read_at_offsets_give_the_splitters_chunks() {
     // A compressed file goes the way `chunker` takes it.
     let path = tmp.path().join("x.pgn.zst");
     fs::write(&path, pzstd_format(&game, &uneven_cuts(game.len(), 5))).unwrap();
-    let (compression, mut chunker) = input::chunker_file(fs::File::open(&path).unwrap(), |_| {}, 3, CHUNK_BYTES / 8).unwrap();
+    let (compression, mut chunker) =
+        input::chunker_file(fs::File::open(&path).unwrap(), |_| {}, 3, CHUNK_BYTES / 8).unwrap();
     assert_eq!(compression, input::Compression::Zstd);
     assert_eq!(collect(|| chunker.next_chunk()).unwrap(), split(&game[..]).unwrap());
 }

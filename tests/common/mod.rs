@@ -87,7 +87,9 @@ impl Rng {
 /// The games of the sample files, each as its text from its `[Event` line to the next.
 fn sample_games() -> Vec<String> {
     let mut games = Vec::new();
-    for name in ["lichess_db_standard_rated_2013-01-first300.pgn", "karpov_miles_tilburg_1986.pgn", "tcec-chess960-game35.pgn"] {
+    for name in
+        ["lichess_db_standard_rated_2013-01-first300.pgn", "karpov_miles_tilburg_1986.pgn", "tcec-chess960-game35.pgn"]
+    {
         let text = std::fs::read_to_string(sample(name)).unwrap();
         let mut current = String::new();
         for line in text.lines() {
@@ -165,7 +167,8 @@ pub fn generated_pgn(seed: u64, min_bytes: usize) -> (Vec<u8>, usize) {
                     "{ open [brace\n\n} ",
                     "$1 ",
                 ];
-                let mut at: Vec<usize> = (0..rng.below(4)).filter(|_| !cuts.is_empty()).map(|_| cuts[rng.below(cuts.len())]).collect();
+                let mut at: Vec<usize> =
+                    (0..rng.below(4)).filter(|_| !cuts.is_empty()).map(|_| cuts[rng.below(cuts.len())]).collect();
                 at.sort_unstable();
                 at.dedup();
                 for &i in at.iter().rev() {
