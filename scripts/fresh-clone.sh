@@ -26,10 +26,10 @@ untracked="$(git -C "$root" ls-files --others --exclude-standard)"
 [ -z "$untracked" ] || echo "fresh clone: untracked files are not in the clone: $(echo $untracked)"
 [ ! -e "$tmp/shared" ] || { echo "fresh clone: $tmp/shared exists" >&2; exit 1; }
 
-# Compiled dependencies: everything in target/release and target/checked (the test command's two
-# profiles) but threefold's own units (its library, binary, tests and examples).
+# Compiled dependencies: everything in target/release, target/checked and target/debug (clippy)
+# but threefold's own units (its library, binary, tests and examples).
 own="threefold|$(cd tests && ls ./*.rs | sed 's|^\./||; s|\.rs$||' | paste -sd '|')"
-for profile in release checked; do
+for profile in release checked debug; do
   mkdir -p "$tmp/target/$profile"
   if [ -d "target/$profile/deps" ]; then
     (cd "target/$profile" && find deps .fingerprint build -mindepth 1 -maxdepth 1 2>/dev/null |

@@ -32,6 +32,10 @@ reqs=(-r tests/oracle/requirements.txt)
 .venv/bin/pip install --quiet --disable-pip-version-check "${reqs[@]}"
 export THREEFOLD_PYTHON="$PWD/.venv/bin/python"
 
+# Style first: rustfmt (rustfmt.toml) and clippy with every warning an error.
+cargo fmt --check
+cargo clippy --all-targets --locked --quiet -- -D warnings
+
 cargo build --release --locked
 cargo test --release --locked
 # The engine's tests once more with debug assertions on (SAN reading and resolution, the
