@@ -218,6 +218,23 @@ fn pinned_pawn_en_passant_is_not_a_right() {
 }
 
 #[test]
+fn en_passant_that_leaves_a_check_unanswered_is_not_a_right() {
+    // 1.e4 uncovers Bd1's check on h5: dxe3 e.p. would not answer it, so there is no e.p. right
+    // and 3.Bd1+ repeats the position of 1.e4+.
+    let g = game("[FEN \"8/8/8/7k/3p4/8/4P3/K2B4 w - - 0 1\"]\n\n1. e4+ Kh6 2. Bc2 Kh5 3. Bd1+ *\n");
+    assert_events(&g, &["5 repetition occ=2 earlier=[1]", "5 hidden fen=1 fide=2 earlier=[1]"]);
+    assert_eq!(g.analysis.as_ref().unwrap().events[0].identity.fen(), "8/8/8/7k/3pP3/8/8/K2B4 b - -");
+}
+
+#[test]
+fn en_passant_by_a_diagonally_pinned_pawn_is_not_a_right() {
+    // The d4 pawn is pinned by Bb2 against the king on f6: dxe3 e.p. would leave the diagonal.
+    let g = game("[FEN \"8/8/5k2/8/3p4/8/1B2P3/K7 w - - 0 1\"]\n\n1. e4 Kf7 2. Bc1 Kf6 3. Bb2 *\n");
+    assert_events(&g, &["5 repetition occ=2 earlier=[1]", "5 hidden fen=1 fide=2 earlier=[1]"]);
+    assert_eq!(g.analysis.as_ref().unwrap().events[0].identity.fen(), "8/8/5k2/8/3pP3/8/1B6/K7 b - -");
+}
+
+#[test]
 fn chess960_uses_shredder_castling_letters() {
     let g = game(
         "[Variant \"Chess960\"]\n[FEN \"bnrkqrnb/pppppppp/8/8/8/8/PPPPPPPP/BNRKQRNB w FCfc - 0 1\"]\n\n\
