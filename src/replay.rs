@@ -13,7 +13,7 @@ use shakmaty::{
 use crate::{
     event::{Detail, Differs, Event},
     identity::{self, Identity, Key},
-    start::{GameError, ErrorKind, Start},
+    start::{ErrorKind, GameError, Start},
     summary::{DrawReason, FinalStatus, Summary},
     tracker::{Counts, Tracker},
 };
@@ -342,12 +342,8 @@ impl Replay {
         // An opportunity is missed when a further move followed it (an erroneous move too), or
         // when it is the last ply of a decisive game.
         let went_on_after = |ply: u32| ply < self.ply || error.is_some();
-        let missed: Vec<u32> = st
-            .opportunities
-            .iter()
-            .copied()
-            .filter(|&p| went_on_after(p) || result.is_decisive())
-            .collect();
+        let missed: Vec<u32> =
+            st.opportunities.iter().copied().filter(|&p| went_on_after(p) || result.is_decisive()).collect();
 
         let final_status = final_status(&self.pos);
 
@@ -392,9 +388,10 @@ impl Replay {
             DrawReason::Threefold
         } else if claim_by_move {
             DrawReason::ThreefoldByMove
-        } else if clock >= 100
-            || (clock == 99 && self.pos.legal_moves().iter().any(|m| !m.is_zeroing()))
+        } else if status != FinalStatus::Checkmate
+            && (clock >= 100 || (clock == 99 && self.pos.legal_moves().iter().any(|m| !m.is_zeroing())))
         {
+            // No claim after a checkmate: it ended the game (Art. 5.1.1, 9.6.2).
             DrawReason::FiftyMoves
         } else {
             DrawReason::Agreement
@@ -420,7 +417,9 @@ fn final_status(pos: &Chess) -> FinalStatus {
 fn king_can_step(pos: &Chess) -> bool {
     let (board, turn) = (pos.board(), pos.turn());
     let Some(king) = board.king_of(turn) else { return false };
-    (shakmaty::attacks::king_attacks(king) & !pos.us()).into_iter().any(|to| crate::san::king_may_step(board, turn, king, to))
+    (shakmaty::attacks::king_attacks(king) & !pos.us())
+        .into_iter()
+        .any(|to| crate::san::king_may_step(board, turn, king, to))
 }
 
 #[cfg(test)]
@@ -446,7 +445,12 @@ mod tests {
                 } else {
                     FinalStatus::None
                 };
-                assert_eq!(final_status(&pos), expected, "{}", shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal));
+                assert_eq!(
+                    final_status(&pos),
+                    expected,
+                    "{}",
+                    shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal)
+                );
                 seen[expected as usize] += 1;
                 stepped += usize::from(king_can_step(&pos));
                 let moves = pos.legal_moves();

@@ -1,20 +1,30 @@
 #!/usr/bin/env python3
 """Compares two JSON-lines files in the FORMAT.md record format, game by game.
 
-Usage:  python3 compare.py rust.jsonl oracle.jsonl [--max-show 20]
+Usage:  python3 compare.py rust.jsonl oracle.jsonl [--rules rules.jsonl] [--label NAME]
+                           [--max-show 20]
+        python3 compare.py --self-test
 
-Games are matched on "index".  A game counts as one disagreement when any field differs,
-when white/black/result differ (misaligned games), or when it is present on one side only.
-Normalization (FORMAT.md): events are sorted by (ply, kind order, uci or ""); trailing
-"+#!?" are stripped from error tokens; for illegal_move/ambiguous_move/too_long tokens "0-0" and
-"0-0-0" (any dash kind) become "O-O"/"O-O-O", "Z0" becomes "--", a leading "P" is removed and
-a promotion piece after "=" is uppercased (the Rust side prints the SAN as shakmaty writes it,
-the oracle the token as written); null_move tokens "Z0" and "--" are equal; `zobrist` is
-ignored in chess960 games (either side says chess960).  white/black are compared with non-ASCII characters and
-backslashes removed (decoders differ on Latin-1 bytes and tag escapes; these fields only
-detect misalignment).
-Prints each disagreement briefly, up to --max-show, then exactly one line
-`compared N games, D disagreements`.  Exit status 1 if D > 0.
+Games are matched on "index" (both files in ascending index order, as both sides write them;
+a repeated or out-of-order index is a disagreement).  A game counts as one disagreement when any
+field differs, when white/black/result differ (misaligned games), or when it is present on one
+side only.  Values are compared with their JSON types: 1, 1.0 and true are three different
+values (an int where a bool or a float is expected fails).  Normalization (FORMAT.md): events
+are sorted by (ply, kind order, uci or ""); trailing "+#!?" are stripped from error tokens; for
+illegal_move/ambiguous_move/too_long tokens "0-0" and "0-0-0" (any dash kind) become
+"O-O"/"O-O-O", "Z0" becomes "--", a leading "P" is removed and a promotion piece after "=" is
+uppercased (the Rust side prints the SAN as shakmaty writes it, the oracle the token as
+written); null_move tokens "Z0" and "--" are equal.  Nothing else is normalized: `zobrist` is
+compared in Chess960 games too, white/black exactly (the oracle decodes tag values as the Rust
+side does).
+
+--rules FILE: python-chess's own verdicts (oracle.py --rules-out, pychess_rules.py); each Rust
+record is also checked against them (pychess_rules.check), and a game that fails counts as a
+disagreement.  Deliberate differences (README.md) are skipped and counted.
+
+Prints each disagreement briefly, up to --max-show, then (with --rules) one line
+`python-chess rules: checked G games, P plies, D disagreements; deliberate differences skipped: ...`
+and last exactly one line `compared N games, D disagreements`.  Exit status 1 if D > 0.
 """
 
 import argparse
@@ -22,13 +32,14 @@ import json
 import re
 import sys
 
+import pychess_rules
+
 KIND_ORDER = {"repetition": 0, "pseudo_repetition": 1, "hidden_repetition": 2, "claim_by_move": 3}
 TOP_FIELDS = ["status", "variant", "error", "summary", "events"]
 
 
-def load(path):
-    games = {}
-    dups = set()
+def records(path):
+    """Yields the records of a JSON-lines file."""
     with open(path, encoding="utf-8") as f:
         for lineno, line in enumerate(f, 1):
             if not line.strip():
@@ -38,16 +49,48 @@ def load(path):
                 idx = rec["index"]
             except (ValueError, KeyError, TypeError) as exc:
                 sys.exit(f"compare.py: {path}:{lineno}: not a game record: {exc}")
-            if idx in games:
-                dups.add(idx)
-            games[idx] = rec
-    return games, dups
+            if type(idx) is not int:
+                sys.exit(f"compare.py: {path}:{lineno}: index {idx!r} is not an integer")
+            yield rec
 
 
-def name(v):
-    if v is None:
+class Side:
+    """One input file read in index order; records whose index does not ascend are set aside
+    (each is a disagreement)."""
+
+    def __init__(self, path, name):
+        self.it = records(path)
+        self.name = name
+        self.last = None
+        self.bad = []  # (index, message)
+        self.head = self._next()
+
+    def _next(self):
+        for rec in self.it:
+            idx = rec["index"]
+            if self.last is not None and idx <= self.last:
+                what = "more than once" if idx == self.last else "out of order"
+                self.bad.append((idx, f"index appears {what} on the {self.name} side"))
+                continue
+            self.last = idx
+            return rec
         return None
-    return "".join(ch for ch in v if ord(ch) < 128 and ch != "\\").strip()
+
+    def take(self, idx):
+        """The record with index idx if it is next, else None."""
+        if self.head is not None and self.head["index"] == idx:
+            rec, self.head = self.head, self._next()
+            return rec
+        return None
+
+
+def canon(v):
+    """Canonical JSON text: equal exactly when the values are equal with their JSON types."""
+    return json.dumps(v, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def same(a, b):
+    return canon(a) == canon(b)
 
 
 def event_key(e):
@@ -80,7 +123,7 @@ def error_token(kind, token):
     return token
 
 
-def normalize(rec, is960):
+def normalize(rec):
     rec = dict(rec)
     err = rec.get("error")
     if isinstance(err, dict) and isinstance(err.get("token"), str):
@@ -89,13 +132,7 @@ def normalize(rec, is960):
         rec["error"] = err
     events = rec.get("events")
     if isinstance(events, list):
-        out = []
-        for e in events:
-            if isinstance(e, dict):
-                e = dict(e)
-                if is960:
-                    e.pop("zobrist", None)
-            out.append(e)
+        out = list(events)
         try:
             out.sort(key=event_key)
         except TypeError:
@@ -116,7 +153,7 @@ def dict_diff(a, b, prefix):
     """First differing key of two dicts as (path, va, vb), or None."""
     for k in list(a.keys()) + [k for k in b.keys() if k not in a]:
         va, vb = a.get(k, MISSING), b.get(k, MISSING)
-        if va != vb or (va is MISSING) != (vb is MISSING):
+        if (va is MISSING) != (vb is MISSING) or (va is not MISSING and not same(va, vb)):
             return (f"{prefix}.{k}", "<missing>" if va is MISSING else va,
                     "<missing>" if vb is MISSING else vb)
     return None
@@ -124,18 +161,16 @@ def dict_diff(a, b, prefix):
 
 def first_diff(r, o):
     for field in ("white", "black", "result"):
-        vr, vo = r.get(field), o.get(field)
-        if field != "result":
-            vr, vo = name(vr), name(vo)
-        if vr != vo:
-            return (f"{field} (misaligned?)", r.get(field), o.get(field))
+        vr, vo = r.get(field, MISSING), o.get(field, MISSING)
+        if (vr is MISSING) != (vo is MISSING) or not same(vr, vo):
+            return (f"{field} (misaligned?)", r.get(field, "<missing>"), o.get(field, "<missing>"))
     for field in TOP_FIELDS:
         vr, vo = r.get(field, MISSING), o.get(field, MISSING)
-        if vr == vo and (vr is MISSING) == (vo is MISSING):
+        if (vr is MISSING) == (vo is MISSING) and (vr is MISSING or same(vr, vo)):
             continue
         if field == "events" and isinstance(vr, list) and isinstance(vo, list):
             for i, (er, eo) in enumerate(zip(vr, vo)):
-                if er != eo:
+                if not same(er, eo):
                     where = f"events[{i}](ply {eo.get('ply') if isinstance(eo, dict) else '?'} " \
                             f"{eo.get('kind') if isinstance(eo, dict) else '?'})"
                     if isinstance(er, dict) and isinstance(eo, dict):
@@ -156,46 +191,154 @@ def first_diff(r, o):
     return None
 
 
+def self_test():
+    assert not same(1, 1.0) and not same(1, True) and not same(0, False) and not same(0.5, "0.5")
+    assert same({"a": [1, 0.5, None, True]}, {"a": [1, 0.5, None, True]})
+    assert not same({"a": [1]}, {"a": [1.0]}) and not same({"a": 1}, {"a": 1, "b": None})
+    r = {"index": 0, "white": "Gr\u00fcnfeld", "black": None, "result": "1-0", "status": "ok",
+         "variant": "chess960", "error": None, "events": [{"ply": 4, "kind": "repetition",
+         "zobrist": "bced8ef86f33e687", "claimable": False}],
+         "summary": {"claimant_score_after_first_missed": 1.0}}
+    o = json.loads(json.dumps(r))
+    assert first_diff(normalize(r), normalize(o)) is None
+    for path, value in ((("summary", "claimant_score_after_first_missed"), 1),
+                        (("events", 0, "claimable"), 0),
+                        (("events", 0, "zobrist"), "bced8ef86f33e688"),
+                        (("white",), "Grnfeld")):
+        o = json.loads(json.dumps(r))
+        target = o
+        for k in path[:-1]:
+            target = target[k]
+        target[path[-1]] = value
+        assert first_diff(normalize(r), normalize(o)) is not None, path
+    rules_self_test()
+
+
+def rules_self_test():
+    """pychess_rules.check on 1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 1/2-1/2, whose record (as
+    `threefold dump` writes it, fields the check does not read left out) has a claim by the
+    move Ng8 at ply 7; moved one ply, or left out, it must fail."""
+    import chess
+
+    board = chess.Board()
+    moves = [board.push_san(san) for san in "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1".split()]
+    v = pychess_rules.verdict(0, chess.Board(), moves, "1/2-1/2", False)
+    v = json.loads(json.dumps(v))
+    rep = lambda ply: {"kind": "repetition", "ply": ply, "occurrence": 2, "claimable": False,
+                       "automatic": False}
+    rec = {"index": 0, "status": "ok",
+           "events": [rep(4), rep(5), rep(6), rep(7), {"kind": "claim_by_move", "ply": 7, "san": "Ng8"}],
+           "summary": {"plies": 7, "claim_opportunities": 1, "first_claim_ply": 7,
+                       "first_ply_occurrence_2": 4, "first_ply_occurrence_3": None,
+                       "first_ply_occurrence_5": None, "plies_after_fivefold": None,
+                       "first_ply_halfmove_100": None, "first_ply_halfmove_150": None,
+                       "final_status": "none", "draw_reason": "threefold_by_move"}}
+    assert pychess_rules.check(rec, v) == ([], []), pychess_rules.check(rec, v)
+    moved = json.loads(json.dumps(rec))
+    moved["events"][-1]["ply"] = 6
+    moved["summary"]["first_claim_ply"] = 6
+    problems, _ = pychess_rules.check(moved, v)
+    assert problems and problems[0][0] == 6, problems
+    gone = json.loads(json.dumps(rec))
+    del gone["events"][-1]
+    gone["summary"].update({"claim_opportunities": 0, "first_claim_ply": None, "draw_reason": "agreement"})
+    problems, _ = pychess_rules.check(gone, v)
+    assert problems and problems[0][0] == 7, problems
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description="compare threefold dump output with oracle.py output")
-    ap.add_argument("rust")
-    ap.add_argument("oracle")
+    ap.add_argument("rust", nargs="?")
+    ap.add_argument("oracle", nargs="?")
+    ap.add_argument("--rules", help="python-chess verdicts (oracle.py --rules-out) to check the "
+                                    "rust records against")
+    ap.add_argument("--label", default="", help="name printed before each disagreement (the file)")
     ap.add_argument("--max-show", type=int, default=20)
+    ap.add_argument("--self-test", action="store_true")
     args = ap.parse_args(argv)
+    if args.self_test:
+        self_test()
+        print("compare self-test: ok")
+        return 0
+    if args.oracle is None:
+        ap.error("RUST and ORACLE are required")
 
-    rust, rdups = load(args.rust)
-    oracle, odups = load(args.oracle)
-    indices = sorted(set(rust) | set(oracle))
+    rust, oracle = Side(args.rust, "rust"), Side(args.oracle, "oracle")
+    rules = Side(args.rules, "rules") if args.rules else None
+    label = f"{args.label} " if args.label else ""
     shown = 0
     disagreements = 0
+    compared = 0
+    checked = plies = rule_games = 0
+    deliberate = {pychess_rules.CLOCK_AT_GAME_END: 0, pychess_rules.FIFTY_BY_ENDING_MOVE: 0}
 
     def show(idx, rec, msg):
         nonlocal shown
         if shown < args.max_show:
             who = f"{rec.get('white')} - {rec.get('black')}" if rec else "?"
-            print(f"game {idx} [{who}]: {msg}")
+            print(f"{label}game {idx} [{who}]: {msg}")
         shown += 1
 
-    for idx in indices:
-        r, o = rust.get(idx), oracle.get(idx)
-        if idx in rdups or idx in odups:
-            disagreements += 1
-            show(idx, o or r, "index appears more than once on the "
-                 + ("rust" if idx in rdups else "oracle") + " side")
-            continue
+    while True:
+        heads = [side.head["index"] for side in (rust, oracle) if side.head is not None]
+        if not heads:
+            break
+        idx = min(heads)
+        r, o = rust.take(idx), oracle.take(idx)
+        v = None
+        if rules:
+            while rules.head is not None and rules.head["index"] < idx:
+                disagreements += 1
+                show(rules.head["index"], None, "python-chess verdict for a game no side has")
+                rules.take(rules.head["index"])
+            v = rules.take(idx)
+        compared += 1
         if r is None or o is None:
             disagreements += 1
             show(idx, o or r, f"only in {'oracle' if r is None else 'rust'} output")
             continue
-        is960 = r.get("variant") == "chess960" or o.get("variant") == "chess960"
-        d = first_diff(normalize(r, is960), normalize(o, is960))
+        bad = False
+        d = first_diff(normalize(r), normalize(o))
         if d:
-            disagreements += 1
+            bad = True
             path, vr, vo = d
             show(idx, o, f"{path}: rust={short(vr)} oracle={short(vo)}")
+        if rules:
+            if v is None:
+                bad = True
+                show(idx, o, "no python-chess verdict for this game")
+            elif "skip" not in v:
+                checked += 1
+                plies += v["plies"] + 1
+                problems, skipped = pychess_rules.check(r, v)
+                for name in skipped:
+                    deliberate[name] += 1
+                if problems:
+                    bad = True
+                    rule_games += 1
+                    for ply, msg in problems[:3]:
+                        at = f"ply {ply}: " if ply is not None else ""
+                        show(idx, r, f"python-chess rules: {at}{msg}")
+        if bad:
+            disagreements += 1
+    for side in (rust, oracle):
+        for idx, msg in side.bad:
+            disagreements += 1
+            show(idx, None, msg)
+    if rules:
+        for idx, msg in rules.bad:
+            disagreements += 1
+            show(idx, None, msg)
+        if rules.head is not None:
+            disagreements += 1
+            show(rules.head["index"], None, "python-chess verdict for a game no side has")
     if shown > args.max_show:
         print(f"... {shown - args.max_show} more not shown")
-    print(f"compared {len(indices)} games, {disagreements} disagreements")
+    if rules:
+        skipped = " ".join(f"{k}={n}" for k, n in deliberate.items())
+        print(f"python-chess rules: checked {checked} games, {plies} plies, {rule_games} disagreements; "
+              f"deliberate differences skipped: {skipped}")
+    print(f"compared {compared} games, {disagreements} disagreements")
     return 1 if disagreements else 0
 
 

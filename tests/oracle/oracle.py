@@ -2,6 +2,8 @@
 """Independent correctness oracle for `threefold dump`, built on python-chess.
 
 Usage:  python3 oracle.py FILE [--limit N] [--jobs J] > out.jsonl
+        python3 oracle.py FILE [--limit N] --out out.jsonl [--rules-out rules.jsonl] [--cache]
+        python3 oracle.py --self-test
         (--pgn-reader-split is still accepted; that splitting is now always used)
 
 FILE is .pgn or zstd-compressed PGN (detected by the magic bytes 28 b5 2f fd of a zstd
@@ -17,8 +19,12 @@ SAN semantics (resolve).  python-chess's own PGN/SAN parsing (regex tokenizer, l
 parse_san) is not used.  See README.md.
 
 Choices made where FORMAT.md is silent (the Rust side must make the same ones):
-  * Text is decoded as UTF-8 with errors="replace" (each invalid byte sequence becomes
-    U+FFFD, like Rust's String::from_utf8_lossy) and universal newlines (CRLF -> LF).
+  * Text is decoded as UTF-8 with universal newlines (CRLF -> LF).  Invalid bytes are kept
+    (errors="surrogateescape") until a string is written: a tag value is then decoded as the
+    Rust side decodes it (pgn-reader's RawTag::decode unescaping, then UTF-8, or Latin-1 for
+    the whole value when it is not valid UTF-8: tag_value), any other text with
+    errors="replace" (each invalid byte sequence becomes U+FFFD, like Rust's
+    String::from_utf8_lossy).
   * Result markers: `*` is one too (unknown, as pgn-reader reports it), so a movetext ending
     in `*` leaves the result unknown when the tag is not 1-0/0-1/1/2-1/2; markers after the
     token that stopped the replay still count (the movetext is read to its end).  (FORMAT.md
@@ -48,20 +54,40 @@ Choices made where FORMAT.md is silent (the Rust side must make the same ones):
   * Zobrist: Polyglot key (chess.polyglot.POLYGLOT_RANDOM_ARRAY) with the e.p. file hashed
     only when has_legal_en_passant() (python-chess's own zobrist_hash hashes it when a capturing
     pawn merely stands next to the pushed pawn, i.e. pseudo-legally; we do not use that part).
+    Castling keys (ZobristHasher.hash_castling): a right is a king-side one when its rook stands
+    on the h-side of its king, also in Chess960 (shakmaty does the same; self_test() checks two
+    Chess960 keys worked out by hand).
+  * draw_reason fifty_moves is not given when the final position is checkmate: the mate ended
+    the game (Art. 5.1.1), so no claim follows it (FORMAT.md).
   * A game that raises an unexpected Python exception gets status "error" with
     error kind "oracle_exception" (a warning goes to stderr); such a game is not trustworthy.
+  * claimant_score_after_first_missed is a float (1.0, 0.5, 0.0), as the Rust side writes it;
+    compare.py compares JSON types strictly.
+
+--rules-out FILE also writes, per game, python-chess's own answers to its draw and game-end
+rules at every ply (pychess_rules.py; compare.py --rules checks the Rust records against them).
+--out FILE writes the records to FILE instead of stdout; with --cache (needs --out), both
+outputs are looked up in / stored to a cache keyed by the sha256 of the oracle's source files,
+the python-chess version, the input file's bytes and the arguments (README.md "Cache"), and
+one line "cache hit" or "cache miss" is printed on stdout.
 """
 
 import argparse
+import collections
+import hashlib
 import io
 import json
 import multiprocessing
+import os
 import re
 import sys
+import tempfile
 
 import chess
 import chess.pgn
 import chess.polyglot
+
+import pychess_rules
 
 ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
@@ -94,7 +120,36 @@ def open_text(path):
         raw = zstandard.ZstdDecompressor().stream_reader(f, read_across_frames=True)
     else:
         raw = f
-    return io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline=None)
+    return io.TextIOWrapper(raw, encoding="utf-8", errors="surrogateescape", newline=None)
+
+
+_SURROGATE = re.compile("[\udc80-\udcff]")
+
+
+def replace_invalid(text):
+    """Text read with errors="surrogateescape" as errors="replace" would have decoded it."""
+    if _SURROGATE.search(text) is None:
+        return text
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def tag_value(raw):
+    """A tag value as the Rust side decodes it: pgn-reader 0.29 RawTag::decode (every backslash
+    followed by a backslash or a quote is dropped, each backslash looked at in turn, so
+    backslash-backslash-quote loses both backslashes), then UTF-8, or Latin-1 (every byte one
+    character) when the value is not valid UTF-8 (src/tags.rs push_decoded)."""
+    data = raw.encode("utf-8", "surrogateescape")
+    if b"\\" in data:
+        out, head = bytearray(), 0
+        for i, byte in enumerate(data):
+            if byte == 0x5C and i + 1 < len(data) and data[i + 1] in (0x5C, 0x22):
+                out += data[head:i]
+                head = i + 1
+        data = bytes(out + data[head:])
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("latin-1")
 
 
 class RecordingHandle:
@@ -554,9 +609,9 @@ class Analyzer:
             s["first_missed_claim_ply"] = k
             white = self.turns[k]
             if result == "1-0":
-                s["claimant_score_after_first_missed"] = 1 if white else 0
+                s["claimant_score_after_first_missed"] = 1.0 if white else 0.0
             elif result == "0-1":
-                s["claimant_score_after_first_missed"] = 0 if white else 1
+                s["claimant_score_after_first_missed"] = 0.0 if white else 1.0
             elif result == "1/2-1/2":
                 s["claimant_score_after_first_missed"] = 0.5
         if s["first_ply_occurrence_5"] is not None:
@@ -588,7 +643,8 @@ class Analyzer:
                 reason = "threefold"
             elif self.claims_at.get(plies, 0) > 0:
                 reason = "threefold_by_move"
-            elif clock >= 100 or (clock == 99 and any(not b.is_zeroing(m) for m in b.legal_moves)):
+            elif not b.is_checkmate() and (   # a mate ended the game: no claim after it (5.1.1)
+                    clock >= 100 or (clock == 99 and any(not b.is_zeroing(m) for m in b.legal_moves))):
                 reason = "fifty_moves"
             else:
                 reason = "agreement"
@@ -633,7 +689,7 @@ def split_tags(text):
         empty = 0
         m = TAG_REGEX.match(line)
         if m:
-            headers.setdefault(m.group(1), m.group(2))
+            headers.setdefault(m.group(1), tag_value(m.group(2)))
         i += 1
     return headers, "".join(lines[i:])
 
@@ -819,18 +875,23 @@ def base_record(index, headers):
     }
 
 
-def process_game(index, text):
+def process_game(index, text, rules=False):
+    """The record of one game text, and (with rules) python-chess's verdict on it
+    (pychess_rules.Rules), else None."""
     headers, movetext = split_tags(text)
     rec = base_record(index, headers)
     variant, board, error, skipped = decide_start(headers)
     rec["variant"] = variant
     if skipped:
         rec.update({"status": "skipped", "error": None, "summary": None, "events": []})
-        return rec
+        return rec, (pychess_rules.not_replayed(index, "skipped") if rules else None)
     if board is None:  # invalid_fen
         rec.update({"status": "error", "error": error, "summary": empty_summary(), "events": []})
-        return rec
+        return rec, (pychess_rules.not_replayed(index, "invalid_fen") if rules else None)
     a = Analyzer(board, variant == "chess960")
+    r = pychess_rules.Rules() if rules else None
+    if r:
+        r.visit(board)
     marker = None
     for item, tok in move_tokens(movetext):
         if item == "result":
@@ -851,13 +912,18 @@ def process_game(index, text):
                      "token": tok.rstrip("+#") if kind in ("illegal_move", "ambiguous_move") else tok}
             continue
         a.before_push(move)
+        if r:
+            r.before_push(board, move)
         board.push(move)
         a.after_push()
-    summary = a.finish(game_result(rec["result"], marker), error)
+        if r:
+            r.visit(board)
+    result = game_result(rec["result"], marker)
+    summary = a.finish(result, error)
     events = sorted(a.events, key=lambda e: (e["ply"], KIND_ORDER[e["kind"]], e.get("uci") or ""))
     rec.update({"status": "error" if error else "ok", "error": error,
                 "summary": summary, "events": events})
-    return rec
+    return rec, (r.finish(index, board, result, error is not None) if r else None)
 
 
 def headers_of(text):
@@ -868,10 +934,16 @@ def headers_of(text):
         return {}
 
 
-def safe_process(item):
+def to_json(value):
+    # Invalid bytes of the input (kept as surrogates while reading) are written as U+FFFD.
+    return replace_invalid(json.dumps(value, ensure_ascii=False))
+
+
+def safe_process(item, rules=False):
+    """(record line, verdict line or None) of one (index, game text)."""
     index, text = item
     try:
-        rec = process_game(index, text)
+        rec, verdict = process_game(index, text, rules)
     except Exception as exc:
         print(f"oracle.py: warning: game {index} raised {exc!r}; recorded as oracle_exception",
               file=sys.stderr)
@@ -879,47 +951,240 @@ def safe_process(item):
         rec.update({"status": "error", "variant": "standard",
                     "error": {"kind": "oracle_exception", "ply": 0, "token": repr(exc)[:200]},
                     "summary": empty_summary(), "events": []})
-    return json.dumps(rec, ensure_ascii=False)
+        verdict = pychess_rules.not_replayed(index, "oracle_exception") if rules else None
+    return to_json(rec), (to_json(verdict) if rules else None)
 
 
-def process_batch(batch):
-    return [safe_process(item) for item in batch]
+def process_batch(job):
+    rules, batch = job
+    return [safe_process(item, rules) for item in batch]
 
 
 def batches(games, size):
-    batch = []
+    """Batches of 1, 2, 4, ... games up to `size`: a file of a few long games (too_long.pgn)
+    still keeps every worker busy."""
+    batch, limit = [], 1
     for item in games:
         batch.append(item)
-        if len(batch) >= size:
+        if len(batch) >= limit:
             yield batch
-            batch = []
+            batch, limit = [], min(2 * limit, size)
     if batch:
         yield batch
 
 
+def default_jobs():
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def run(path, limit, jobs, batch_size, out, rules_out):
+    """Writes the records (and verdicts) of the games of `path` to the text handles."""
+    with open_text(path) as handle:
+        games = split_games(handle, limit)
+        rules = rules_out is not None
+
+        def write(lines):
+            for line, vline in lines:
+                out.write(line + "\n")
+                if rules:
+                    rules_out.write(vline + "\n")
+
+        if jobs <= 1:
+            for item in games:
+                write([safe_process(item, rules)])
+            return
+        # At most a few batches in flight: the main process splits games only as fast as the
+        # workers analyse them (Pool.imap would split the whole input ahead, holding it in
+        # memory and taking a core of its own while the workers run).
+        with multiprocessing.Pool(jobs) as pool:
+            pending = collections.deque()
+            for batch in batches(games, batch_size):
+                pending.append(pool.apply_async(process_batch, ((rules, batch),)))
+                while len(pending) > 2 * jobs:
+                    write(pending.popleft().get())
+            while pending:
+                write(pending.popleft().get())
+
+
+# --------------------------------------------------------------------------------------------
+# Cache (README.md "Cache")
+
+CACHE_SOURCES = ("oracle.py", "pychess_rules.py")
+
+
+def cache_dir():
+    d = os.environ.get("THREEFOLD_ORACLE_CACHE")
+    if not d:
+        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+        d = os.path.join(base, "threefold-oracle")
+    return d
+
+
+def cache_key(path, limit, rules):
+    """sha256 of the oracle's source files, the python-chess version, the arguments that change
+    the output, and the input file's bytes."""
+    h = hashlib.sha256(b"threefold-oracle-cache 1\0")
+    here = os.path.dirname(os.path.abspath(__file__))
+    for name in CACHE_SOURCES:
+        with open(os.path.join(here, name), "rb") as f:
+            data = f.read()
+        h.update(f"{name} {len(data)}\0".encode())
+        h.update(data)
+    h.update(f"python-chess {chess.__version__}\0".encode())
+    h.update(json.dumps({"limit": limit, "rules": rules}, sort_keys=True).encode() + b"\0")
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _cache_get(entry, dest):
+    import zstandard
+
+    with open(entry, "rb") as src, open(dest, "wb") as dst:
+        zstandard.ZstdDecompressor().copy_stream(src, dst)
+
+
+def _cache_put(src_path, entry):
+    """Stores src_path compressed at entry, atomically (temp file in the same folder, rename)."""
+    import zstandard
+
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(entry), prefix=".tmp-")
+    try:
+        with open(src_path, "rb") as src, os.fdopen(fd, "wb") as dst:
+            zstandard.ZstdCompressor(level=3).copy_stream(src, dst)
+        os.replace(tmp, entry)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def cached_run(args):
+    """--cache: outputs from the cache when the key is there, else computed and stored.
+    Returns "hit" or "miss"."""
+    rules = args.rules_out is not None
+    key = cache_key(args.file, args.limit, rules)
+    d = cache_dir()
+    entries = [(os.path.join(d, f"{key}.records.jsonl.zst"), args.out)]
+    if rules:
+        entries.append((os.path.join(d, f"{key}.rules.jsonl.zst"), args.rules_out))
+    if all(os.path.exists(entry) for entry, _ in entries):
+        try:
+            for entry, dest in entries:
+                _cache_get(entry, dest)
+            return "hit"
+        except Exception as exc:  # a damaged entry: compute again
+            print(f"oracle.py: warning: cache entry {key} unreadable ({exc!r}); recomputing",
+                  file=sys.stderr)
+    compute(args)
+    try:
+        os.makedirs(d, exist_ok=True)
+        # the records last: an entry counts only when both files are there
+        for entry, src in reversed(entries):
+            _cache_put(src, entry)
+    except OSError as exc:
+        print(f"oracle.py: warning: cannot write the cache at {d}: {exc}", file=sys.stderr)
+    return "miss"
+
+
+def compute(args):
+    out = open(args.out, "w", encoding="utf-8") if args.out else sys.stdout
+    rules_out = open(args.rules_out, "w", encoding="utf-8") if args.rules_out else None
+    try:
+        run(args.file, args.limit, args.jobs, args.batch, out, rules_out)
+    finally:
+        if rules_out is not None:
+            rules_out.close()
+        if args.out:
+            out.close()
+        else:
+            out.flush()
+
+
+# --------------------------------------------------------------------------------------------
+# Unit checks (--self-test; differential.sh runs them first)
+
+# Polyglot Zobrist keys of Chess960 positions, worked out by hand from the Polyglot indices
+# (piece kind = 2 * (piece type - 1) + 1 for white: black rook 6, white rook 7, black king 10,
+# white king 11, black pawn 0, white pawn 1; piece index = 64 * kind + 8 * rank + file; castling
+# 768 white king side, 769 white queen side, 770 black king side, 771 black queen side, where a
+# right is on the king side when its rook stands on the h-side of its king, whatever the files;
+# e.p. 772 + file; white to move 780).  The hex values are what shakmaty 0.30.1 gives,
+# `Chess::zobrist_hash::<Zobrist64>(EnPassantMode::Legal)` on the position read with
+# CastlingMode::Chess960 (checked once with a scratch program), i.e. the Rust side's key.
+ZOBRIST_960_EXAMPLES = [
+    # Rooks on b and g, kings on f: white may castle with the g1 rook (king side, 768) only,
+    # black with the b8 rook (queen side, 771) only.
+    ("1r3kr1/8/8/8/8/8/8/1R3KR1 w Gb - 0 1", "Gb",
+     [7 * 64 + 1, 11 * 64 + 5, 7 * 64 + 6,                  # Rb1 Kf1 Rg1
+      6 * 64 + 56 + 1, 10 * 64 + 56 + 5, 6 * 64 + 56 + 6,   # rb8 kf8 rg8
+      768, 771, 780],
+     "bced8ef86f33e687"),
+    # Kings on b, rooks on a and c; black to move, e.p. on e3 legal (d4xe3).
+    ("rkr5/8/8/8/3pP3/8/8/RKR5 b CAc e3 0 1", "CAc",
+     [7 * 64 + 0, 11 * 64 + 1, 7 * 64 + 2,                  # Ra1 Kb1 Rc1
+      6 * 64 + 56 + 0, 10 * 64 + 56 + 1, 6 * 64 + 56 + 2,   # ra8 kb8 rc8
+      0 * 64 + 24 + 3, 1 * 64 + 24 + 4,                      # pd4 Pe4
+      768, 769, 770, 772 + 4],
+     "5da1065ae38a50ea"),
+]
+
+
+def self_test():
+    for fen, castling, indices, shakmaty_hex in ZOBRIST_960_EXAMPLES:
+        by_hand = 0
+        for i in indices:
+            by_hand ^= _RANDOM[i]
+        assert f"{by_hand:016x}" == shakmaty_hex, (fen, f"{by_hand:016x}")
+        board = chess.Board(fen, chess960=True)
+        fields = Analyzer(board, True).pos_fields(board, legal_ep(board))
+        assert fields["zobrist"] == shakmaty_hex, (fen, fields["zobrist"], shakmaty_hex)
+        assert fields["castling"] == castling, (fen, fields["castling"])
+    # Tag values as the Rust side decodes them.
+    raw = lambda b: b.decode("utf-8", "surrogateescape")
+    assert tag_value(raw(b"Gr\xfcnfeld")) == "Gr\u00fcnfeld"                 # Latin-1 byte
+    assert tag_value(raw("Grünfeld".encode())) == "Grünfeld"                  # UTF-8
+    assert tag_value(raw(b"Gr\xc3\xbc \xfc")) == "Gr\u00c3\u00bc \u00fc"      # invalid: all Latin-1
+    assert tag_value(raw(b'a \\"b\\" c\\\\d\\e')) == 'a "b" c\\d\\e'
+    assert tag_value(raw(b'x\\\\"')) == 'x"'                                # both backslashes go
+    assert replace_invalid(raw(b"\xe2\x82A\xff")) == "\ufffdA\ufffd"
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("file")
+    ap.add_argument("file", nargs="?")
     ap.add_argument("--limit", type=int, default=None, help="only the first N games")
-    ap.add_argument("--jobs", type=int, default=2, help="worker processes (1 = in-process)")
+    ap.add_argument("--jobs", type=int, default=default_jobs(),
+                    help="worker processes (default: the CPUs available; 1 = in-process)")
     ap.add_argument("--batch", type=int, default=100, help="games per work unit")
+    ap.add_argument("--out", help="write the records here instead of stdout")
+    ap.add_argument("--rules-out", help="also write python-chess's verdicts (pychess_rules.py) here")
+    ap.add_argument("--cache", action="store_true",
+                    help="look the outputs up in / store them to the cache (needs --out); "
+                         "prints 'cache hit' or 'cache miss'")
+    ap.add_argument("--self-test", action="store_true", help="run the oracle's unit checks and exit")
     ap.add_argument("--pgn-reader-split", action="store_true",
                     help="accepted for compatibility: games are always split where the "
                          "pgn-reader crate splits them (see PgnReaderLines)")
     args = ap.parse_args(argv)
-
-    out = sys.stdout
-    with open_text(args.file) as handle:
-        games = split_games(handle, args.limit)
-        if args.jobs <= 1:
-            for item in games:
-                out.write(safe_process(item) + "\n")
-        else:
-            with multiprocessing.Pool(args.jobs) as pool:
-                for lines in pool.imap(process_batch, batches(games, args.batch)):
-                    for line in lines:
-                        out.write(line + "\n")
-    out.flush()
+    if args.self_test:
+        self_test()
+        print("oracle self-test: ok")
+        return
+    if args.file is None:
+        ap.error("FILE is required")
+    if args.cache:
+        if not args.out:
+            ap.error("--cache needs --out")
+        print(f"cache {cached_run(args)}")
+    else:
+        compute(args)
 
 
 if __name__ == "__main__":

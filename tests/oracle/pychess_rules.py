@@ -1,0 +1,285 @@
+"""python-chess's own draw and game-end rules, asked at every ply, checked against the records.
+
+The oracle (oracle.py) re-implements the record format's counting, so a misreading of the Laws
+shared by it and the Rust side would pass compare.py.  This module asks python-chess's public
+rule predicates instead (no counting of ours decides an answer) and checks the Rust records
+against them.  README.md "python-chess's own rules" lists the correspondence and the deliberate
+differences.
+
+Two halves:
+  * Rules -- run by oracle.py (worker processes, cached) while it replays a game on its
+    python-chess board: writes down, per ply, what python-chess answers.  One JSON object per
+    game ("rules" output, `--rules-out`).  verdict() does the same on a fresh board.
+  * check(record, verdict) -- run by compare.py --rules: compares one Rust record with it.
+
+Per ply k (the position after k half-moves, side to move = the claimant):
+    claim     board.can_claim_threefold_repetition()
+    rep2      board.is_repetition(2)
+    rep3      board.is_repetition(3)
+    fivefold  board.is_fivefold_repetition()
+    clock     board.halfmove_clock (first plies >= 100 / >= 150)
+    fifty, seventyfive   first ply of board.is_fifty_moves() / board.is_seventyfive_moves()
+At the last ply: is_checkmate, is_stalemate, is_insufficient_material, can_claim_fifty_moves,
+is_seventyfive_moves, is_fivefold_repetition, is_repetition(3), can_claim_threefold_repetition.
+
+Speed.  can_claim_threefold_repetition() replays the whole window and tries every legal move
+(about 20 ms per game if asked at every ply), so it is only asked where it can be true, by
+three arguments that hold for python-chess's definitions themselves (no answer of ours is
+trusted: a shortcut only ever skips a question whose answer is known from python-chess's own):
+  * It is true only if the position or a position one legal move away already occurs 3 / 2 times
+    among the positions since the last irreversible move (python-chess Board.is_irreversible),
+    i.e. only if some _transposition_key() occurs at least twice among them.  Every irreversible
+    move ends that window, and every zeroing move (Board.is_zeroing) is irreversible, so if no
+    key occurs twice since the last zeroing move, the answer is False without asking.  The same
+    bound gives is_repetition(n) = False when the position's key occurs fewer than n times
+    since the last zeroing move.
+  * is_fivefold_repetition() = is_repetition(5), and is_repetition(n) True means n - 1 earlier
+    equal positions were found since the last irreversible move, so it is True for every
+    smaller n too; is_repetition(3) True is the first half of can_claim_threefold_repetition()
+    (same positions counted), so that is True too.  So is_repetition(3) / (2) and
+    can_claim_threefold_repetition() are asked only when the stronger question said False.
+  * More history can only raise the counts: if can_claim_threefold_repetition() is True on a
+    copy of the board that keeps only the last LONG_WINDOW moves (Board.copy(stack=...)), it is
+    True on the whole game.  Used first when the window is longer than LONG_WINDOW plies (each
+    question replays the whole window: O(n^2) in a 20,000-ply game); a False there is asked
+    again on the full board.
+"""
+
+import chess
+
+LONG_WINDOW = 100
+
+# Deliberate differences (README.md "python-chess's own rules"): skipped by check(), counted.
+CLOCK_AT_GAME_END = "clock_reached_at_mate_or_stalemate"
+FIFTY_BY_ENDING_MOVE = "fifty_move_claim_by_a_mating_or_stalemating_move"
+
+
+def _first(plies):
+    return plies[0] if plies else None
+
+
+def _claim(board, window_len):
+    if window_len > LONG_WINDOW and board.copy(stack=LONG_WINDOW).can_claim_threefold_repetition():
+        return True
+    return board.can_claim_threefold_repetition()
+
+
+def draw_chain(board, rep3, claim):
+    """FORMAT.md's draw_reason order, every step decided by a python-chess predicate."""
+    if board.is_stalemate():
+        return "stalemate"
+    if board.is_insufficient_material():
+        return "insufficient_material"
+    if board.is_fivefold_repetition():
+        return "fivefold"
+    if board.is_seventyfive_moves():
+        return "seventy_five_moves"
+    if rep3:
+        return "threefold"
+    if claim:
+        return "threefold_by_move"
+    if board.can_claim_fifty_moves():
+        return "fifty_moves"
+    return "agreement"
+
+
+class Rules:
+    """Collects python-chess's answers while a game is replayed on one python-chess board (the
+    oracle's: it only pushes moves and restores what it tries): visit(board) at every ply, from
+    ply 0 on; before_push(board, move) before each move; finish(...) at the end."""
+
+    def __init__(self):
+        self.claim, self.rep2, self.rep3, self.five = [], [], [], []
+        self.clock100 = self.clock150 = self.fifty = self.seventyfive = None
+        self.seen = {}       # _transposition_key() -> occurrences since the last zeroing move
+        self.twice = 0       # keys among them that occur at least twice
+        self.window_len = 0  # plies since the last zeroing move (or the start)
+        self.ply = 0
+
+    def visit(self, board):
+        ply = self.ply
+        key = board._transposition_key()
+        c = self.seen.get(key, 0) + 1
+        self.seen[key] = c
+        if c == 2:
+            self.twice += 1
+        # Asked from the strongest down: each True answers the weaker questions too.
+        five = c >= 5 and board.is_fivefold_repetition()
+        rep3 = five or (c >= 3 and board.is_repetition(3))
+        rep2 = rep3 or (c >= 2 and board.is_repetition(2))
+        if five:
+            self.five.append(ply)
+        if rep3:
+            self.rep3.append(ply)
+        if rep2:
+            self.rep2.append(ply)
+        if rep3 or (self.twice and _claim(board, self.window_len)):
+            self.claim.append(ply)
+        clock = board.halfmove_clock
+        if clock >= 100:
+            if self.clock100 is None:
+                self.clock100 = ply
+            if clock >= 150 and self.clock150 is None:
+                self.clock150 = ply
+            if self.fifty is None and board.is_fifty_moves():
+                self.fifty = ply
+            if self.seventyfive is None and board.is_seventyfive_moves():
+                self.seventyfive = ply
+
+    def before_push(self, board, move):
+        if board.is_zeroing(move):
+            self.seen.clear()
+            self.twice = 0
+            self.window_len = 0
+        self.window_len += 1
+        self.ply += 1
+
+    def finish(self, index, board, result, error):
+        """The verdict: result is "1-0", "0-1", "1/2-1/2" or None (FORMAT.md "Result"), error
+        whether the replay stopped on an error."""
+        n = self.ply
+        assert len(board.move_stack) >= n
+        no_legal_move = not any(board.generate_legal_moves())
+        can_fifty = board.can_claim_fifty_moves()
+        rep3_now = bool(self.rep3) and self.rep3[-1] == n
+        claim_now = bool(self.claim) and self.claim[-1] == n
+        end = {
+            "checkmate": board.is_checkmate(),
+            "stalemate": board.is_stalemate(),
+            "insufficient_material": board.is_insufficient_material(),
+            "no_legal_move": no_legal_move,
+            "can_claim_fifty_moves": can_fifty,
+            "is_seventyfive_moves": board.is_seventyfive_moves(),
+            "draw_chain": draw_chain(board, rep3_now, claim_now),
+            # clock 99 and a legal move that is neither a pawn move nor a capture, yet
+            # python-chess cannot claim: every such move mates or stalemates (README:
+            # deliberate difference).
+            "fifty_by_ending_move": (board.halfmove_clock == 99 and not can_fifty
+                                     and any(not board.is_zeroing(m) for m in board.generate_legal_moves())),
+        }
+        return {"index": index, "plies": n, "result": result, "error": error,
+                "claim": self.claim, "rep2": self.rep2, "rep3": self.rep3, "fivefold": self.five,
+                "clock100": self.clock100, "clock150": self.clock150,
+                "fifty": self.fifty, "seventyfive": self.seventyfive, "end": end}
+
+
+def verdict(index, root, moves, result, error):
+    """python-chess's answers for one game replayed from root (a Board, chess960 flag set)."""
+    board = root.copy(stack=False)
+    rules = Rules()
+    rules.visit(board)
+    for move in moves:
+        rules.before_push(board, move)
+        board.push(move)
+        rules.visit(board)
+    return rules.finish(index, board, result, error)
+
+
+def not_replayed(index, why):
+    """Verdict of a game that has no position (skipped variant, invalid FEN, oracle exception)."""
+    return {"index": index, "skip": why}
+
+
+# --------------------------------------------------------------------------------------------
+# Checking a Rust record against a verdict
+
+
+def _plies(events, pred):
+    return sorted({e["ply"] for e in events if pred(e)})
+
+
+def _first_difference(ours, theirs):
+    a, b = set(ours), set(theirs)
+    diff = sorted(a ^ b)
+    return diff[0] if diff else None
+
+
+def check(rec, v):
+    """Returns (problems, deliberate): problems = list of (ply or None, message) where the record
+    disagrees with python-chess; deliberate = list of deliberate-difference names skipped."""
+    problems, deliberate = [], []
+    if "skip" in v:
+        return problems, deliberate
+    s = rec.get("summary")
+    events = rec.get("events")
+    if not isinstance(s, dict) or not isinstance(events, list):
+        return [(None, f"record has no summary/events (status {rec.get('status')!r}) but python-chess replayed {v['plies']} plies")], deliberate
+    n = v["plies"]
+    if s.get("plies") != n:
+        return [(None, f"summary.plies {s.get('plies')!r} but python-chess replayed {n} plies")], deliberate
+    bad = [e for e in events if not isinstance(e, dict) or not isinstance(e.get("ply"), int) or not 0 <= e["ply"] <= n]
+    if bad:
+        return [(None, f"event outside plies 0..{n}: {bad[0]!r}"[:200])], deliberate
+
+    rep = [e for e in events if e.get("kind") == "repetition"]
+    occ = lambda e: e.get("occurrence") if isinstance(e.get("occurrence"), int) else 0
+    ours = {
+        # can_claim_threefold_repetition() at ply k  <=>  a repetition with occurrence >= 3 at k
+        # (the position on the board, 9.2.2) or a claim_by_move event at k (recorded at the
+        # claimant's ply, before the move, 9.2.1)
+        "claim": _plies(events, lambda e: (e.get("kind") == "repetition" and occ(e) >= 3)
+                        or e.get("kind") == "claim_by_move"),
+        "rep2": _plies(rep, lambda e: True),
+        "rep3": _plies(rep, lambda e: occ(e) >= 3),
+        "rep3 (claimable flag)": _plies(rep, lambda e: e.get("claimable") is True),
+        "fivefold": _plies(rep, lambda e: occ(e) >= 5),
+        "fivefold (automatic flag)": _plies(rep, lambda e: e.get("automatic") is True),
+    }
+    api = {"claim": "can_claim_threefold_repetition()", "rep2": "is_repetition(2)",
+           "rep3": "is_repetition(3)", "fivefold": "is_fivefold_repetition()"}
+    what = {"claim": "repetition event with occurrence >= 3 or claim_by_move event",
+            "rep2": "repetition event", "rep3": "repetition event with occurrence >= 3",
+            "rep3 (claimable flag)": "repetition event with claimable true",
+            "fivefold": "repetition event with occurrence >= 5",
+            "fivefold (automatic flag)": "repetition event with automatic true"}
+    for name, plies in ours.items():
+        base = name.split(" ")[0]
+        k = _first_difference(plies, v[base])
+        if k is not None:
+            py = k in v[base]
+            problems.append((k, f"python-chess {api[base]} is {py}, but the records have "
+                                f"{'no' if py else 'a'} {what[name]} at this ply"))
+
+    # Summary fields that follow from the same answers.
+    expect = {
+        "claim_opportunities": len(v["claim"]),
+        "first_claim_ply": _first(v["claim"]),
+        "first_ply_occurrence_2": _first(v["rep2"]),
+        "first_ply_occurrence_3": _first(v["rep3"]),
+        "first_ply_occurrence_5": _first(v["fivefold"]),
+        "plies_after_fivefold": None if not v["fivefold"] else n - v["fivefold"][0],
+        "first_ply_halfmove_100": v["clock100"],
+        "first_ply_halfmove_150": v["clock150"],
+    }
+    for field, want in expect.items():
+        if s.get(field) != want or type(s.get(field)) is not type(want):
+            problems.append((None, f"summary.{field} = {s.get(field)!r}, python-chess gives {want!r}"))
+
+    # first_ply_halfmove_100/150 (FORMAT.md: the clock alone) against is_fifty_moves() /
+    # is_seventyfive_moves(), which are also false where no legal move exists.
+    end = v["end"]
+    for field, first_api, name in (("clock100", "fifty", "is_fifty_moves()"),
+                                   ("clock150", "seventyfive", "is_seventyfive_moves()")):
+        if v[field] != v[first_api]:
+            if v[first_api] is None and v[field] == n and end["no_legal_move"]:
+                deliberate.append(CLOCK_AT_GAME_END)
+            else:
+                problems.append((v[field], f"first ply with python-chess {name} is {v[first_api]!r}, "
+                                           f"first_ply_halfmove_{field[5:]} is {v[field]!r}"))
+
+    status = ("checkmate" if end["checkmate"] else "stalemate" if end["stalemate"]
+              else "insufficient_material" if end["insufficient_material"] else "none")
+    if s.get("final_status") != status:
+        problems.append((n, f"summary.final_status {s.get('final_status')!r}, python-chess "
+                            f"is_checkmate/is_stalemate/is_insufficient_material give {status!r}"))
+
+    reason = s.get("draw_reason")
+    want = end["draw_chain"] if (v["result"] == "1/2-1/2" and not v["error"]) else None
+    if reason != want:
+        if reason == "fifty_moves" and want == "agreement" and end["fifty_by_ending_move"]:
+            deliberate.append(FIFTY_BY_ENDING_MOVE)
+        else:
+            problems.append((n, f"summary.draw_reason {reason!r}, python-chess gives {want!r} "
+                                f"(can_claim_fifty_moves {end['can_claim_fifty_moves']}, "
+                                f"is_seventyfive_moves {end['is_seventyfive_moves']})"))
+    return problems, deliberate
