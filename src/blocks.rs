@@ -535,7 +535,7 @@ mod tests {
     fn blocks_cut_the_chunks_lines_cut_on_real_files() {
         let tmp = tempfile::tempdir().unwrap();
         let dirs = ["edge", "otb", "lichess", "variants", "engine"];
-        let files = crate::chunk::test_files(&dirs, "blocks against lines on the corpus", tmp.path());
+        let files = crate::testdata::splitter_files(&dirs, "blocks against lines on the corpus", tmp.path());
         let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
         let (mut blocks, mut undecided) = (0, 0);
         for path in files {
@@ -560,7 +560,7 @@ mod tests {
     fn chunks_within_a_block_are_not_copied() {
         let tmp = tempfile::tempdir().unwrap();
         let dirs = ["edge", "otb", "lichess", "variants", "engine"];
-        let files = crate::chunk::test_files(&dirs, "block sharing on the corpus's largest file", tmp.path());
+        let files = crate::testdata::splitter_files(&dirs, "block sharing on the corpus's largest file", tmp.path());
         let path = files.iter().max_by_key(|p| std::fs::metadata(p).unwrap().len()).unwrap();
         let text = std::fs::read(path).unwrap().repeat(5);
         for (size, target) in [(1 << 20, 64 << 10), (4 << 20, 1 << 20)] {

@@ -622,36 +622,6 @@ impl<R: Read> Splitter<R> {
     }
 }
 
-/// Plain PGN files to check the splitter on: the shared corpus's folders `dirs` when the corpus
-/// is there (printing that it is skipped otherwise), then the sample files, and texts generated
-/// in the forms that make PGN hard to cut (CRLF, comments across lines, escape lines, header-only
-/// games, no blank line between games), written under `tmp`. Sorted; the corpus's first.
-#[cfg(test)]
-pub(crate) fn test_files(dirs: &[&str], what: &str, tmp: &std::path::Path) -> Vec<std::path::PathBuf> {
-    use crate::testdata;
-    let mut files: Vec<std::path::PathBuf> = Vec::new();
-    if let Some(corpus) = testdata::corpus(what) {
-        files = dirs
-            .iter()
-            .flat_map(|d| {
-                let dir = corpus.join(d);
-                std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-            })
-            .map(|e| e.expect("a readable corpus folder").path())
-            .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
-            .collect();
-        files.sort();
-        assert!(files.len() > 40, "the test corpus is small: {} files", files.len());
-    }
-    files.extend(testdata::sample_files());
-    for (seed, bytes) in [(1, 3 << 20), (2, 200_000), (3, 20_000)] {
-        let path = tmp.join(format!("generated-{seed}.pgn"));
-        std::fs::write(&path, testdata::generated_pgn(seed, bytes).0).unwrap();
-        files.push(path);
-    }
-    files
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -757,9 +727,11 @@ mod tests {
         }
         let tmp = tempfile::tempdir().unwrap();
         let (mut open, mut lines) = (0, 0);
-        for path in
-            test_files(&["edge", "otb", "lichess", "variants"], "the last-brace rule on the corpus's lines", tmp.path())
-        {
+        for path in crate::testdata::splitter_files(
+            &["edge", "otb", "lichess", "variants"],
+            "the last-brace rule on the corpus's lines",
+            tmp.path(),
+        ) {
             for l in std::fs::read(&path).unwrap().split(|&b| b == b'\n') {
                 assert_eq!(
                     ends_in_comment(l),
@@ -817,9 +789,11 @@ mod tests {
     #[test]
     fn line_shortcuts_find_every_game_start() {
         let tmp = tempfile::tempdir().unwrap();
-        for path in
-            test_files(&["edge", "otb", "lichess", "variants"], "the splitter's shortcuts on the corpus", tmp.path())
-        {
+        for path in crate::testdata::splitter_files(
+            &["edge", "otb", "lichess", "variants"],
+            "the splitter's shortcuts on the corpus",
+            tmp.path(),
+        ) {
             let text = std::fs::read(&path).unwrap();
             for (target, recycle) in [(1 << 20, false), (4096, false), (4096, true), (100_000, true)] {
                 let mut splitter = Splitter::new(&text[..], target);

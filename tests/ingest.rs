@@ -230,16 +230,7 @@ fn stdin_gives_the_same_partition_as_the_file() {
 /// generated PGN of the same size; and its game count.
 fn lichess_sample(dir: &Path) -> (PathBuf, u64) {
     let path = dir.join("sample.pgn");
-    let what = "ingest of the corpus's Lichess sample (generated PGN instead)";
-    let (text, games) = match common::corpus_file("lichess/lichess_db_standard_rated_2013-01-sample.pgn.zst", what) {
-        Some(file) => {
-            let (_, mut reader) = threefold::input::open(&file).unwrap();
-            let mut text = Vec::new();
-            reader.read_to_end(&mut text).unwrap();
-            (text, 5550)
-        }
-        None => common::generated_pgn(5, 4 << 20),
-    };
+    let (text, games) = common::lichess_sample("ingest of the corpus's Lichess sample (generated PGN instead)");
     fs::write(&path, &text).unwrap();
     (path, games as u64)
 }

@@ -21,16 +21,7 @@ mod common;
 /// About 4 MB of PGN and its number of games: the decompressed Lichess sample of the corpus
 /// (5,550 games), or where the corpus is not, generated text of the same size.
 fn sample() -> (Vec<u8>, usize) {
-    let Some(path) = common::corpus_file(
-        "lichess/lichess_db_standard_rated_2013-01-sample.pgn.zst",
-        "zstd frame tests on the Lichess sample (generated PGN instead)",
-    ) else {
-        return common::generated_pgn(7, 4 << 20);
-    };
-    let (_, mut reader) = input::open(&path).unwrap();
-    let mut text = Vec::new();
-    reader.read_to_end(&mut text).unwrap();
-    (text, 5550)
+    common::lichess_sample("zstd frame tests on the Lichess sample (generated PGN instead)")
 }
 
 /// `data` in pzstd's format, cut into frames at `cuts` (offsets, anywhere, mid-game too).

@@ -72,6 +72,46 @@ pub fn sample(name: &str) -> PathBuf {
     path
 }
 
+/// About 4 MB of PGN and its number of games: the corpus's decompressed Lichess sample (5,550
+/// games), or where the corpus is not (printing that `what` is skipped), generated PGN.
+pub fn lichess_sample(what: &str) -> (Vec<u8>, usize) {
+    match corpus_file("lichess/lichess_db_standard_rated_2013-01-sample.pgn.zst", what) {
+        Some(path) => {
+            let packed = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            (zstd::decode_all(&packed[..]).unwrap(), 5550)
+        }
+        None => generated_pgn(5, 4 << 20),
+    }
+}
+
+/// Plain PGN files to check the splitter on: the corpus's folders `dirs` when the corpus is
+/// there (else `what` is skipped), then the sample files, and texts generated in the forms that
+/// make PGN hard to cut (CRLF, comments across lines, escape lines, header-only games, no blank
+/// line between games), written under `tmp`. The corpus's first, sorted.
+pub fn splitter_files(dirs: &[&str], what: &str, tmp: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = Vec::new();
+    if let Some(corpus) = corpus(what) {
+        files = dirs
+            .iter()
+            .flat_map(|d| {
+                let dir = corpus.join(d);
+                std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            })
+            .map(|e| e.expect("a readable corpus folder").path())
+            .filter(|p| p.extension().is_some_and(|e| e == "pgn"))
+            .collect();
+        files.sort();
+        assert!(files.len() > 40, "the test corpus is small: {} files", files.len());
+    }
+    files.extend(sample_files());
+    for (seed, bytes) in [(1, 3 << 20), (2, 200_000), (3, 20_000)] {
+        let path = tmp.join(format!("generated-{seed}.pgn"));
+        std::fs::write(&path, generated_pgn(seed, bytes).0).unwrap();
+        files.push(path);
+    }
+    files
+}
+
 /// A small deterministic generator (xorshift).
 pub struct Rng(pub u64);
 
