@@ -1,22 +1,27 @@
 //! Repetition events: one record for each thing a researcher may want to count.
 
+use serde::Serialize;
 use shakmaty::Color;
 
-use crate::identity::Identity;
+use crate::{identity::Identity, vocabulary::serialize_as_str};
 
-/// One repetition event of a game.
-#[derive(Clone, Debug, PartialEq)]
+/// One repetition event of a game. Its `events` columns are declared in [`crate::schema`]; `dump`
+/// writes it with the field names here, the identity's and the detail's inline.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Event {
     /// Ply of the position the event is about (0 = start position).
     pub ply: u32,
     /// FEN full-move number at that ply.
     pub fullmove: u32,
     /// Side to move at that ply.
+    #[serde(serialize_with = "crate::vocabulary::color_char")]
     pub turn: Color,
     /// Halfmove clock (plies since the last pawn move or capture) at that ply.
     pub halfmove_clock: u32,
     /// Identity of the position that repeats. For `ClaimByMove`, the position the move would produce.
+    #[serde(flatten)]
     pub identity: Identity,
+    #[serde(flatten)]
     pub detail: Detail,
 }
 
@@ -29,6 +34,13 @@ pub enum Differs {
 }
 
 impl Differs {
+    pub const ALL: [Differs; 3] = [Differs::Castling, Differs::EnPassant, Differs::Both];
+
+    /// The value a `differs` value names.
+    pub fn parse(name: &str) -> Option<Differs> {
+        Differs::ALL.into_iter().find(|d| d.as_str() == name)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             Differs::Castling => "castling",
@@ -38,7 +50,9 @@ impl Differs {
     }
 }
 
-#[derive(Clone, Debug, PartialEq)]
+/// What the event is, with the fields of its kind (`kind` names it as [`EventKind`] does).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Detail {
     /// The position occurs for the `occurrence`-th time (>= 2).
     Repetition {
@@ -94,6 +108,8 @@ impl EventKind {
     }
 }
 
+serialize_as_str!(Differs, EventKind);
+
 impl Event {
     pub fn kind(&self) -> EventKind {
         match self.detail {
@@ -111,5 +127,49 @@ impl Event {
             | Detail::PseudoRepetition { earlier_plies, .. }
             | Detail::HiddenRepetition { earlier_plies, .. } => earlier_plies,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `dump`'s `kind` (serde's name of the detail) is the `kind` column's ([`EventKind::as_str`]).
+    #[test]
+    fn dump_and_parquet_name_each_kind_alike() {
+        let details = [
+            Detail::Repetition { occurrence: 2, earlier_plies: vec![0], claimable: false, automatic: false },
+            Detail::ClaimByMove {
+                san: "Nf3".into(),
+                uci: "g1f3".into(),
+                occurrence: 3,
+                earlier_plies: vec![0, 4],
+                played: false,
+            },
+            Detail::PseudoRepetition {
+                differs: Differs::Castling,
+                board_occurrence: 2,
+                fide_occurrence: 1,
+                earlier_plies: vec![0],
+            },
+            Detail::HiddenRepetition { fen_occurrence: 1, fide_occurrence: 2, earlier_plies: vec![0] },
+        ];
+        let pos = shakmaty::Chess::default();
+        let identity = Identity::of(&crate::identity::Key::of(&pos), shakmaty::CastlingMode::Standard);
+        let mut kinds = Vec::new();
+        for detail in details {
+            let event = Event {
+                ply: 4,
+                fullmove: 3,
+                turn: Color::White,
+                halfmove_clock: 4,
+                identity: identity.clone(),
+                detail,
+            };
+            let json = serde_json::to_value(&event).unwrap();
+            assert_eq!(json["kind"], event.kind().as_str());
+            kinds.push(event.kind());
+        }
+        assert_eq!(kinds, EventKind::ALL);
     }
 }

@@ -22,10 +22,7 @@ fn ordinal(n: u32) -> String {
 }
 
 fn color_name(c: Color) -> &'static str {
-    match c {
-        Color::White => "White",
-        Color::Black => "Black",
-    }
+    c.fold_wb("White", "Black")
 }
 
 /// The positions of the replayed mainline and the label of the move that reached each one.

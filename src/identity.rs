@@ -146,12 +146,26 @@ pub struct Identity {
     pub zobrist: u64,
 }
 
+/// `dump` writes an identity as its parts and its Zobrist key in hex.
+impl serde::Serialize for Identity {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(Some(5))?;
+        map.serialize_entry("placement", self.placement())?;
+        map.serialize_entry("castling", self.castling())?;
+        map.serialize_entry("ep", &self.ep.map(|sq| sq.to_string()))?;
+        map.serialize_entry("fen", self.fen())?;
+        map.serialize_entry("zobrist", &format!("{:016x}", self.zobrist))?;
+        map.end()
+    }
+}
+
 impl Identity {
     pub fn of(key: &Key, mode: CastlingMode) -> Identity {
         let mut fen = Vec::with_capacity(90);
         push_placement(&key.board, &mut fen);
         let placement_end = fen.len();
-        fen.extend_from_slice(&[b' ', turn_char(key.turn) as u8, b' ']);
+        fen.extend_from_slice(&[b' ', key.turn.char() as u8, b' ']);
         push_castling(&key.board, key.castling, mode, &mut fen);
         let castling_end = fen.len();
         fen.push(b' ');
@@ -210,13 +224,6 @@ fn push_placement(board: &Board, out: &mut Vec<u8>) {
         out.push(b'/');
     }
     out.pop(); // no '/' after the first rank
-}
-
-pub fn turn_char(color: Color) -> char {
-    match color {
-        Color::White => 'w',
-        Color::Black => 'b',
-    }
 }
 
 /// Writes the FEN castling field. Standard chess uses `KQkq`; Chess960 uses Shredder-FEN letters

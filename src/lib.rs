@@ -16,6 +16,7 @@
 pub mod blocks;
 pub mod chunk;
 pub mod cli;
+pub mod column;
 pub mod commit;
 pub mod dataset;
 pub mod event;
@@ -37,6 +38,7 @@ pub mod start;
 pub mod summary;
 pub mod tags;
 pub mod tracker;
+pub mod vocabulary;
 
 /// Test inputs: the shared corpus where it is, samples and generated PGN where it is not.
 #[cfg(test)]

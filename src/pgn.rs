@@ -31,6 +31,8 @@ pub enum GameStatus {
     Skipped,
 }
 
+crate::vocabulary::serialize_as_str!(GameStatus);
+
 impl GameStatus {
     pub fn as_str(self) -> &'static str {
         match self {
@@ -58,6 +60,11 @@ pub struct Game {
 impl Game {
     pub fn tag(&self, name: &str) -> Option<&str> {
         self.tags.get(name)
+    }
+
+    /// Why the replay stopped, if it did.
+    pub fn error(&self) -> Option<&GameError> {
+        self.analysis.as_ref().and_then(|a| a.error.as_ref())
     }
 
     pub fn status(&self) -> GameStatus {

@@ -1,25 +1,89 @@
-//! The two tables of the dataset, `games` and `events`: each Arrow schema is declared once here and
-//! mirrored by a builder that appends one record at a time and finishes a `RecordBatch`.
+//! The two tables of the dataset, `games` and `events`: each declared once here, as a table of
+//! columns (name beside the record field it is filled from), from which the Arrow schema and the
+//! builders that append one record at a time and finish a `RecordBatch` are made.
 //! `docs/format.md` documents every column; keep the two in step (`tests/ingest.rs` checks).
 
-use std::sync::{Arc, LazyLock};
+use std::{
+    borrow::Cow,
+    sync::{Arc, LazyLock},
+};
 
 use arrow_array::{
     Array, ArrayRef, RecordBatch, UInt64Array,
     builder::{
-        BooleanBuilder, Date32Builder, Float64Builder, Int16Builder, ListBuilder, MapBuilder, MapFieldNames,
-        StringBuilder, Time32MillisecondBuilder, UInt32Builder, UInt64Builder,
+        Date32Builder, Int16Builder, MapBuilder, MapFieldNames, StringBuilder, Time32MillisecondBuilder, UInt64Builder,
     },
 };
 use arrow_schema::{ArrowError, DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
-use shakmaty::Color;
 
 use crate::{
+    column::{
+        Column, Columns,
+        Value::{Bool, F64, Str, U32, U32List, U64},
+    },
     event::{Detail, Event},
-    identity::turn_char,
     pgn::Game,
+    summary::Summary,
     tags,
+    vocabulary::{color_word, turn_letter},
 };
+
+/// Column names, for code that reads the tables back (the report).
+pub mod col {
+    pub const SOURCE: &str = "source";
+    pub const GAME_INDEX: &str = "game_index";
+    pub const BYTE_OFFSET: &str = "byte_offset";
+    pub const TAGS: &str = "tags";
+    pub const LICHESS_ID: &str = "lichess_id";
+    pub const TIME_CLASS: &str = "time_class";
+    pub const STATUS: &str = "status";
+    pub const REPLAY_VARIANT: &str = "replay_variant";
+    pub const ERROR_KIND: &str = "error_kind";
+    pub const ERROR_PLY: &str = "error_ply";
+    pub const ERROR_TOKEN: &str = "error_token";
+
+    pub const PLIES: &str = "plies";
+    pub const MAX_OCCURRENCE: &str = "max_occurrence";
+    pub const FIRST_PLY_OCCURRENCE_2: &str = "first_ply_occurrence_2";
+    pub const FIRST_PLY_OCCURRENCE_3: &str = "first_ply_occurrence_3";
+    pub const FIRST_PLY_OCCURRENCE_5: &str = "first_ply_occurrence_5";
+    pub const POSITIONS_REACHING_3: &str = "positions_reaching_3";
+    pub const CLAIM_OPPORTUNITIES: &str = "claim_opportunities";
+    pub const FIRST_CLAIM_PLY: &str = "first_claim_ply";
+    pub const FIRST_CLAIM_COLOR: &str = "first_claim_color";
+    pub const MISSED_CLAIMS: &str = "missed_claims";
+    pub const FIRST_MISSED_CLAIM_PLY: &str = "first_missed_claim_ply";
+    pub const CLAIMANT_SCORE_AFTER_FIRST_MISSED: &str = "claimant_score_after_first_missed";
+    pub const PLIES_AFTER_FIVEFOLD: &str = "plies_after_fivefold";
+    pub const PSEUDO_REPETITIONS: &str = "pseudo_repetitions";
+    pub const HIDDEN_REPETITIONS: &str = "hidden_repetitions";
+    pub const FIRST_PLY_HALFMOVE_100: &str = "first_ply_halfmove_100";
+    pub const FIRST_PLY_HALFMOVE_150: &str = "first_ply_halfmove_150";
+    pub const FINAL_STATUS: &str = "final_status";
+    pub const DRAW_REASON: &str = "draw_reason";
+
+    pub const PLY: &str = "ply";
+    pub const KIND: &str = "kind";
+    pub const FULLMOVE: &str = "fullmove";
+    pub const TURN: &str = "turn";
+    pub const HALFMOVE_CLOCK: &str = "halfmove_clock";
+    pub const PLACEMENT: &str = "placement";
+    pub const CASTLING: &str = "castling";
+    pub const EP: &str = "ep";
+    pub const FEN: &str = "fen";
+    pub const ZOBRIST: &str = "zobrist";
+    pub const EARLIER_PLIES: &str = "earlier_plies";
+    pub const OCCURRENCE: &str = "occurrence";
+    pub const CLAIMABLE: &str = "claimable";
+    pub const AUTOMATIC: &str = "automatic";
+    pub const SAN: &str = "san";
+    pub const UCI: &str = "uci";
+    pub const PLAYED: &str = "played";
+    pub const DIFFERS: &str = "differs";
+    pub const BOARD_OCCURRENCE: &str = "board_occurrence";
+    pub const FIDE_OCCURRENCE: &str = "fide_occurrence";
+    pub const FEN_OCCURRENCE: &str = "fen_occurrence";
+}
 
 /// How a tag with its own column is typed. `UTCTime` is time32 in milliseconds: Parquet has no
 /// time type in seconds, and DuckDB and polars read milliseconds as TIME.
@@ -29,6 +93,17 @@ enum TagType {
     Int16,
     Date32,
     Time32,
+}
+
+impl TagType {
+    fn data_type(self) -> DataType {
+        match self {
+            TagType::Utf8 => DataType::Utf8,
+            TagType::Int16 => DataType::Int16,
+            TagType::Date32 => DataType::Date32,
+            TagType::Time32 => DataType::Time32(TimeUnit::Millisecond),
+        }
+    }
 }
 
 /// Tags with their own column, under their PGN names, in column order. Every other tag goes to
@@ -61,9 +136,128 @@ fn tag_index(name: &str) -> Option<usize> {
     TAG_COLUMNS.iter().position(|(n, _)| *n == name)
 }
 
-fn u32_list_type() -> DataType {
-    DataType::List(Arc::new(Field::new("item", DataType::UInt32, false)))
-}
+/// `games` columns after the tags: how the game was read and replayed.
+static GAME_COLUMNS: [Column<Game>; 7] = [
+    Column::null(col::LICHESS_ID, Str(|g| g.tag("Site").and_then(tags::lichess_id).map(Cow::Borrowed))),
+    Column::null(col::TIME_CLASS, Str(|g| g.tag("TimeControl").and_then(tags::time_class).map(Cow::Borrowed))),
+    Column::required(col::STATUS, Str(|g| Some(g.status().as_str().into()))),
+    Column::required(col::REPLAY_VARIANT, Str(|g| Some(g.variant.name().into()))),
+    Column::null(col::ERROR_KIND, Str(|g| g.error().map(|e| e.kind.as_str().into()))),
+    Column::null(col::ERROR_PLY, U32(|g| g.error().map(|e| e.ply))),
+    Column::null(col::ERROR_TOKEN, Str(|g| g.error().map(|e| e.token.as_str().into()))),
+];
+
+/// `games` summary columns (all null for a skipped game).
+static SUMMARY_COLUMNS: [Column<Summary>; 19] = [
+    Column::null(col::PLIES, U32(|s| Some(s.plies))),
+    Column::null(col::MAX_OCCURRENCE, U32(|s| Some(s.max_occurrence))),
+    Column::null(col::FIRST_PLY_OCCURRENCE_2, U32(|s| s.first_ply_occurrence_2)),
+    Column::null(col::FIRST_PLY_OCCURRENCE_3, U32(|s| s.first_ply_occurrence_3)),
+    Column::null(col::FIRST_PLY_OCCURRENCE_5, U32(|s| s.first_ply_occurrence_5)),
+    Column::null(col::POSITIONS_REACHING_3, U32(|s| Some(s.positions_reaching_3))),
+    Column::null(col::CLAIM_OPPORTUNITIES, U32(|s| Some(s.claim_opportunities))),
+    Column::null(col::FIRST_CLAIM_PLY, U32(|s| s.first_claim_ply)),
+    Column::null(col::FIRST_CLAIM_COLOR, Str(|s| s.first_claim_color.map(|c| color_word(c).into()))),
+    Column::null(col::MISSED_CLAIMS, U32(|s| Some(s.missed_claims))),
+    Column::null(col::FIRST_MISSED_CLAIM_PLY, U32(|s| s.first_missed_claim_ply)),
+    Column::null(col::CLAIMANT_SCORE_AFTER_FIRST_MISSED, F64(|s| s.claimant_score_after_first_missed)),
+    Column::null(col::PLIES_AFTER_FIVEFOLD, U32(|s| s.plies_after_fivefold)),
+    Column::null(col::PSEUDO_REPETITIONS, U32(|s| Some(s.pseudo_repetitions))),
+    Column::null(col::HIDDEN_REPETITIONS, U32(|s| Some(s.hidden_repetitions))),
+    Column::null(col::FIRST_PLY_HALFMOVE_100, U32(|s| s.first_ply_halfmove_100)),
+    Column::null(col::FIRST_PLY_HALFMOVE_150, U32(|s| s.first_ply_halfmove_150)),
+    Column::null(col::FINAL_STATUS, Str(|s| Some(s.final_status.as_str().into()))),
+    Column::null(col::DRAW_REASON, Str(|s| s.draw_reason.map(|r| r.as_str().into()))),
+];
+
+/// `events` columns after `source` and `game_index`. Identity columns describe the position that
+/// repeats (for `claim_by_move`, the one the move would produce); the kind's own columns are null
+/// in the rows of other kinds.
+static EVENT_COLUMNS: [Column<Event>; 21] = [
+    Column::required(col::PLY, U32(|e| Some(e.ply))),
+    Column::required(col::KIND, Str(|e| Some(e.kind().as_str().into()))),
+    Column::required(col::FULLMOVE, U32(|e| Some(e.fullmove))),
+    Column::required(col::TURN, Str(|e| Some(turn_letter(e.turn).into()))),
+    Column::required(col::HALFMOVE_CLOCK, U32(|e| Some(e.halfmove_clock))),
+    Column::required(col::PLACEMENT, Str(|e| Some(e.identity.placement().into()))),
+    Column::required(col::CASTLING, Str(|e| Some(e.identity.castling().into()))),
+    Column::null(col::EP, Str(|e| e.identity.ep.map(|sq| sq.to_string().into()))),
+    Column::required(col::FEN, Str(|e| Some(e.identity.fen().into()))),
+    Column::required(col::ZOBRIST, U64(|e| Some(e.identity.zobrist))),
+    Column::required(col::EARLIER_PLIES, U32List(Event::earlier_plies)),
+    Column::null(
+        col::OCCURRENCE,
+        U32(|e| match e.detail {
+            Detail::Repetition { occurrence, .. } | Detail::ClaimByMove { occurrence, .. } => Some(occurrence),
+            _ => None,
+        }),
+    ),
+    Column::null(
+        col::CLAIMABLE,
+        Bool(|e| match e.detail {
+            Detail::Repetition { claimable, .. } => Some(claimable),
+            _ => None,
+        }),
+    ),
+    Column::null(
+        col::AUTOMATIC,
+        Bool(|e| match e.detail {
+            Detail::Repetition { automatic, .. } => Some(automatic),
+            _ => None,
+        }),
+    ),
+    Column::null(
+        col::SAN,
+        Str(|e| match &e.detail {
+            Detail::ClaimByMove { san, .. } => Some(san.as_str().into()),
+            _ => None,
+        }),
+    ),
+    Column::null(
+        col::UCI,
+        Str(|e| match &e.detail {
+            Detail::ClaimByMove { uci, .. } => Some(uci.as_str().into()),
+            _ => None,
+        }),
+    ),
+    Column::null(
+        col::PLAYED,
+        Bool(|e| match e.detail {
+            Detail::ClaimByMove { played, .. } => Some(played),
+            _ => None,
+        }),
+    ),
+    Column::null(
+        col::DIFFERS,
+        Str(|e| match e.detail {
+            Detail::PseudoRepetition { differs, .. } => Some(differs.as_str().into()),
+            _ => None,
+        }),
+    ),
+    Column::null(
+        col::BOARD_OCCURRENCE,
+        U32(|e| match e.detail {
+            Detail::PseudoRepetition { board_occurrence, .. } => Some(board_occurrence),
+            _ => None,
+        }),
+    ),
+    Column::null(
+        col::FIDE_OCCURRENCE,
+        U32(|e| match e.detail {
+            Detail::PseudoRepetition { fide_occurrence, .. } | Detail::HiddenRepetition { fide_occurrence, .. } => {
+                Some(fide_occurrence)
+            }
+            _ => None,
+        }),
+    ),
+    Column::null(
+        col::FEN_OCCURRENCE,
+        U32(|e| match e.detail {
+            Detail::HiddenRepetition { fen_occurrence, .. } => Some(fen_occurrence),
+            _ => None,
+        }),
+    ),
+];
 
 fn string_map_type() -> DataType {
     let entries =
@@ -71,86 +265,24 @@ fn string_map_type() -> DataType {
     DataType::Map(Arc::new(Field::new("key_value", DataType::Struct(entries), false)), false)
 }
 
-/// Summary columns of `games`, in order, with their types (all nullable: null for skipped games).
-const SUMMARY_COLUMNS: [(&str, DataType); 19] = [
-    ("plies", DataType::UInt32),
-    ("max_occurrence", DataType::UInt32),
-    ("first_ply_occurrence_2", DataType::UInt32),
-    ("first_ply_occurrence_3", DataType::UInt32),
-    ("first_ply_occurrence_5", DataType::UInt32),
-    ("positions_reaching_3", DataType::UInt32),
-    ("claim_opportunities", DataType::UInt32),
-    ("first_claim_ply", DataType::UInt32),
-    ("first_claim_color", DataType::Utf8),
-    ("missed_claims", DataType::UInt32),
-    ("first_missed_claim_ply", DataType::UInt32),
-    ("claimant_score_after_first_missed", DataType::Float64),
-    ("plies_after_fivefold", DataType::UInt32),
-    ("pseudo_repetitions", DataType::UInt32),
-    ("hidden_repetitions", DataType::UInt32),
-    ("first_ply_halfmove_100", DataType::UInt32),
-    ("first_ply_halfmove_150", DataType::UInt32),
-    ("final_status", DataType::Utf8),
-    ("draw_reason", DataType::Utf8),
-];
-
 static GAMES: LazyLock<SchemaRef> = LazyLock::new(|| {
     let mut fields = vec![
-        Field::new("source", DataType::Utf8, false),
-        Field::new("game_index", DataType::UInt64, false),
-        Field::new("byte_offset", DataType::UInt64, false),
+        Field::new(col::SOURCE, DataType::Utf8, false),
+        Field::new(col::GAME_INDEX, DataType::UInt64, false),
+        Field::new(col::BYTE_OFFSET, DataType::UInt64, false),
     ];
-    for (name, ty) in TAG_COLUMNS {
-        let ty = match ty {
-            TagType::Utf8 => DataType::Utf8,
-            TagType::Int16 => DataType::Int16,
-            TagType::Date32 => DataType::Date32,
-            TagType::Time32 => DataType::Time32(TimeUnit::Millisecond),
-        };
-        fields.push(Field::new(name, ty, true));
-    }
-    fields.extend([
-        Field::new("tags", string_map_type(), false),
-        Field::new("lichess_id", DataType::Utf8, true),
-        Field::new("time_class", DataType::Utf8, true),
-        Field::new("status", DataType::Utf8, false),
-        Field::new("replay_variant", DataType::Utf8, false),
-        Field::new("error_kind", DataType::Utf8, true),
-        Field::new("error_ply", DataType::UInt32, true),
-        Field::new("error_token", DataType::Utf8, true),
-    ]);
-    for (name, ty) in SUMMARY_COLUMNS {
-        fields.push(Field::new(name, ty, true));
-    }
+    fields.extend(TAG_COLUMNS.iter().map(|&(name, ty)| Field::new(name, ty.data_type(), true)));
+    fields.push(Field::new(col::TAGS, string_map_type(), false));
+    fields.extend(GAME_COLUMNS.iter().map(Column::field));
+    fields.extend(SUMMARY_COLUMNS.iter().map(Column::field));
     Arc::new(Schema::new(fields))
 });
 
 static EVENTS: LazyLock<SchemaRef> = LazyLock::new(|| {
-    Arc::new(Schema::new(vec![
-        Field::new("source", DataType::Utf8, false),
-        Field::new("game_index", DataType::UInt64, false),
-        Field::new("ply", DataType::UInt32, false),
-        Field::new("kind", DataType::Utf8, false),
-        Field::new("fullmove", DataType::UInt32, false),
-        Field::new("turn", DataType::Utf8, false),
-        Field::new("halfmove_clock", DataType::UInt32, false),
-        Field::new("placement", DataType::Utf8, false),
-        Field::new("castling", DataType::Utf8, false),
-        Field::new("ep", DataType::Utf8, true),
-        Field::new("fen", DataType::Utf8, false),
-        Field::new("zobrist", DataType::UInt64, false),
-        Field::new("earlier_plies", u32_list_type(), false),
-        Field::new("occurrence", DataType::UInt32, true),
-        Field::new("claimable", DataType::Boolean, true),
-        Field::new("automatic", DataType::Boolean, true),
-        Field::new("san", DataType::Utf8, true),
-        Field::new("uci", DataType::Utf8, true),
-        Field::new("played", DataType::Boolean, true),
-        Field::new("differs", DataType::Utf8, true),
-        Field::new("board_occurrence", DataType::UInt32, true),
-        Field::new("fide_occurrence", DataType::UInt32, true),
-        Field::new("fen_occurrence", DataType::UInt32, true),
-    ]))
+    let mut fields =
+        vec![Field::new(col::SOURCE, DataType::Utf8, false), Field::new(col::GAME_INDEX, DataType::UInt64, false)];
+    fields.extend(EVENT_COLUMNS.iter().map(Column::field));
+    Arc::new(Schema::new(fields))
 });
 
 /// Schema of the `games` table: one row per game.
@@ -199,13 +331,6 @@ impl TagColumn {
     }
 }
 
-fn color_name(c: Color) -> &'static str {
-    match c {
-        Color::White => "white",
-        Color::Black => "black",
-    }
-}
-
 /// Rows of the `games` table.
 pub struct GamesBuilder {
     source: StringBuilder,
@@ -213,19 +338,8 @@ pub struct GamesBuilder {
     byte_offset: UInt64Builder,
     tag_columns: Vec<TagColumn>,
     tags: MapBuilder<StringBuilder, StringBuilder>,
-    lichess_id: StringBuilder,
-    time_class: StringBuilder,
-    status: StringBuilder,
-    replay_variant: StringBuilder,
-    error_kind: StringBuilder,
-    error_ply: UInt32Builder,
-    error_token: StringBuilder,
-    /// Summary columns: u32 ones by index into `SUMMARY_COLUMNS` order, minus the others.
-    counts: Vec<UInt32Builder>,
-    first_claim_color: StringBuilder,
-    claimant_score: Float64Builder,
-    final_status: StringBuilder,
-    draw_reason: StringBuilder,
+    game: Columns<Game>,
+    summary: Columns<Summary>,
     rows: usize,
 }
 
@@ -247,18 +361,8 @@ impl GamesBuilder {
                 StringBuilder::new(),
                 StringBuilder::new(),
             ),
-            lichess_id: StringBuilder::new(),
-            time_class: StringBuilder::new(),
-            status: StringBuilder::new(),
-            replay_variant: StringBuilder::new(),
-            error_kind: StringBuilder::new(),
-            error_ply: UInt32Builder::new(),
-            error_token: StringBuilder::new(),
-            counts: (0..15).map(|_| UInt32Builder::new()).collect(),
-            first_claim_color: StringBuilder::new(),
-            claimant_score: Float64Builder::new(),
-            final_status: StringBuilder::new(),
-            draw_reason: StringBuilder::new(),
+            game: Columns::new(&GAME_COLUMNS),
+            summary: Columns::new(&SUMMARY_COLUMNS),
             rows: 0,
         }
     }
@@ -278,6 +382,7 @@ impl GamesBuilder {
         self.game_index.append_value(game_index);
         self.byte_offset.append_value(byte_offset);
 
+        // A tag's first value goes to its own column; every other tag (and repeat) to the map.
         let mut typed: [Option<&str>; TAG_COLUMNS.len()] = [None; TAG_COLUMNS.len()];
         for (name, value) in game.tags.iter() {
             match tag_index(name) {
@@ -293,46 +398,8 @@ impl GamesBuilder {
         for (column, value) in self.tag_columns.iter_mut().zip(typed) {
             column.append(value);
         }
-        let site = typed[tag_index("Site").unwrap_or(0)];
-        let time_control = typed[tag_index("TimeControl").unwrap_or(0)];
-        self.lichess_id.append_option(site.and_then(tags::lichess_id));
-        self.time_class.append_option(time_control.and_then(tags::time_class));
-
-        self.status.append_value(game.status().as_str());
-        self.replay_variant.append_value(game.variant.name());
-        let error = game.analysis.as_ref().and_then(|a| a.error.as_ref());
-        self.error_kind.append_option(error.map(|e| e.kind.as_str()));
-        self.error_ply.append_option(error.map(|e| e.ply));
-        self.error_token.append_option(error.map(|e| e.token.as_str()));
-
-        let summary = game.analysis.as_ref().map(|a| &a.summary);
-        let counts: [Option<u32>; 15] = match summary {
-            Some(s) => [
-                Some(s.plies),
-                Some(s.max_occurrence),
-                s.first_ply_occurrence_2,
-                s.first_ply_occurrence_3,
-                s.first_ply_occurrence_5,
-                Some(s.positions_reaching_3),
-                Some(s.claim_opportunities),
-                s.first_claim_ply,
-                Some(s.missed_claims),
-                s.first_missed_claim_ply,
-                s.plies_after_fivefold,
-                Some(s.pseudo_repetitions),
-                Some(s.hidden_repetitions),
-                s.first_ply_halfmove_100,
-                s.first_ply_halfmove_150,
-            ],
-            None => [None; 15],
-        };
-        for (builder, value) in self.counts.iter_mut().zip(counts) {
-            builder.append_option(value);
-        }
-        self.first_claim_color.append_option(summary.and_then(|s| s.first_claim_color).map(color_name));
-        self.claimant_score.append_option(summary.and_then(|s| s.claimant_score_after_first_missed));
-        self.final_status.append_option(summary.map(|s| s.final_status.as_str()));
-        self.draw_reason.append_option(summary.and_then(|s| s.draw_reason).map(|r| r.as_str()));
+        self.game.append(Some(game));
+        self.summary.append(game.analysis.as_ref().map(|a| &a.summary));
         self.rows += 1;
     }
 
@@ -345,26 +412,8 @@ impl GamesBuilder {
         ];
         columns.extend(self.tag_columns.iter_mut().map(TagColumn::finish));
         columns.push(Arc::new(self.tags.finish()));
-        for b in [
-            &mut self.lichess_id,
-            &mut self.time_class,
-            &mut self.status,
-            &mut self.replay_variant,
-            &mut self.error_kind,
-        ] {
-            columns.push(Arc::new(b.finish()));
-        }
-        columns.push(Arc::new(self.error_ply.finish()));
-        columns.push(Arc::new(self.error_token.finish()));
-        // Summary columns in SUMMARY_COLUMNS order.
-        let counts: Vec<ArrayRef> = self.counts.iter_mut().map(|b| Arc::new(b.finish()) as ArrayRef).collect();
-        columns.extend_from_slice(&counts[..8]);
-        columns.push(Arc::new(self.first_claim_color.finish()));
-        columns.extend_from_slice(&counts[8..10]);
-        columns.push(Arc::new(self.claimant_score.finish()));
-        columns.extend_from_slice(&counts[10..]);
-        columns.push(Arc::new(self.final_status.finish()));
-        columns.push(Arc::new(self.draw_reason.finish()));
+        columns.extend(self.game.finish());
+        columns.extend(self.summary.finish());
         self.rows = 0;
         RecordBatch::try_new(games_schema(), columns)
     }
@@ -374,27 +423,7 @@ impl GamesBuilder {
 pub struct EventsBuilder {
     source: StringBuilder,
     game_index: UInt64Builder,
-    ply: UInt32Builder,
-    kind: StringBuilder,
-    fullmove: UInt32Builder,
-    turn: StringBuilder,
-    halfmove_clock: UInt32Builder,
-    placement: StringBuilder,
-    castling: StringBuilder,
-    ep: StringBuilder,
-    fen: StringBuilder,
-    zobrist: UInt64Builder,
-    earlier_plies: ListBuilder<UInt32Builder>,
-    occurrence: UInt32Builder,
-    claimable: BooleanBuilder,
-    automatic: BooleanBuilder,
-    san: StringBuilder,
-    uci: StringBuilder,
-    played: BooleanBuilder,
-    differs: StringBuilder,
-    board_occurrence: UInt32Builder,
-    fide_occurrence: UInt32Builder,
-    fen_occurrence: UInt32Builder,
+    event: Columns<Event>,
     rows: usize,
 }
 
@@ -409,31 +438,7 @@ impl EventsBuilder {
         EventsBuilder {
             source: StringBuilder::new(),
             game_index: UInt64Builder::new(),
-            ply: UInt32Builder::new(),
-            kind: StringBuilder::new(),
-            fullmove: UInt32Builder::new(),
-            turn: StringBuilder::new(),
-            halfmove_clock: UInt32Builder::new(),
-            placement: StringBuilder::new(),
-            castling: StringBuilder::new(),
-            ep: StringBuilder::new(),
-            fen: StringBuilder::new(),
-            zobrist: UInt64Builder::new(),
-            earlier_plies: ListBuilder::new(UInt32Builder::new()).with_field(Field::new(
-                "item",
-                DataType::UInt32,
-                false,
-            )),
-            occurrence: UInt32Builder::new(),
-            claimable: BooleanBuilder::new(),
-            automatic: BooleanBuilder::new(),
-            san: StringBuilder::new(),
-            uci: StringBuilder::new(),
-            played: BooleanBuilder::new(),
-            differs: StringBuilder::new(),
-            board_occurrence: UInt32Builder::new(),
-            fide_occurrence: UInt32Builder::new(),
-            fen_occurrence: UInt32Builder::new(),
+            event: Columns::new(&EVENT_COLUMNS),
             rows: 0,
         }
     }
@@ -450,77 +455,14 @@ impl EventsBuilder {
     pub fn append(&mut self, source: &str, game_index: u64, event: &Event) {
         self.source.append_value(source);
         self.game_index.append_value(game_index);
-        self.ply.append_value(event.ply);
-        self.kind.append_value(event.kind().as_str());
-        self.fullmove.append_value(event.fullmove);
-        self.turn.append_value(turn_char(event.turn).encode_utf8(&mut [0; 4]));
-        self.halfmove_clock.append_value(event.halfmove_clock);
-        let id = &event.identity;
-        self.placement.append_value(id.placement());
-        self.castling.append_value(id.castling());
-        self.ep.append_option(id.ep.map(|sq| sq.to_string()));
-        self.fen.append_value(id.fen());
-        self.zobrist.append_value(id.zobrist);
-        self.earlier_plies.values().append_slice(event.earlier_plies());
-        self.earlier_plies.append(true);
-
-        let (mut occurrence, mut claimable, mut automatic, mut played) = (None, None, None, None);
-        let (mut san, mut uci, mut differs) = (None, None, None);
-        let (mut board, mut fide, mut fen) = (None, None, None);
-        match &event.detail {
-            Detail::Repetition { occurrence: o, claimable: c, automatic: a, .. } => {
-                (occurrence, claimable, automatic) = (Some(*o), Some(*c), Some(*a));
-            }
-            Detail::ClaimByMove { san: s, uci: u, occurrence: o, played: p, .. } => {
-                (san, uci, occurrence, played) = (Some(s.as_str()), Some(u.as_str()), Some(*o), Some(*p));
-            }
-            Detail::PseudoRepetition { differs: d, board_occurrence: b, fide_occurrence: f, .. } => {
-                (differs, board, fide) = (Some(d.as_str()), Some(*b), Some(*f));
-            }
-            Detail::HiddenRepetition { fen_occurrence: n, fide_occurrence: f, .. } => {
-                (fen, fide) = (Some(*n), Some(*f));
-            }
-        }
-        self.occurrence.append_option(occurrence);
-        self.claimable.append_option(claimable);
-        self.automatic.append_option(automatic);
-        self.san.append_option(san);
-        self.uci.append_option(uci);
-        self.played.append_option(played);
-        self.differs.append_option(differs);
-        self.board_occurrence.append_option(board);
-        self.fide_occurrence.append_option(fide);
-        self.fen_occurrence.append_option(fen);
+        self.event.append(Some(event));
         self.rows += 1;
     }
 
     /// The rows appended since the last call, as a batch of [`events_schema`].
     pub fn finish(&mut self) -> Result<RecordBatch, ArrowError> {
-        let columns: Vec<ArrayRef> = vec![
-            Arc::new(self.source.finish()),
-            Arc::new(self.game_index.finish()),
-            Arc::new(self.ply.finish()),
-            Arc::new(self.kind.finish()),
-            Arc::new(self.fullmove.finish()),
-            Arc::new(self.turn.finish()),
-            Arc::new(self.halfmove_clock.finish()),
-            Arc::new(self.placement.finish()),
-            Arc::new(self.castling.finish()),
-            Arc::new(self.ep.finish()),
-            Arc::new(self.fen.finish()),
-            Arc::new(self.zobrist.finish()),
-            Arc::new(self.earlier_plies.finish()),
-            Arc::new(self.occurrence.finish()),
-            Arc::new(self.claimable.finish()),
-            Arc::new(self.automatic.finish()),
-            Arc::new(self.san.finish()),
-            Arc::new(self.uci.finish()),
-            Arc::new(self.played.finish()),
-            Arc::new(self.differs.finish()),
-            Arc::new(self.board_occurrence.finish()),
-            Arc::new(self.fide_occurrence.finish()),
-            Arc::new(self.fen_occurrence.finish()),
-        ];
+        let mut columns: Vec<ArrayRef> = vec![Arc::new(self.source.finish()), Arc::new(self.game_index.finish())];
+        columns.extend(self.event.finish());
         self.rows = 0;
         RecordBatch::try_new(events_schema(), columns)
     }

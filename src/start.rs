@@ -38,7 +38,7 @@ impl ErrorKind {
 }
 
 /// A per-game error: what went wrong, at which ply, on which token.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct GameError {
     pub kind: ErrorKind,
     /// Moves played before the bad one (0 for a FEN error).
@@ -46,6 +46,8 @@ pub struct GameError {
     /// The move as written, or the FEN.
     pub token: String,
 }
+
+crate::vocabulary::serialize_as_str!(ErrorKind);
 
 impl fmt::Display for GameError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

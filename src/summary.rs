@@ -1,6 +1,9 @@
 //! The per-game summary: what a researcher filters games by.
 
+use serde::Serialize;
 use shakmaty::Color;
+
+use crate::vocabulary::serialize_as_str;
 
 /// Status of the final position of the replayed moves.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -39,6 +42,23 @@ pub enum DrawReason {
 }
 
 impl DrawReason {
+    /// Every reason, in the order they are tried.
+    pub const ALL: [DrawReason; 8] = [
+        DrawReason::Stalemate,
+        DrawReason::InsufficientMaterial,
+        DrawReason::Fivefold,
+        DrawReason::SeventyFiveMoves,
+        DrawReason::Threefold,
+        DrawReason::ThreefoldByMove,
+        DrawReason::FiftyMoves,
+        DrawReason::Agreement,
+    ];
+
+    /// The reason a `draw_reason` value names.
+    pub fn parse(name: &str) -> Option<DrawReason> {
+        DrawReason::ALL.into_iter().find(|r| r.as_str() == name)
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             DrawReason::Stalemate => "stalemate",
@@ -53,8 +73,9 @@ impl DrawReason {
     }
 }
 
-/// One game's summary over the replayed part of its mainline.
-#[derive(Clone, Debug, PartialEq)]
+/// One game's summary over the replayed part of its mainline. Its `games` columns are declared
+/// in [`crate::schema`]; `dump` writes it with the field names here.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Summary {
     /// Half-moves replayed (= the last ply).
     pub plies: u32,
@@ -68,6 +89,7 @@ pub struct Summary {
     /// Plies at which the side to move could claim a threefold (on the board or by a move).
     pub claim_opportunities: u32,
     pub first_claim_ply: Option<u32>,
+    #[serde(serialize_with = "crate::vocabulary::color_name")]
     pub first_claim_color: Option<Color>,
     /// Opportunities after which the game went on, or at its end when it was decisive.
     pub missed_claims: u32,
@@ -82,6 +104,8 @@ pub struct Summary {
     pub final_status: FinalStatus,
     pub draw_reason: Option<DrawReason>,
 }
+
+serialize_as_str!(FinalStatus, DrawReason);
 
 impl Summary {
     /// The summary of a game of which nothing could be replayed (an impossible FEN).

@@ -13,7 +13,7 @@ use std::{
     hash::{BuildHasherDefault, Hasher},
 };
 
-use shakmaty::{Bitboard, Board, Color, Role, Square};
+use shakmaty::{Bitboard, Board, ByColor, Color, Role, Square};
 
 use crate::identity::Key;
 
@@ -58,8 +58,8 @@ pub struct Tracker {
     /// The short window's length at which [`Self::observe`] turns to the long one: [`SCAN_MAX`],
     /// or 0 once the window is long (one test per position for both).
     long_from: usize,
-    /// Window positions that occurred at least twice, by side to move (white, black).
-    twice: [u32; 2],
+    /// Window positions that occurred at least twice, by side to move (shakmaty's `ByColor`).
+    twice: ByColor<u32>,
     board_earlier: Vec<u32>,
     fide_earlier: Vec<u32>,
 }
@@ -73,17 +73,10 @@ impl Default for Tracker {
             is_long: false,
             last: None,
             long_from: SCAN_MAX,
-            twice: [0, 0],
+            twice: ByColor::default(),
             board_earlier: Vec::new(),
             fide_earlier: Vec::new(),
         }
-    }
-}
-
-fn color_index(color: Color) -> usize {
-    match color {
-        Color::White => 0,
-        Color::Black => 1,
     }
 }
 
@@ -97,7 +90,7 @@ impl Tracker {
             self.is_long = false;
             self.long_from = SCAN_MAX;
         }
-        self.twice = [0, 0];
+        self.twice = ByColor::default();
     }
 
     /// Records the position of `ply` and returns its counts. The plies of the earlier board-equal
@@ -133,7 +126,7 @@ impl Tracker {
             }
         }
         if counts.fide >= 2 {
-            self.twice[color_index(key.turn)] += 1;
+            self.twice[key.turn] += 1;
             let window = &self.window;
             let idx = window.len();
             match self
@@ -159,7 +152,7 @@ impl Tracker {
         self.fide_earlier.clear();
         let counts = self.long.observe(&key, ply, &mut self.board_earlier, &mut self.fide_earlier);
         if counts.fide >= 2 {
-            self.twice[color_index(key.turn)] += 1;
+            self.twice[key.turn] += 1;
         }
         self.last = Some(key);
         counts
@@ -194,7 +187,7 @@ impl Tracker {
     /// Whether some window position with `turn` to move has occurred at least twice: only then
     /// can a move reach a third occurrence.
     pub fn any_twice(&self, turn: Color) -> bool {
-        self.twice[color_index(turn)] > 0
+        self.twice[turn] > 0
     }
 
     /// Whether some position that occurred at least twice, with `turn`'s opponent to move, could

@@ -123,7 +123,7 @@ fn scanner_agrees_on_tricky_movetext() {
 fn records(input: impl std::io::Read, visitor: GameVisitor, keep: impl Fn(usize) -> bool) -> (Vec<u64>, Vec<String>) {
     let (mut hashes, mut kept) = (Vec::new(), Vec::new());
     pgn::for_each_game_with(input, visitor, |game| {
-        let record = json::game_json(0, &game).to_string();
+        let record = json::game_json(0, &game).expect("a record").to_string();
         let mut hasher = DefaultHasher::new();
         record.hash(&mut hasher);
         if keep(hashes.len()) {

@@ -11,12 +11,16 @@ use std::{
 use anyhow::{Result, bail};
 use arrow_array::types::{Date32Type, Float64Type, Int16Type, UInt32Type, UInt64Type};
 
-use crate::{event::EventKind, pgn::GameStatus};
+use crate::{
+    event::{Differs, EventKind},
+    pgn::GameStatus,
+    schema::col,
+    summary::DrawReason,
+};
 
 use super::{
     model::{
-        Bucket, Claims, Count, DRAW_REASONS, EdgeCase, Example, Group, Outcome, Rates, Report, TIME_CLASSES, band_from,
-        band_label,
+        Bucket, Claims, Count, EdgeCase, Example, Group, Outcome, Rates, Report, TIME_CLASSES, band_from, band_label,
     },
     read::{self, get, get_bool, get_str},
 };
@@ -81,16 +85,16 @@ struct EventPass {
 }
 
 const EVENT_COLUMNS: [&str; 10] = [
-    "source",
-    "game_index",
-    "ply",
-    "kind",
-    "claimable",
-    "played",
-    "differs",
-    "board_occurrence",
-    "fide_occurrence",
-    "fen_occurrence",
+    col::SOURCE,
+    col::GAME_INDEX,
+    col::PLY,
+    col::KIND,
+    col::CLAIMABLE,
+    col::PLAYED,
+    col::DIFFERS,
+    col::BOARD_OCCURRENCE,
+    col::FIDE_OCCURRENCE,
+    col::FEN_OCCURRENCE,
 ];
 
 impl EventPass {
@@ -104,16 +108,16 @@ impl EventPass {
     }
 
     fn batch(&mut self, batch: &arrow_array::RecordBatch) -> Result<()> {
-        let source = read::strings(batch, "source")?;
-        let game_index = read::numbers::<UInt64Type>(batch, "game_index")?;
-        let ply = read::numbers::<UInt32Type>(batch, "ply")?;
-        let kind = read::strings(batch, "kind")?;
-        let claimable = read::bools(batch, "claimable")?;
-        let played = read::bools(batch, "played")?;
-        let differs = read::strings(batch, "differs")?;
-        let board = read::numbers::<UInt32Type>(batch, "board_occurrence")?;
-        let fide = read::numbers::<UInt32Type>(batch, "fide_occurrence")?;
-        let fen = read::numbers::<UInt32Type>(batch, "fen_occurrence")?;
+        let source = read::strings(batch, col::SOURCE)?;
+        let game_index = read::numbers::<UInt64Type>(batch, col::GAME_INDEX)?;
+        let ply = read::numbers::<UInt32Type>(batch, col::PLY)?;
+        let kind = read::strings(batch, col::KIND)?;
+        let claimable = read::bools(batch, col::CLAIMABLE)?;
+        let played = read::bools(batch, col::PLAYED)?;
+        let differs = read::strings(batch, col::DIFFERS)?;
+        let board = read::numbers::<UInt32Type>(batch, col::BOARD_OCCURRENCE)?;
+        let fide = read::numbers::<UInt32Type>(batch, col::FIDE_OCCURRENCE)?;
+        let fen = read::numbers::<UInt32Type>(batch, col::FEN_OCCURRENCE)?;
         for i in 0..batch.num_rows() {
             let (src, index) = (source.value(i), game_index.value(i));
             let same = self.current.as_ref().is_some_and(|((s, g), _)| s == src && *g == index);
@@ -139,15 +143,15 @@ impl EventPass {
                     entry.1 |= get_bool(played, i) == Some(true);
                 }
                 Some(EventKind::PseudoRepetition) => {
-                    let differs = get_str(differs, i).unwrap_or("");
+                    let differs = get_str(differs, i).and_then(Differs::parse);
                     let false_claim = board >= 3 && fide < 3;
-                    if matches!(differs, "castling" | "both") {
+                    if matches!(differs, Some(Differs::Castling | Differs::Both)) {
                         game.castling_events += 1;
                         game.castling_flag |= false_claim;
                         game.castling_first_ply = Some(game.castling_first_ply.map_or(ply, |p| p.min(ply)));
                         game.castling_max_board = game.castling_max_board.max(board);
                     }
-                    if matches!(differs, "en_passant" | "both") {
+                    if matches!(differs, Some(Differs::EnPassant | Differs::Both)) {
                         game.ep_events += 1;
                         game.ep_flag |= false_claim;
                         game.ep_first_ply = Some(game.ep_first_ply.map_or(ply, |p| p.min(ply)));
@@ -216,8 +220,8 @@ impl EventPass {
 }
 
 const GAME_COLUMNS: [&str; 24] = [
-    "source",
-    "game_index",
+    col::SOURCE,
+    col::GAME_INDEX,
     "Event",
     "Site",
     "White",
@@ -228,18 +232,18 @@ const GAME_COLUMNS: [&str; 24] = [
     "Round",
     "WhiteElo",
     "BlackElo",
-    "time_class",
-    "status",
-    "plies",
-    "max_occurrence",
-    "first_ply_occurrence_3",
-    "first_ply_occurrence_5",
-    "claim_opportunities",
-    "missed_claims",
-    "claimant_score_after_first_missed",
-    "plies_after_fivefold",
-    "first_ply_halfmove_150",
-    "draw_reason",
+    col::TIME_CLASS,
+    col::STATUS,
+    col::PLIES,
+    col::MAX_OCCURRENCE,
+    col::FIRST_PLY_OCCURRENCE_3,
+    col::FIRST_PLY_OCCURRENCE_5,
+    col::CLAIM_OPPORTUNITIES,
+    col::MISSED_CLAIMS,
+    col::CLAIMANT_SCORE_AFTER_FIRST_MISSED,
+    col::PLIES_AFTER_FIVEFOLD,
+    col::FIRST_PLY_HALFMOVE_150,
+    col::DRAW_REASON,
 ];
 
 #[derive(Default)]
@@ -267,21 +271,25 @@ impl GamePass {
         let s = |name| read::strings(batch, name);
         let u32s = |name| read::numbers::<UInt32Type>(batch, name);
         let (source, status, time_class, draw_reason) =
-            (s("source")?, s("status")?, s("time_class")?, s("draw_reason")?);
+            (s(col::SOURCE)?, s(col::STATUS)?, s(col::TIME_CLASS)?, s(col::DRAW_REASON)?);
         let (event, site, white, black, result, date, round) =
             (s("Event")?, s("Site")?, s("White")?, s("Black")?, s("Result")?, s("Date")?, s("Round")?);
-        let game_index = read::numbers::<UInt64Type>(batch, "game_index")?;
+        let game_index = read::numbers::<UInt64Type>(batch, col::GAME_INDEX)?;
         let utc_date = read::numbers::<Date32Type>(batch, "UTCDate")?;
         let white_elo = read::numbers::<Int16Type>(batch, "WhiteElo")?;
         let black_elo = read::numbers::<Int16Type>(batch, "BlackElo")?;
-        let score = read::numbers::<Float64Type>(batch, "claimant_score_after_first_missed")?;
-        let (plies, max_occurrence, first3, first5) =
-            (u32s("plies")?, u32s("max_occurrence")?, u32s("first_ply_occurrence_3")?, u32s("first_ply_occurrence_5")?);
+        let score = read::numbers::<Float64Type>(batch, col::CLAIMANT_SCORE_AFTER_FIRST_MISSED)?;
+        let (plies, max_occurrence, first3, first5) = (
+            u32s(col::PLIES)?,
+            u32s(col::MAX_OCCURRENCE)?,
+            u32s(col::FIRST_PLY_OCCURRENCE_3)?,
+            u32s(col::FIRST_PLY_OCCURRENCE_5)?,
+        );
         let (opportunities, missed, after5, first150) = (
-            u32s("claim_opportunities")?,
-            u32s("missed_claims")?,
-            u32s("plies_after_fivefold")?,
-            u32s("first_ply_halfmove_150")?,
+            u32s(col::CLAIM_OPPORTUNITIES)?,
+            u32s(col::MISSED_CLAIMS)?,
+            u32s(col::PLIES_AFTER_FIVEFOLD)?,
+            u32s(col::FIRST_PLY_HALFMOVE_150)?,
         );
         for i in 0..batch.num_rows() {
             self.rows += 1;
@@ -414,7 +422,7 @@ pub fn compute(dir: &Path) -> Result<Report> {
     by_time_class.sort_by(|a, b| (order(&a.label), &a.label).cmp(&(order(&b.label), &b.label)));
 
     let mut draw_reasons: Vec<Count> = games.reasons.into_iter().map(|(label, games)| Count { label, games }).collect();
-    let order = |label: &str| DRAW_REASONS.iter().position(|c| *c == label).unwrap_or(DRAW_REASONS.len());
+    let order = |label: &str| DrawReason::ALL.iter().position(|r| r.as_str() == label).unwrap_or(DrawReason::ALL.len());
     draw_reasons.sort_by(|a, b| (order(&a.label), &a.label).cmp(&(order(&b.label), &b.label)));
 
     Ok(Report {

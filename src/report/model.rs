@@ -9,18 +9,6 @@ use serde::Serialize;
 pub const TIME_CLASSES: [&str; 7] =
     ["ultrabullet", "bullet", "blitz", "rapid", "classical", "correspondence", "unknown"];
 
-/// Draw reasons in the engine's precedence order (README, Game summary).
-pub const DRAW_REASONS: [&str; 8] = [
-    "stalemate",
-    "insufficient_material",
-    "fivefold",
-    "seventy_five_moves",
-    "threefold",
-    "threefold_by_move",
-    "fifty_moves",
-    "agreement",
-];
-
 /// First rating of the band of a game: the lower of the two Elos in bands of 200; `None`
 /// ("unknown") when either is missing, as in the queries (DuckDB's `least` would ignore a null).
 pub fn band_from(white: Option<i16>, black: Option<i16>) -> Option<i32> {
