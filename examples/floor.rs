@@ -8,7 +8,7 @@
 //! target/release/examples/floor FILE...      # prints: games plies decompressed_bytes seconds
 //! ```
 //!
-//! Inputs are opened with `threefold::input::open`, so decompression costs the same as in
+//! Inputs are opened with `threefold::read::input::open`, so decompression costs the same as in
 //! `threefold` (streaming, one thread). Games with a `FEN` tag start there (`Variant` Chess960
 //! respected); variants other than standard and Chess960 are read but not played. A move that
 //! does not resolve stops that game's replay, as in `threefold`.
@@ -22,7 +22,7 @@ use std::{
 
 use pgn_reader::{RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::{Chess, Position};
-use threefold::start::{Start, Variant};
+use threefold::engine::start::{Start, Variant};
 
 /// Counts what was read and played.
 #[derive(Default)]
@@ -113,7 +113,7 @@ fn main() -> io::Result<()> {
     let mut floor = Floor::default();
     let mut bytes = 0u64;
     for path in &paths {
-        let (_, stream) = threefold::input::open(path)?;
+        let (_, stream) = threefold::read::input::open(path)?;
         let mut counted = Counted { inner: stream, bytes: 0 };
         let mut reader = Reader::new(&mut counted);
         while reader.read_game(&mut floor)?.is_some() {}

@@ -1,44 +1,37 @@
 //! threefold: every repetition of a position under the FIDE Laws (Art. 9.2, 9.6), game by game.
 //!
-//! Data flow: [`input`] opens and decompresses a file ([`frames`] decodes a pzstd file's frames on
-//! many threads); [`chunk`] cuts the stream into runs of whole games (on many threads by [`blocks`]
-//! for pzstd files and plain text, chunks sharing the decoded blocks); [`pgn`] reads each game with the [`movetext`] scanner (which reads exactly the tags and
-//! mainline moves `pgn-reader` would; `pgn-reader` itself reads tags the scanner cannot be sure
-//! of, and anything unusual left in a game's slice); [`start`] decides the
-//! variant and first position; [`replay`] plays the moves with `shakmaty` ([`san`] finds most
-//! of them without its move list), asks the [`tracker`] how often each position occurred (by its
-//! exact FIDE [`identity`]) and records [`event`]s and a [`summary`]. [`json`] writes those records
-//! as JSON lines and [`explain`] as a readable timeline; [`ingest`] runs the whole flow on every
-//! core and writes Parquet through [`schema`], [`dataset`] and [`parquet_file`] (columns encoded
-//! in parallel when many threads replay), replacing a source's two table folders as a pair even
-//! across a kill ([`commit`]); [`report`] reads a dataset back.
+//! # Data flow (and where each stage lives)
+//!
+//! ```text
+//! file ─▶ read ─────────▶ pgn ──────────▶ engine ─────────────▶ dataset (Parquet) ─▶ report
+//!         open, decode,    tags, moves     start, replay,        schema, writers,
+//!         cut into chunks  (movetext, san) tracker, identity     commit, manifest
+//!         of whole games                   → events + summary ─▶ cmd::dump (JSON), cmd::explain
+//! ```
+//!
+//! - [`read`]: [`read::input`] opens and decompresses a file; [`read::frames`] decodes a pzstd
+//!   file's frames on many threads, [`read::survey`] finds game starts in each block on the thread
+//!   that decoded it, and [`read::chunk`] / [`read::blocks`] cut the stream into chunks of whole
+//!   games (sharing the decoded blocks).
+//! - [`pgn`]: each game of a chunk read with the [`pgn::movetext`] scanner, which reads exactly
+//!   the tags and mainline moves `pgn-reader` would (`pgn-reader` itself reads what the scanner
+//!   cannot be sure of); [`pgn::san`] finds most moves without generating the move list.
+//! - [`engine`]: [`engine::start`] decides the variant and first position, [`engine::replay`]
+//!   plays the moves with `shakmaty` and asks the [`engine::tracker`] how often each position
+//!   occurred by its exact FIDE [`engine::identity`], recording [`engine::event`]s and a
+//!   [`engine::summary`].
+//! - [`ingest`] runs the whole flow on every core and writes Parquet through [`dataset`]: the
+//!   tables' columns ([`dataset::schema`]), column-parallel writers, and a source's two table
+//!   folders replaced as a pair even across a kill ([`dataset::commit`]).
+//! - [`report`] reads a dataset back; [`cmd`] is the command line (one module per subcommand).
 
-pub mod blocks;
-pub mod chunk;
-pub mod cli;
-pub mod column;
-pub mod commit;
+pub mod cmd;
 pub mod dataset;
-pub mod event;
-pub mod explain;
-pub mod frames;
-pub mod identity;
+pub mod engine;
 pub mod ingest;
-pub mod input;
-pub mod json;
-pub mod movetext;
-pub mod parquet_file;
 pub mod pgn;
-pub mod progress;
-pub mod replay;
+pub mod read;
 pub mod report;
-pub mod san;
-pub mod schema;
-pub mod start;
-pub mod summary;
-pub mod tags;
-pub mod tracker;
-pub mod vocabulary;
 
 /// Test inputs: the shared corpus where it is, samples and generated PGN where it is not.
 #[cfg(test)]

@@ -1,5 +1,5 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    threefold::cli::main()
+    threefold::cmd::main()
 }

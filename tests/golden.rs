@@ -4,7 +4,7 @@
 use std::ops::ControlFlow;
 
 use threefold::{
-    event::{Detail, Event},
+    engine::event::{Detail, Event},
     pgn::{self, Game},
 };
 

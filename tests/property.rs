@@ -6,10 +6,10 @@
 
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position, fen::Fen, san::SanPlus, zobrist::Zobrist64};
 use threefold::{
-    event::Detail,
-    replay::{GameResult, Replay},
-    start::Start,
-    tracker::EARLIER_PLIES_MAX,
+    engine::event::Detail,
+    engine::replay::{GameResult, Replay},
+    engine::start::Start,
+    engine::tracker::EARLIER_PLIES_MAX,
 };
 
 /// The earliest plies, as many as an event lists.

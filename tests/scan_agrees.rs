@@ -11,10 +11,11 @@ use std::{
 };
 
 use threefold::{
-    chunk::{CHUNK_BYTES, Splitter},
-    input, json,
-    movetext::check_scan_against_reader,
+    cmd::dump,
+    pgn::movetext::check_scan_against_reader,
     pgn::{self, GameVisitor},
+    read::chunk::{CHUNK_BYTES, Splitter},
+    read::input,
 };
 
 mod common;
@@ -123,7 +124,7 @@ fn scanner_agrees_on_tricky_movetext() {
 fn records(input: impl std::io::Read, visitor: GameVisitor, keep: impl Fn(usize) -> bool) -> (Vec<u64>, Vec<String>) {
     let (mut hashes, mut kept) = (Vec::new(), Vec::new());
     pgn::for_each_game_with(input, visitor, |game| {
-        let record = json::game_json(0, &game).expect("a record").to_string();
+        let record = dump::game_json(0, &game).expect("a record").to_string();
         let mut hasher = DefaultHasher::new();
         record.hash(&mut hasher);
         if keep(hashes.len()) {

@@ -10,9 +10,9 @@ use std::ops::ControlFlow;
 
 use libfuzzer_sys::fuzz_target;
 use threefold::{
-    blocks::{Stitcher, Survey},
-    chunk::{Chunk, Splitter},
-    json, movetext, pgn,
+    read::{blocks::Stitcher, survey::Survey},
+    read::chunk::{Chunk, Splitter},
+    cmd::dump, pgn::movetext, pgn,
 };
 
 /// Chunks as (offset, bytes, game starts).
@@ -26,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let mut whole = Vec::new();
     let _ = pgn::for_each_game(data, |g| {
-        whole.push(json::game_json(0, &g));
+        whole.push(dump::game_json(0, &g).expect("a record"));
         ControlFlow::Continue(())
     });
     // Read again through a reader that hands out one byte at a time: buffering must not matter.
@@ -44,13 +44,13 @@ fuzz_target!(|data: &[u8]| {
     }
     let mut trickled = Vec::new();
     let _ = pgn::for_each_game(Trickle(data), |g| {
-        trickled.push(json::game_json(0, &g));
+        trickled.push(dump::game_json(0, &g).expect("a record"));
         ControlFlow::Continue(())
     });
     assert_eq!(whole, trickled, "the reading must not depend on how the input is buffered");
     let mut shown_whole = Vec::new();
     let _ = pgn::for_each_game_with(data, pgn::GameVisitor::showing_whole_slices(), |g| {
-        shown_whole.push(json::game_json(0, &g));
+        shown_whole.push(dump::game_json(0, &g).expect("a record"));
         ControlFlow::Continue(())
     });
     assert_eq!(whole, shown_whole, "pgn-reader shown only the tags must read what it reads shown whole slices");
@@ -59,7 +59,7 @@ fuzz_target!(|data: &[u8]| {
     // by the input, half of the time small enough to end it).
     let max = match data.get(1) {
         Some(&b) if b % 2 == 1 => 16 + b as usize * 8,
-        _ => threefold::chunk::MAX_GAME,
+        _ => threefold::read::chunk::MAX_GAME,
     };
     let mut splitter = Splitter::new(data, 64).with_max_game(max);
     let mut line_error = None;

@@ -12,10 +12,10 @@ use anyhow::{Result, bail};
 use arrow_array::types::{Date32Type, Float64Type, Int16Type, UInt32Type, UInt64Type};
 
 use crate::{
-    event::{Differs, EventKind},
+    dataset::schema::col,
+    engine::event::{Differs, EventKind},
+    engine::summary::DrawReason,
     pgn::GameStatus,
-    schema::col,
-    summary::DrawReason,
 };
 
 use super::{

@@ -23,7 +23,7 @@ use anyhow::Result;
 /// Runs the command: the text table (or `--json`, the computed figures) on stdout, and the page.
 pub fn run(dir: &Path, html_file: Option<&Path>, json: bool) -> Result<ExitCode> {
     // Read only: a commit that a killed run left half done is reported, not finished.
-    if let Ok(sources) = crate::commit::interrupted(dir)
+    if let Ok(sources) = crate::dataset::commit::interrupted(dir)
         && !sources.is_empty()
     {
         eprintln!(

@@ -17,15 +17,15 @@ use arrow_array::{
 use arrow_schema::{ArrowError, DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
 
 use crate::{
-    column::{
+    dataset::column::{
         Column, Columns,
         Value::{Bool, F64, Str, U32, U32List, U64},
     },
-    event::{Detail, Event},
+    engine::event::{Detail, Event},
+    engine::summary::Summary,
+    engine::vocabulary::{color_word, turn_letter},
     pgn::Game,
-    summary::Summary,
-    tags,
-    vocabulary::{color_word, turn_letter},
+    pgn::tags,
 };
 
 /// Column names, for code that reads the tables back (the report).

@@ -1,5 +1,5 @@
 //! The dataset directory: Parquet partitions per source, written under temporary names and swapped
-//! in whole (both tables as a pair: [`crate::commit`]); the manifest; the DuckDB views file.
+//! in whole (both tables as a pair: [`crate::dataset::commit`]); the manifest; the DuckDB views file.
 //!
 //! ```text
 //! DIR/games/source=<name>/part-00000.parquet
@@ -8,6 +8,11 @@
 //! DIR/_manifest.json
 //! DIR/.commit-source=<name>-<pid>.json   while a commit's entry is not yet in the manifest
 //! ```
+
+pub mod column;
+pub mod commit;
+pub mod parquet_file;
+pub mod schema;
 
 use std::{
     collections::{BTreeMap, HashSet},
@@ -31,9 +36,9 @@ use parquet::{
 use serde_json::{Value, json};
 
 use crate::{
-    commit::{self, Committed},
-    parquet_file::ParallelWriter,
-    schema::{events_schema, games_schema},
+    dataset::commit::Committed,
+    dataset::parquet_file::ParallelWriter,
+    dataset::schema::{events_schema, games_schema},
 };
 
 /// Version of the tool, recorded in every file and the manifest.
@@ -453,7 +458,7 @@ impl Partition {
     }
 
     /// Finishes both files and replaces the source's previous partition, if any, as a whole,
-    /// even across a kill (see [`crate::commit`]); `entry` is the source's manifest entry, to
+    /// even across a kill (see [`crate::dataset::commit`]); `entry` is the source's manifest entry, to
     /// be recorded with [`Dataset::update_manifest`].
     pub fn commit(mut self, entry: &Value) -> Result<Committed> {
         let closed = self.games.close().and_then(|_| self.events.close());

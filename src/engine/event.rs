@@ -3,9 +3,9 @@
 use serde::Serialize;
 use shakmaty::Color;
 
-use crate::{identity::Identity, vocabulary::serialize_as_str};
+use crate::{engine::identity::Identity, engine::vocabulary::serialize_as_str};
 
-/// One repetition event of a game. Its `events` columns are declared in [`crate::schema`]; `dump`
+/// One repetition event of a game. Its `events` columns are declared in [`crate::dataset::schema`]; `dump`
 /// writes it with the field names here, the identity's and the detail's inline.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Event {
@@ -14,7 +14,7 @@ pub struct Event {
     /// FEN full-move number at that ply.
     pub fullmove: u32,
     /// Side to move at that ply.
-    #[serde(serialize_with = "crate::vocabulary::color_char")]
+    #[serde(serialize_with = "crate::engine::vocabulary::color_char")]
     pub turn: Color,
     /// Halfmove clock (plies since the last pawn move or capture) at that ply.
     pub halfmove_clock: u32,
@@ -155,7 +155,7 @@ mod tests {
             Detail::HiddenRepetition { fen_occurrence: 1, fide_occurrence: 2, earlier_plies: vec![0] },
         ];
         let pos = shakmaty::Chess::default();
-        let identity = Identity::of(&crate::identity::Key::of(&pos), shakmaty::CastlingMode::Standard);
+        let identity = Identity::of(&crate::engine::identity::Key::of(&pos), shakmaty::CastlingMode::Standard);
         let mut kinds = Vec::new();
         for detail in details {
             let event = Event {

@@ -19,7 +19,7 @@ pub enum ErrorKind {
     InvalidFen,
     /// The game's text could not be read as PGN (an unterminated tag or comment).
     InvalidPgn,
-    /// A move token after [`crate::replay::MAX_PLIES`] plies.
+    /// A move token after [`crate::engine::replay::MAX_PLIES`] plies.
     TooLong,
 }
 
@@ -47,7 +47,7 @@ pub struct GameError {
     pub token: String,
 }
 
-crate::vocabulary::serialize_as_str!(ErrorKind);
+crate::engine::vocabulary::serialize_as_str!(ErrorKind);
 
 impl fmt::Display for GameError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

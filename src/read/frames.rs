@@ -1,8 +1,8 @@
 //! Decoding one input on several threads: the frames of a pzstd file, or the blocks of plain text.
 //!
 //! [`FrameDecoder`] hands out the decoded bytes in order, as a [`Read`] or block by block
-//! (surveyed for game starts on the decoding threads, [`crate::blocks`]). Its output is the
-//! streaming decoder's ([`crate::input::decompress`]): the same bytes and the same error at the
+//! (surveyed for game starts on the decoding threads, [`crate::read::blocks`]). Its output is the
+//! streaming decoder's ([`crate::read::input::decompress`]): the same bytes and the same error at the
 //! same decompressed offset, whatever the input, since anything that is not a pzstd frame sends
 //! the rest of the input through that decoder.
 
@@ -19,7 +19,7 @@ use std::{
 
 use crossbeam_channel::{Receiver, Sender, bounded};
 
-use crate::{blocks::Survey, input::thread_cpu_seconds};
+use crate::read::survey::Survey;
 
 /// Magic number of the skippable frame pzstd writes before each zstd frame (its 4-byte content
 /// is the compressed size of the frame that follows).
@@ -98,7 +98,7 @@ const PLAIN_BLOCK: usize = 4 << 20;
 /// memory is bounded by that many frames: pzstd's frames hold 4 × its window size (8 MiB at its
 /// default level 3, more at high levels). Anything that is not a pzstd frame — another skippable
 /// frame, a frame without a size before it, a truncated or corrupt input — sends the rest of the
-/// input through the streaming decoder, so the bytes and errors are those of [`crate::input::decompress`].
+/// input through the streaming decoder, so the bytes and errors are those of [`crate::read::input::decompress`].
 pub struct FrameDecoder {
     results: Receiver<Decoded>,
     /// The dispatcher thread's CPU time in ns once it has ended (`u64::MAX` until then).
@@ -127,7 +127,7 @@ impl FrameDecoder {
     }
 
     /// Like [`Self::new`], and each block is surveyed for game starts on the thread that decoded
-    /// it ([`crate::blocks`]); read it with [`Self::next_block`].
+    /// it ([`crate::read::blocks`]); read it with [`Self::next_block`].
     pub fn surveying<R: Read + Send + 'static>(raw: R, threads: usize) -> io::Result<FrameDecoder> {
         FrameDecoder::start(raw, threads, Mode::SurveyedFrames)
     }
@@ -629,6 +629,22 @@ impl Read for At<'_> {
         self.offset += n as u64;
         Ok(n)
     }
+}
+
+/// CPU seconds the calling thread has used (NaN where the platform does not say).
+#[cfg(target_os = "linux")]
+pub fn thread_cpu_seconds() -> f64 {
+    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `t` is a valid timespec for the call to fill.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {
+        return f64::NAN;
+    }
+    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
+}
+
+#[cfg(not(target_os = "linux"))]
+pub fn thread_cpu_seconds() -> f64 {
+    f64::NAN
 }
 
 #[cfg(test)]

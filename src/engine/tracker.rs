@@ -15,7 +15,7 @@ use std::{
 
 use shakmaty::{Bitboard, Board, ByColor, Color, Role, Square};
 
-use crate::identity::Key;
+use crate::engine::identity::Key;
 
 /// At most this many earlier plies are listed with an event (the earliest ones); the occurrence
 /// numbers still count them all. Keeps a game of thousands of shuffling moves small.
@@ -337,7 +337,7 @@ impl Hasher for ZobristHasher {
 }
 
 /// An index into one of [`Long`]'s vectors, which hold at most a position per ply (at most
-/// [`crate::replay::MAX_PLIES`] + 1).
+/// [`crate::engine::replay::MAX_PLIES`] + 1).
 fn index(i: usize) -> u32 {
     u32::try_from(i).unwrap_or(NONE - 1)
 }

@@ -1,13 +1,24 @@
-//! Games as JSON lines, in the record format shared with the python-chess oracle
+//! `threefold dump`: games as JSON lines, in the record format shared with the python-chess oracle
 //! (`tests/oracle/FORMAT.md`): the records' own `Serialize` derives, with every object's keys in
 //! sorted order, as the oracle writes them.
 
-use std::io::{self, Write};
+use std::{
+    io::{self, BufWriter, Write},
+    ops::ControlFlow,
+    path::Path,
+    process::ExitCode,
+};
+
+use anyhow::Result;
 
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
-use crate::{pgn::Game, pgn::GameStatus, start::GameError};
+use super::{input_failed, open};
+use crate::{
+    engine::start::GameError,
+    pgn::{self, Game, GameStatus},
+};
 
 /// A game's record. Fields in sorted key order; the summary and each event go through a
 /// `Value` (whose keys are sorted). Events are made one at a time while they are written: a game
@@ -22,7 +33,7 @@ struct Record<'a> {
     result: Option<&'a str>,
     status: GameStatus,
     #[serde(serialize_with = "sorted")]
-    summary: Option<&'a crate::summary::Summary>,
+    summary: Option<&'a crate::engine::summary::Summary>,
     variant: &'a str,
     white: Option<&'a str>,
 }
@@ -68,4 +79,38 @@ pub fn game_json(index: u64, game: &Game) -> serde_json::Result<Value> {
 /// Writes a game's record as one line of JSON (without the newline).
 pub fn write_game(out: impl Write, index: u64, game: &Game) -> io::Result<()> {
     serde_json::to_writer(out, &Record::of(index, game)).map_err(io::Error::from)
+}
+
+/// Writes every game of `file` (up to `limit`) as a JSON line to stdout.
+pub fn run(file: &Path, limit: Option<u64>) -> Result<ExitCode> {
+    let input = match open(file) {
+        Ok(input) => input,
+        Err(err) => return Ok(input_failed(err)),
+    };
+    let mut out = BufWriter::new(io::stdout().lock());
+    let mut index = 0u64;
+    let mut write_error = None;
+    let limit = limit.unwrap_or(u64::MAX);
+    let read = pgn::for_each_game(input, |game| {
+        if index >= limit {
+            return ControlFlow::Break(());
+        }
+        if let Err(e) = write_game(&mut out, index, &game).and_then(|_| out.write_all(b"\n")) {
+            write_error = Some(e);
+            return ControlFlow::Break(());
+        }
+        index += 1;
+        ControlFlow::Continue(())
+    });
+    if let Some(e) = write_error {
+        return Err(e.into());
+    }
+    // The games read before a read error are written out first.
+    out.flush()?;
+    match read {
+        Ok(()) => Ok(ExitCode::SUCCESS),
+        Err(err) => Ok(input_failed(
+            anyhow::Error::new(err).context(format!("error reading {} after {index} games", file.display())),
+        )),
+    }
 }

@@ -104,7 +104,7 @@ pub(crate) struct Lines {
     /// A blank line followed the last tag line.
     blank_after_tag: bool,
     /// The tag section began before the text read so far, so its first tag is not known (a
-    /// survey of a block from a guessed state, [`crate::blocks`]).
+    /// survey of a block from a guessed state, [`crate::read::blocks`]).
     first_tag_unknown: bool,
     /// A line was met whose reading depends on that unknown tag: this model is out of use.
     undecided: bool,

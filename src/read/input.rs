@@ -1,12 +1,12 @@
 //! Opening inputs: files or stdin, decompressed by what their first bytes say, not their names.
 //!
 //! zstd files written by pzstd (the Lichess dumps) are a series of independent frames, each
-//! preceded by a skippable frame that holds its compressed size. [`crate::frames`] decodes such
+//! preceded by a skippable frame that holds its compressed size. [`crate::read::frames`] decodes such
 //! frames on several threads and hands out their bytes in order, so one big file feeds every
 //! core; any other input goes through the streaming decoders. Both give the same bytes, and the
 //! same error at the same decompressed offset. [`chunker`], for `ingest`, has a pzstd file's
 //! frames, or plain text's blocks, also surveyed for game starts on those threads
-//! ([`crate::blocks`]), so that no stage reads every line on one thread; [`chunker_file`] has
+//! ([`crate::read::blocks`]), so that no stage reads every line on one thread; [`chunker_file`] has
 //! the decoder threads read a plain file's blocks at their offsets themselves, so that no one
 //! thread copies every byte out of the page cache either.
 
@@ -17,9 +17,9 @@ use std::{
 };
 
 use crate::{
-    blocks::{BlockSplitter, Chunker},
-    chunk::Splitter,
-    frames::{FrameDecoder, Positional, is_pzstd},
+    read::blocks::{BlockSplitter, Chunker},
+    read::chunk::Splitter,
+    read::frames::{FrameDecoder, Positional, is_pzstd},
 };
 
 /// Compression of an input, detected from its magic bytes.
@@ -75,7 +75,7 @@ fn streaming<R: BufRead + Send + 'static>(compression: Compression, raw: R) -> i
 
 /// Decompresses `raw` and cuts it into chunks of about `target` bytes of whole games. With
 /// `threads` >= 2, a pzstd file or plain text is read in blocks that [`decoders`]`(threads)`
-/// threads decode and survey ([`crate::blocks`]); anything else is decompressed as a stream and
+/// threads decode and survey ([`crate::read::blocks`]); anything else is decompressed as a stream and
 /// split on the calling thread. The chunks are the same either way.
 pub fn chunker<R: Read + Send + 'static>(raw: R, threads: usize, target: usize) -> io::Result<(Compression, Chunker)> {
     let mut raw = BufReader::with_capacity(1 << 16, raw);
@@ -142,20 +142,4 @@ impl<R: Read, F: Fn(u64)> Read for Counted<R, F> {
         (self.count)(n as u64);
         Ok(n)
     }
-}
-
-/// CPU seconds the calling thread has used (NaN where the platform does not say).
-#[cfg(target_os = "linux")]
-pub fn thread_cpu_seconds() -> f64 {
-    let mut t = libc::timespec { tv_sec: 0, tv_nsec: 0 };
-    // SAFETY: `t` is a valid timespec for the call to fill.
-    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {
-        return f64::NAN;
-    }
-    t.tv_sec as f64 + t.tv_nsec as f64 * 1e-9
-}
-
-#[cfg(not(target_os = "linux"))]
-pub fn thread_cpu_seconds() -> f64 {
-    f64::NAN
 }

@@ -1,6 +1,6 @@
 //! A table's columns declared once: each column's name and nullability beside the value it takes
 //! from a record, so that a column cannot be filled from another column's field (Arrow checks
-//! types, not names). [`crate::schema`] declares the tables with these; [`Columns`] builds them.
+//! types, not names). [`crate::dataset::schema`] declares the tables with these; [`Columns`] builds them.
 
 use std::{borrow::Cow, sync::Arc};
 

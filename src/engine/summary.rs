@@ -3,7 +3,7 @@
 use serde::Serialize;
 use shakmaty::Color;
 
-use crate::vocabulary::serialize_as_str;
+use crate::engine::vocabulary::serialize_as_str;
 
 /// Status of the final position of the replayed moves.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -74,7 +74,7 @@ impl DrawReason {
 }
 
 /// One game's summary over the replayed part of its mainline. Its `games` columns are declared
-/// in [`crate::schema`]; `dump` writes it with the field names here.
+/// in [`crate::dataset::schema`]; `dump` writes it with the field names here.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Summary {
     /// Half-moves replayed (= the last ply).
@@ -89,7 +89,7 @@ pub struct Summary {
     /// Plies at which the side to move could claim a threefold (on the board or by a move).
     pub claim_opportunities: u32,
     pub first_claim_ply: Option<u32>,
-    #[serde(serialize_with = "crate::vocabulary::color_name")]
+    #[serde(serialize_with = "crate::engine::vocabulary::color_name")]
     pub first_claim_color: Option<Color>,
     /// Opportunities after which the game went on, or at its end when it was decisive.
     pub missed_claims: u32,

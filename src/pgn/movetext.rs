@@ -20,7 +20,7 @@ use shakmaty::{
     san::{San, SanPlus, Suffix},
 };
 
-use crate::replay::GameResult;
+use crate::engine::replay::GameResult;
 
 /// What a digit-led token was.
 enum Digits {
@@ -511,7 +511,7 @@ impl<'a> Mainline<'a> {
                     if !read_moves {
                         continue;
                     }
-                    if let Ok(san) = crate::san::parse(token) {
+                    if let Ok(san) = crate::pgn::san::parse(token) {
                         self.moves += 1;
                         return Some(Token::Move(san));
                     }

@@ -1,16 +1,18 @@
 //! Command line: arguments parsed into a validated command, errors mapped to exit codes.
 
+pub mod dump;
+pub mod explain;
+
 use std::{
-    io::{self, BufWriter, Write},
-    ops::ControlFlow,
+    io,
     path::{Path, PathBuf},
     process::ExitCode,
 };
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
-use crate::{chunk, explain, ingest, input, json, pgn};
+use crate::{ingest, read::chunk, read::input};
 
 #[derive(Parser)]
 #[command(
@@ -122,8 +124,8 @@ pub fn main() -> ExitCode {
 
 fn run(command: Command) -> Result<ExitCode> {
     match command {
-        Command::Dump { file, limit } => dump(&file, limit),
-        Command::Explain { file, game } => explain_game(&file, game),
+        Command::Dump { file, limit } => dump::run(&file, limit),
+        Command::Explain { file, game } => explain::run(&file, game),
         Command::Ingest { inputs, out, source, threads, quiet, chunk_bytes } => {
             ingest::run(ingest::Options { inputs, out, source, threads, quiet, chunk_bytes })
         }
@@ -131,78 +133,15 @@ fn run(command: Command) -> Result<ExitCode> {
     }
 }
 
-fn open(file: &Path) -> Result<Box<dyn io::Read>> {
+/// An input opened for reading, its compression detected.
+pub(crate) fn open(file: &Path) -> Result<Box<dyn io::Read>> {
     let (_, reader) = input::open(file).with_context(|| format!("cannot open {}", file.display()))?;
     Ok(reader)
 }
 
 /// An input that could not be opened or read to its end: exit status 1, as in `ingest` (2 is
 /// for usage and output errors).
-fn input_failed(err: anyhow::Error) -> ExitCode {
+pub(crate) fn input_failed(err: anyhow::Error) -> ExitCode {
     eprintln!("threefold: {err:#}");
     ExitCode::from(1)
-}
-
-fn dump(file: &Path, limit: Option<u64>) -> Result<ExitCode> {
-    let input = match open(file) {
-        Ok(input) => input,
-        Err(err) => return Ok(input_failed(err)),
-    };
-    let mut out = BufWriter::new(io::stdout().lock());
-    let mut index = 0u64;
-    let mut write_error = None;
-    let limit = limit.unwrap_or(u64::MAX);
-    let read = pgn::for_each_game(input, |game| {
-        if index >= limit {
-            return ControlFlow::Break(());
-        }
-        if let Err(e) = json::write_game(&mut out, index, &game).and_then(|_| out.write_all(b"\n")) {
-            write_error = Some(e);
-            return ControlFlow::Break(());
-        }
-        index += 1;
-        ControlFlow::Continue(())
-    });
-    if let Some(e) = write_error {
-        return Err(e.into());
-    }
-    // The games read before a read error are written out first.
-    out.flush()?;
-    match read {
-        Ok(()) => Ok(ExitCode::SUCCESS),
-        Err(err) => Ok(input_failed(
-            anyhow::Error::new(err).context(format!("error reading {} after {index} games", file.display())),
-        )),
-    }
-}
-
-fn explain_game(file: &Path, number: u64) -> Result<ExitCode> {
-    if number == 0 {
-        bail!("--game counts from 1");
-    }
-    let input = match open(file) {
-        Ok(input) => input,
-        Err(err) => return Ok(input_failed(err)),
-    };
-    let mut found = None;
-    let mut seen = 0u64;
-    let read = pgn::for_each_game_with(input, pgn::GameVisitor::keeping_moves(), |game| {
-        seen += 1;
-        if seen == number {
-            found = Some(game);
-            return ControlFlow::Break(());
-        }
-        ControlFlow::Continue(())
-    });
-    if let Err(err) = read {
-        return Ok(input_failed(
-            anyhow::Error::new(err).context(format!("error reading {} after {seen} games", file.display())),
-        ));
-    }
-    let Some(game) = found else {
-        bail!("{} has {seen} games; there is no game {number}", file.display());
-    };
-    let mut out = io::stdout().lock();
-    out.write_all(explain::explain(&game).as_bytes())?;
-    Ok(ExitCode::SUCCESS)
 }

@@ -1,9 +1,9 @@
 //! Splitting one stream into chunks of whole games on many threads.
 //!
-//! [`crate::chunk::Splitter`] reads the stream line by line on one thread, which caps a big
+//! [`crate::read::chunk::Splitter`] reads the stream line by line on one thread, which caps a big
 //! machine (about 2 GB/s, 14 replay threads' worth on Lichess text). Here the stream comes as
 //! blocks (a pzstd file's frames, or pieces of a plain file) whose lines are read on the
-//! threads that decode them: a [`Survey`] reads a block's whole lines from each state the text
+//! threads that decode them: a [`Survey`] ([`crate::read::survey`]) reads a block's whole lines from each state the text
 //! before it may have left the line model in (few: `chunk::CANDIDATES`). The runs agree as soon as
 //! they reach the same state, mostly within a game, so a survey costs little more than one
 //! reading. The [`Stitcher`] then takes the blocks in order on one thread: it reads the line
@@ -20,116 +20,11 @@ use std::{collections::VecDeque, io, sync::Arc};
 
 use memchr::{memchr, memrchr};
 
-use crate::{
-    chunk::{CANDIDATES, Chunk, ChunkBytes, Lines, MAX_GAME, ReadError, game_too_long},
+use crate::read::{
+    chunk::{Chunk, ChunkBytes, Lines, MAX_GAME, ReadError, game_too_long},
     frames::FrameDecoder,
+    survey::Survey,
 };
-
-/// Game starts in one block, from each state the text before it may leave.
-#[derive(Debug)]
-pub struct Survey {
-    /// `block[..head]` ends the line begun before the block (with its line break); `block[tail..]`
-    /// begins a line that goes on after it. The runs read `block[head..tail]`.
-    head: usize,
-    tail: usize,
-    /// Run `i` starts from candidate state `i`.
-    runs: Vec<Run>,
-}
-
-#[derive(Debug)]
-struct Run {
-    lines: Lines,
-    /// Game starts, as offsets in the block.
-    starts: Vec<usize>,
-    /// From some line on, this run read as another did: that run and its number of starts then.
-    joined: Option<(usize, usize)>,
-}
-
-impl Survey {
-    /// Surveys a block; `None` if it holds no line break (it is all one line's middle).
-    pub fn new(block: &[u8]) -> Option<Survey> {
-        let head = memchr(b'\n', block)? + 1;
-        let tail = memrchr(b'\n', block)? + 1;
-        let mut runs: Vec<Run> =
-            (0..CANDIDATES).map(|i| Run { lines: Lines::guess(i), starts: Vec::new(), joined: None }).collect();
-        let mut live: Vec<usize> = (0..CANDIDATES).collect();
-        let mut kept: Vec<usize> = Vec::with_capacity(CANDIDATES);
-        let mut awake: Vec<usize> = Vec::with_capacity(CANDIDATES);
-        // Where the line holding the next `}` starts: runs inside a comment sleep until there
-        // (a run from inside a comment may stay there for the whole block: text without braces).
-        let close_from = |at: usize| {
-            memchr(b'}', &block[at..tail])
-                .map_or(tail, |p| memrchr(b'\n', &block[at..at + p]).map_or(at, |n| at + n + 1))
-        };
-        let mut at = head;
-        let mut close = close_from(at);
-        while at < tail && live.len() > 1 {
-            if close < at {
-                close = close_from(at);
-            }
-            awake.clear();
-            awake.extend(live.iter().copied().filter(|&r| !runs[r].lines.in_comment() || close == at));
-            match awake[..] {
-                // All asleep: nothing changes before the `}` line.
-                [] => at = close,
-                // One awake: it reads at full speed up to the `}` line, where the others wake.
-                [r] if close > at => {
-                    let run = &mut runs[r];
-                    run.lines.scan(&block[at..close], at, &mut run.starts);
-                    at = close;
-                }
-                // Line by line while the runs differ.
-                _ => {
-                    let end = at + memchr(b'\n', &block[at..tail]).unwrap_or(tail - at - 1);
-                    for &r in &awake {
-                        if runs[r].lines.line(&block[at..end]) {
-                            runs[r].starts.push(at);
-                        }
-                    }
-                    at = end + 1;
-                }
-            }
-            // Runs that now read alike go on as one; undecided ones stop.
-            kept.clear();
-            for &r in &live {
-                if runs[r].lines.undecided() {
-                    continue;
-                }
-                match kept.iter().find(|&&k| runs[k].lines.same_as(&runs[r].lines)) {
-                    Some(&k) => runs[r].joined = Some((k, runs[k].starts.len())),
-                    None => kept.push(r),
-                }
-            }
-            std::mem::swap(&mut live, &mut kept);
-        }
-        if let [r] = live[..] {
-            let run = &mut runs[r];
-            run.lines.scan(&block[at..tail], at, &mut run.starts);
-        }
-        Some(Survey { head, tail, runs })
-    }
-
-    /// Appends the game starts in `block[head..tail]` when the text before it left `before`,
-    /// and returns the model after it; `None` (with `starts` as it was) if the survey cannot tell.
-    fn read(&self, before: &Lines, starts: &mut Vec<usize>) -> Option<Lines> {
-        let had = starts.len();
-        let (mut r, mut from) = (before.candidate(), 0);
-        loop {
-            let run = &self.runs[r];
-            starts.extend_from_slice(&run.starts[from..]);
-            match run.joined {
-                Some((k, n)) => (r, from) = (k, n),
-                None => break,
-            }
-        }
-        let after = &self.runs[r].lines;
-        if after.undecided() {
-            starts.truncate(had);
-            return None;
-        }
-        Some(after.clone().following(before))
-    }
-}
 
 /// Puts surveyed blocks back together, in order, as the chunks a `Splitter` makes.
 pub struct Stitcher {
@@ -183,7 +78,7 @@ impl Stitcher {
     }
 
     /// Bounds the bytes from a game's start to the end of the next game start's line, as
-    /// [`crate::chunk::Splitter::with_max_game`] does (and with the same error).
+    /// [`crate::read::chunk::Splitter::with_max_game`] does (and with the same error).
     pub fn with_max_game(mut self, max: usize) -> Self {
         self.max_game = max.max(1);
         self
@@ -201,7 +96,7 @@ impl Stitcher {
 
     /// Takes the next block of the stream and the survey made of it (if any). Chunks that lie
     /// within the block share it; only a chunk that goes on into the next block is copied.
-    /// Fails where a `Splitter` would ([`crate::chunk::MAX_GAME`]); the chunks before are
+    /// Fails where a `Splitter` would ([`crate::read::chunk::MAX_GAME`]); the chunks before are
     /// ready, and nothing more may be pushed.
     pub fn push(&mut self, shared: &Arc<Vec<u8>>, survey: Option<&Survey>) -> Result<(), ReadError> {
         let block = &shared[..];
@@ -412,7 +307,7 @@ impl BlockSplitter {
 
 /// A stream's chunks, cut on one thread or from surveyed blocks.
 pub enum Chunker {
-    Lines(crate::chunk::Splitter<Box<dyn io::Read + Send>>),
+    Lines(crate::read::chunk::Splitter<Box<dyn io::Read + Send>>),
     Blocks(Box<BlockSplitter>),
 }
 
@@ -453,12 +348,12 @@ impl Chunker {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chunk::Splitter;
+    use crate::read::chunk::Splitter;
 
     type Chunks = Vec<(u64, Vec<u8>, Vec<usize>)>;
 
     fn by_lines(text: &[u8], target: usize) -> Chunks {
-        let (chunks, error) = by_lines_within(text, target, crate::chunk::MAX_GAME);
+        let (chunks, error) = by_lines_within(text, target, crate::read::chunk::MAX_GAME);
         assert_eq!(error, None);
         chunks
     }
@@ -485,7 +380,7 @@ mod tests {
         target: usize,
         survey: impl Fn(usize) -> bool,
     ) -> (Chunks, (u64, u64), u64) {
-        let (chunks, error, stats, shared) = by_blocks_within(text, cuts, target, crate::chunk::MAX_GAME, survey);
+        let (chunks, error, stats, shared) = by_blocks_within(text, cuts, target, crate::read::chunk::MAX_GAME, survey);
         assert_eq!(error, None);
         (chunks, stats, shared)
     }

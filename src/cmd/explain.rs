@@ -1,13 +1,25 @@
-//! A readable timeline of one game's repetition events, for checking a surprising row by eye.
+//! `threefold explain`: a readable timeline of one game's repetition events, for checking a
+//! surprising row by eye.
 
-use std::fmt::Write;
+use std::{
+    fmt::Write as _,
+    io::{self, Write as _},
+    ops::ControlFlow,
+    path::Path,
+    process::ExitCode,
+};
+
+use anyhow::{Result, bail};
 
 use shakmaty::{CastlingSide, Chess, Color, Position, Square};
 
+use super::{input_failed, open};
 use crate::{
-    event::{Detail, Event},
-    pgn::Game,
-    start::Start,
+    engine::{
+        event::{Detail, Event},
+        start::Start,
+    },
+    pgn::{self, Game},
 };
 
 fn ordinal(n: u32) -> String {
@@ -185,4 +197,36 @@ pub fn explain(game: &Game) -> String {
         let _ = writeln!(out, "Claim opportunities: {}, missed: {}.", s.claim_opportunities, s.missed_claims);
     }
     out
+}
+
+/// Prints the timeline of game `number` (from 1) of `file`.
+pub fn run(file: &Path, number: u64) -> Result<ExitCode> {
+    if number == 0 {
+        bail!("--game counts from 1");
+    }
+    let input = match open(file) {
+        Ok(input) => input,
+        Err(err) => return Ok(input_failed(err)),
+    };
+    let mut found = None;
+    let mut seen = 0u64;
+    let read = pgn::for_each_game_with(input, pgn::GameVisitor::keeping_moves(), |game| {
+        seen += 1;
+        if seen == number {
+            found = Some(game);
+            return ControlFlow::Break(());
+        }
+        ControlFlow::Continue(())
+    });
+    if let Err(err) = read {
+        return Ok(input_failed(
+            anyhow::Error::new(err).context(format!("error reading {} after {seen} games", file.display())),
+        ));
+    }
+    let Some(game) = found else {
+        bail!("{} has {seen} games; there is no game {number}", file.display());
+    };
+    let mut out = io::stdout().lock();
+    out.write_all(explain(&game).as_bytes())?;
+    Ok(ExitCode::SUCCESS)
 }

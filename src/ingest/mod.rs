@@ -1,9 +1,9 @@
 //! `threefold ingest`: PGN collections to the Parquet dataset, in three stages joined by bounded
 //! channels:
 //!
-//! 1. a reader thread decompresses the input and cuts it into chunks of whole games ([`crate::chunk`]);
+//! 1. a reader thread decompresses the input and cuts it into chunks of whole games ([`crate::read::chunk`]);
 //!    a pzstd file's frames (or plain text's blocks) are decompressed and surveyed for game
-//!    starts on more threads first ([`crate::blocks`]), and the reader only stitches them;
+//!    starts on more threads first ([`crate::read::blocks`]), and the reader only stitches them;
 //! 2. workers on a rayon pool replay each chunk with one `pgn_reader::Reader` and a reused
 //!    [`GameVisitor`], building Arrow batches ([`schema`]);
 //! 3. this thread puts the batches back in input order and writes them ([`crate::dataset`]).
@@ -14,6 +14,8 @@
 //! to the reader, which reads a later chunk into it (or, for a chunk that shares a decoded block,
 //! gives the block back to the decoders once no chunk holds it: the chunks in flight bound the
 //! blocks held too).
+
+pub mod progress;
 
 use std::{
     collections::BTreeMap,
@@ -35,14 +37,14 @@ use serde_json::{Value, json};
 use std::ops::ControlFlow;
 
 use crate::{
-    chunk::{Chunk, ChunkBytes, ReadError},
-    commit::Committed,
     dataset::Dataset,
-    event::EventKind,
-    input::{self, Compression},
+    dataset::commit::Committed,
+    dataset::schema::{self, EventsBuilder, GamesBuilder},
+    engine::event::EventKind,
+    ingest::progress::{Counters, Progress},
     pgn::{GameStatus, GameVisitor},
-    progress::{Counters, Progress},
-    schema::{self, EventsBuilder, GamesBuilder},
+    read::chunk::{Chunk, ChunkBytes, ReadError},
+    read::input::{self, Compression},
 };
 
 /// What the command line asked for.
@@ -290,7 +292,7 @@ struct ReadEnd {
 
 /// The reader stage: opens, decompresses and splits one input, sending chunks while it holds
 /// slots. With `threads` >= 2, a pzstd file or plain text is read in blocks that more threads
-/// decompress and survey for game starts ([`input::chunker`], [`crate::blocks`]).
+/// decompress and survey for game starts ([`input::chunker`], [`crate::read::blocks`]).
 fn read_input(
     path: &Path,
     chunk_bytes: usize,

@@ -1,8 +1,12 @@
-//! Reading games: the [`crate::movetext`] scanner reads each game slice's first game, tags and
+//! Reading games: the [`crate::pgn::movetext`] scanner reads each game slice's first game, tags and
 //! mainline moves, as `pgn-reader` would; `pgn-reader` reads the tags the scanner cannot be sure
 //! of (unterminated, or longer than the reader's buffer is sure to hold) and any further game it
 //! finds in a slice. `GameVisitor::showing_whole_slices` is the reference: `pgn-reader` reads
 //! every slice whole and skips the first game's movetext itself.
+
+pub mod movetext;
+pub mod san;
+pub mod tags;
 
 use std::{
     cell::Cell,
@@ -14,12 +18,12 @@ use pgn_reader::{Outcome, RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::{CastlingMode, Color, KnownOutcome};
 
 use crate::{
-    chunk::{CHUNK_BYTES, Chunk, Splitter},
-    movetext::{self, Mainline, Token},
-    replay::{Analysis, GameResult, Replay},
-    start::{ErrorKind, GameError, Start, Variant},
-    summary::Summary,
-    tags::Tags,
+    engine::replay::{Analysis, GameResult, Replay},
+    engine::start::{ErrorKind, GameError, Start, Variant},
+    engine::summary::Summary,
+    pgn::movetext::{Mainline, Token},
+    pgn::tags::Tags,
+    read::chunk::{CHUNK_BYTES, Chunk, Splitter},
 };
 
 /// What became of a game: replayed to its end, stopped by an error, or not replayed (a variant
@@ -31,7 +35,7 @@ pub enum GameStatus {
     Skipped,
 }
 
-crate::vocabulary::serialize_as_str!(GameStatus);
+crate::engine::vocabulary::serialize_as_str!(GameStatus);
 
 impl GameStatus {
     pub fn as_str(self) -> &'static str {
@@ -110,7 +114,7 @@ impl GameVisitor {
         GameVisitor { whole_slices: true, ..GameVisitor::default() }
     }
 
-    /// Reads the games of `slice`, which holds whole games as [`crate::chunk`] cuts them (one
+    /// Reads the games of `slice`, which holds whole games as [`crate::read::chunk`] cuts them (one
     /// game, unless the reader splits it further).
     pub fn read_slice(&mut self, slice: &[u8], out: &mut Vec<Game>) -> io::Result<()> {
         let window = Window::new(slice);

@@ -1,0 +1,12 @@
+//! The rules: where a game starts ([`start`]), its moves played with `shakmaty` ([`replay`]),
+//! how often each position occurred in the window that can still recur ([`tracker`], by its
+//! exact FIDE [`identity`]), and the records that come out: [`event`]s and a [`summary`] (whose
+//! words [`vocabulary`] spells).
+
+pub mod event;
+pub mod identity;
+pub mod replay;
+pub mod start;
+pub mod summary;
+pub mod tracker;
+pub mod vocabulary;
