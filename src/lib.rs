@@ -5,7 +5,8 @@
 //! ```text
 //! file ─▶ read ─────────▶ pgn ──────────▶ engine ─────────────▶ dataset (Parquet) ─▶ report
 //!         open, decode,    tags, moves     start, replay,        schema, writers,
-//!         cut into chunks  (movetext, san) tracker, identity     commit, manifest
+//!         cut into chunks  (movetext)      tracker, identity,    commit, manifest
+//!                                          san
 //!         of whole games                   → events + summary ─▶ cmd::dump (JSON), cmd::explain
 //! ```
 //!
@@ -15,15 +16,20 @@
 //!   games (sharing the decoded blocks).
 //! - [`pgn`]: each game of a chunk read with the [`pgn::movetext`] scanner, which reads exactly
 //!   the tags and mainline moves `pgn-reader` would (`pgn-reader` itself reads what the scanner
-//!   cannot be sure of); [`pgn::san`] finds most moves without generating the move list.
+//!   cannot be sure of).
 //! - [`engine`]: [`engine::start`] decides the variant and first position, [`engine::replay`]
-//!   plays the moves with `shakmaty` and asks the [`engine::tracker`] how often each position
+//!   plays the moves with `shakmaty` ([`engine::san`] finds most of them without a move list)
+//!   and asks the [`engine::tracker`] how often each position
 //!   occurred by its exact FIDE [`engine::identity`], recording [`engine::event`]s and a
 //!   [`engine::summary`].
 //! - [`ingest`] runs the whole flow on every core and writes Parquet through [`dataset`]: the
 //!   tables' columns ([`dataset::schema`]), column-parallel writers, and a source's two table
 //!   folders replaced as a pair even across a kill ([`dataset::commit`]).
 //! - [`report`] reads a dataset back; [`cmd`] is the command line (one module per subcommand).
+//!
+//! Dependencies point one way, in this order: `engine` and `read` use no other folder, `pgn` uses
+//! them, `dataset` uses `pgn` and `engine`, `ingest` all four, and `report` and `cmd` sit on top
+//! (a unit test below checks it).
 
 pub mod cmd;
 pub mod dataset;
@@ -37,3 +43,35 @@ pub mod report;
 #[cfg(test)]
 #[path = "../tests/common/mod.rs"]
 pub(crate) mod testdata;
+
+#[cfg(test)]
+mod tests {
+    /// The folders of `src/` from the bottom up: each may use only folders before it.
+    const FOLDERS: [&str; 7] = ["engine", "read", "pgn", "dataset", "ingest", "report", "cmd"];
+
+    fn uses(code: &str, folder: &str) -> bool {
+        code.contains(&format!("crate::{folder}"))
+            || code.lines().any(|l| {
+                let l = l.trim_start();
+                !l.starts_with("//") && (l.starts_with(&format!("{folder}::")) || l.starts_with(&format!("{folder},")))
+            })
+    }
+
+    #[test]
+    fn folders_depend_one_way() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        for (level, folder) in FOLDERS.iter().enumerate() {
+            for entry in std::fs::read_dir(src.join(folder)).unwrap() {
+                let path = entry.unwrap().path();
+                let text = std::fs::read_to_string(&path).unwrap();
+                let code: String =
+                    text.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
+                // `report` has a module of its own named `read`.
+                let above = FOLDERS[level + 1..].iter().filter(|&&f| !(folder == &"report" && f == "read"));
+                for other in above {
+                    assert!(!uses(&code, other), "{} uses {other}, a folder above {folder}", path.display());
+                }
+            }
+        }
+    }
+}

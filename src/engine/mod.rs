@@ -1,4 +1,5 @@
-//! The rules: where a game starts ([`start`]), its moves played with `shakmaty` ([`replay`]),
+//! The rules: where a game starts ([`start`]), its moves played with `shakmaty` ([`replay`];
+//! [`san`] finds most of them without a move list),
 //! how often each position occurred in the window that can still recur ([`tracker`], by its
 //! exact FIDE [`identity`]), and the records that come out: [`event`]s and a [`summary`] (whose
 //! words [`vocabulary`] spells).
@@ -6,6 +7,7 @@
 pub mod event;
 pub mod identity;
 pub mod replay;
+pub mod san;
 pub mod start;
 pub mod summary;
 pub mod tracker;

@@ -145,7 +145,7 @@ impl Replay {
         }
         let kind = match san.san {
             San::Null => Err(ErrorKind::NullMove),
-            _ => crate::pgn::san::to_move(&self.pos, &san.san).map_err(|e| match e {
+            _ => crate::engine::san::to_move(&self.pos, &san.san).map_err(|e| match e {
                 SanError::AmbiguousSan => ErrorKind::AmbiguousMove,
                 SanError::IllegalSan => ErrorKind::IllegalMove,
             }),
@@ -419,7 +419,7 @@ fn king_can_step(pos: &Chess) -> bool {
     let Some(king) = board.king_of(turn) else { return false };
     (shakmaty::attacks::king_attacks(king) & !pos.us())
         .into_iter()
-        .any(|to| crate::pgn::san::king_may_step(board, turn, king, to))
+        .any(|to| crate::engine::san::king_may_step(board, turn, king, to))
 }
 
 #[cfg(test)]

@@ -5,7 +5,6 @@
 //! every slice whole and skips the first game's movetext itself.
 
 pub mod movetext;
-pub mod san;
 pub mod tags;
 
 use std::{

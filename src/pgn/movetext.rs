@@ -511,7 +511,7 @@ impl<'a> Mainline<'a> {
                     if !read_moves {
                         continue;
                     }
-                    if let Ok(san) = crate::pgn::san::parse(token) {
+                    if let Ok(san) = crate::engine::san::parse(token) {
                         self.moves += 1;
                         return Some(Token::Move(san));
                     }
