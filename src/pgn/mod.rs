@@ -141,11 +141,11 @@ impl GameVisitor {
                 // scanner's to read, and the reader's skip over it would cost a seventh of the
                 // replay on Lichess files with a clock comment after every move.
                 let movetext = movetext::tags_end(slice);
-                window.show(range.start..if whole { range.end } else { range.start + movetext });
+                window.show_game(range.start..if whole { range.end } else { range.start + movetext });
                 visitor.first = Some((slice, movetext));
                 out.extend(reader.read_game(&mut visitor)?);
                 // After the tags the reader read when the scanner did not take the game (a
-                // variant not replayed, no tags at all).
+                // variant not replayed), or after the whitespace of a slice holding no game.
                 visitor.end.unwrap_or(movetext)
             }
         };
@@ -348,7 +348,6 @@ impl GameVisitor {
                 reader = Reader::new(&window);
             }
             let lead = slice.iter().take_while(|b| b.is_ascii_whitespace()).count();
-            let lead = if slice[lead..].starts_with(b"\xef\xbb\xbf") { lead + 3 } else { lead };
             for game in games.drain(..) {
                 f(start + lead, game)?;
             }
@@ -363,22 +362,40 @@ struct Window<'a> {
     data: &'a [u8],
     pos: Cell<usize>,
     end: Cell<usize>,
+    /// A line break to hand the reader before `data[pos..end]`.
+    lead: Cell<bool>,
 }
 
 impl<'a> Window<'a> {
     fn new(data: &'a [u8]) -> Window<'a> {
-        Window { data, pos: Cell::new(0), end: Cell::new(data.len()) }
+        Window { data, pos: Cell::new(0), end: Cell::new(data.len()), lead: Cell::new(false) }
     }
 
     /// Makes `range` the bytes the reader gets next.
     fn show(&self, range: Range<usize>) {
         self.pos.set(range.start);
         self.end.set(range.end);
+        self.lead.set(false);
+    }
+
+    /// Makes `range`, from the start of a game slice, the bytes the reader gets next. The reader
+    /// skips a byte-order mark where it starts a game; a slice holds none that it skips in the
+    /// stream ([`Chunk::game_slices`]), so a slice that starts with one is handed over after a
+    /// line break, which the reader skips as whitespace before the game, and the mark is text.
+    fn show_game(&self, range: Range<usize>) {
+        let lead = self.data[range.clone()].starts_with(crate::chunk::BOM);
+        self.show(range);
+        self.lead.set(lead);
     }
 }
 
 impl io::Read for &Window<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.lead.get() && !buf.is_empty() {
+            self.lead.set(false);
+            buf[0] = b'\n';
+            return Ok(1);
+        }
         let (pos, end) = (self.pos.get(), self.end.get());
         let n = buf.len().min(end - pos);
         buf[..n].copy_from_slice(&self.data[pos..pos + n]);

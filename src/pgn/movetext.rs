@@ -197,10 +197,11 @@ const SURE_TAG_BYTES: usize = 200;
 /// movetext may start on a tag's line. Returns whether the reader is
 /// sure to read the section so (every tag terminated, and ended within [`SURE_TAG_BYTES`]), and
 /// whether there was a tag line at all.
+///
+/// A byte-order mark is not skipped: the reader skips one only at the start of the stream,
+/// which [`crate::chunk::Chunk::game_slices`] leaves out of the game slices; anywhere else it
+/// is text (a token of the movetext).
 fn read_tags(sc: &mut Scan, tag: &mut impl FnMut(Range<usize>, Range<usize>, bool)) -> (bool, bool) {
-    if sc.starts_with(b"\xef\xbb\xbf") {
-        sc.i += 3;
-    }
     sc.skip_whitespace(true);
     let (mut sure, any) = (true, sc.peek() == Some(b'['));
     while sc.peek() == Some(b'[') {
@@ -266,15 +267,15 @@ fn read_tags(sc: &mut Scan, tag: &mut impl FnMut(Range<usize>, Range<usize>, boo
     (sure, any)
 }
 
-/// Reads the tags of `game` (one game's bytes, tags included) as `pgn-reader` would, passing
+/// Reads the tags of `game` (a game slice, tags included) as `pgn-reader` would, passing
 /// each tag's name and raw value (ranges of `game`) and whether the value has a backslash to
-/// `tag`. Returns where the movetext starts, or `None` (after
-/// some tags perhaps) when the reader itself must read the section: a tag left unterminated or
-/// too long to be sure, or no tag section at all.
+/// `tag`. Returns where the movetext starts (also when there is no tag: a game of movetext
+/// only), or `None` (after some tags perhaps) when the reader itself must read the section: a
+/// tag left unterminated or too long to be sure, or nothing but whitespace (no game).
 pub fn read_tag_section(game: &[u8], mut tag: impl FnMut(Range<usize>, Range<usize>, bool)) -> Option<usize> {
     let mut sc = Scan { s: game, i: 0 };
     let (sure, any) = read_tags(&mut sc, &mut tag);
-    (sure && any).then_some(sc.i)
+    (sure && (any || sc.i < game.len())).then_some(sc.i)
 }
 
 /// Skips a variation after its `(`; returns false if the game ended inside it.
@@ -354,8 +355,8 @@ pub struct Mainline<'a> {
     out: Scanned,
 }
 
-/// Where the movetext of `game` (one game's bytes, tags included) starts: after its tag section
-/// as `pgn-reader` reads it.
+/// Where the movetext of `game` (a game slice, tags included) starts: after its tag section
+/// as `pgn-reader` reads it (a byte-order mark is text, see [`read_tag_section`]).
 pub fn tags_end(game: &[u8]) -> usize {
     let mut sc = Scan { s: game, i: 0 };
     read_tags(&mut sc, &mut |_, _, _| {});
@@ -535,10 +536,12 @@ impl<'a> Mainline<'a> {
     }
 }
 
-/// The mainline moves of the first game in `game` as `pgn-reader`'s own movetext parser reads
-/// them: the reference that tests and the `pgn_to_events` fuzz target hold [`scan`] to.
+/// The mainline moves of the first game in `game` (a game slice) as `pgn-reader`'s own movetext
+/// parser reads them: the reference that tests and the `pgn_to_events` fuzz target hold [`scan`]
+/// to. The reader is handed a line break first, so that it reads a byte-order mark at the start
+/// of `game` as text, as in a stream and as the scanner does.
 pub fn reader_mainline(game: &[u8]) -> std::io::Result<Vec<SanPlus>> {
-    use std::ops::ControlFlow;
+    use std::{io::Read, ops::ControlFlow};
 
     use pgn_reader::{Reader, Skip, Visitor};
 
@@ -564,7 +567,7 @@ pub fn reader_mainline(game: &[u8]) -> std::io::Result<Vec<SanPlus>> {
             moves
         }
     }
-    Ok(Reader::new(game).read_game(&mut Mainline)?.unwrap_or_default())
+    Ok(Reader::new((&b"\n"[..]).chain(game)).read_game(&mut Mainline)?.unwrap_or_default())
 }
 
 /// Checks [`scan`] against [`reader_mainline`] on one game slice; `Err` says how they differ.

@@ -49,7 +49,9 @@ pub struct Chunk {
     /// Offset of the chunk's first byte in the decompressed stream.
     pub offset: u64,
     pub data: ChunkBytes,
-    /// Where each game starts in `data`, ascending; bytes before the first are whitespace.
+    /// Where the line of each game's start begins in `data`, ascending; bytes before the first
+    /// are whitespace. The stream's first line may begin with a byte-order mark, which
+    /// [`Chunk::game_slices`] leaves out of its game.
     pub games: Vec<usize>,
 }
 
@@ -72,11 +74,20 @@ impl Deref for ChunkBytes {
     }
 }
 
+/// The UTF-8 byte-order mark.
+pub const BOM: &[u8] = b"\xef\xbb\xbf";
+
 impl Chunk {
-    /// The bytes of each game, with its offset in `data`.
+    /// The bytes of each game, with its offset in `data`. A byte-order mark at the start of the
+    /// stream is left out: `pgn-reader` skips one there (before any whitespace) and nowhere else
+    /// (where a game ends the next byte is a `[` or a line break), so a game slice holds no mark
+    /// the reader skips, and one at a slice's start is text, the start of a tagless game's
+    /// movetext.
     pub fn game_slices(&self) -> impl Iterator<Item = (usize, &[u8])> {
-        self.games.iter().enumerate().map(|(i, &start)| {
+        let bom = if self.offset == 0 && self.data.starts_with(BOM) { BOM.len() } else { 0 };
+        self.games.iter().enumerate().map(move |(i, &start)| {
             let end = self.games.get(i + 1).copied().unwrap_or(self.data.len());
+            let start = if start == 0 { bom } else { start };
             (start, &self.data[start..end])
         })
     }
@@ -108,6 +119,9 @@ pub(crate) struct Lines {
     first_tag_unknown: bool,
     /// A line was met whose reading depends on that unknown tag: this model is out of use.
     undecided: bool,
+    /// The next line is the stream's first: `pgn-reader` skips a byte-order mark at its start
+    /// (and at no other line's start: there a mark is movetext).
+    first_line: bool,
 }
 
 /// The states a line start can be in, as far as the rest of the text can tell: [`Lines`]
@@ -136,6 +150,7 @@ impl Lines {
             blank_after_tag: false,
             first_tag_unknown: false,
             undecided: false,
+            first_line: true,
         }
     }
 
@@ -155,6 +170,7 @@ impl Lines {
     /// A model in candidate state `i` at a line start whose past is unknown.
     pub(crate) fn guess(i: usize) -> Lines {
         let mut lines = Lines::new();
+        lines.first_line = false;
         match i {
             0 => {}
             1 | 2 => {
@@ -285,8 +301,10 @@ impl Lines {
             return false;
         }
         let mut l = line;
-        if self.state == State::Between {
-            l = l.strip_prefix(b"\xef\xbb\xbf").unwrap_or(l);
+        // The stream's first line is always read here (the shortcuts of `next_line` take lines
+        // in a tag section or in movetext only).
+        if std::mem::take(&mut self.first_line) {
+            l = l.strip_prefix(BOM).unwrap_or(l);
         }
         if self.state != State::Movetext {
             // Between games and after tags the reader skips all whitespace; in movetext only a
@@ -640,6 +658,29 @@ mod tests {
     #[test]
     fn leading_whitespace_outside_movetext() {
         assert_eq!(starts("  [V \"a\"]\n\n1. e4 *\n\n  [V \"b\"]\n  [W \"c\"]\n1. d4\n  [X \"no\"]"), vec![0, 4]);
+    }
+
+    /// `pgn-reader` skips a byte-order mark only at the stream's first byte: on a later line
+    /// (or after whitespace) the mark is movetext, and after a blank line a game of its own.
+    #[test]
+    fn a_byte_order_mark_is_skipped_at_the_start_of_the_stream_only() {
+        assert_eq!(starts("\u{feff}[Event \"a\"]\n\n1. e4 *\n\n\u{feff}[Event \"b\"]\n\n1. d4 *"), vec![0, 4, 6]);
+        assert_eq!(starts("\n\u{feff}[Event \"a\"]\n[Site \"b\"]\n\n1. e4 *"), vec![1, 2]);
+        assert_eq!(starts("\u{feff}\n\u{feff}[Event \"a\"]\n[Site \"b\"]"), vec![1, 2]);
+        assert_eq!(starts("\u{feff}\n  [Event \"a\"]\n[Site \"b\"]"), vec![1]);
+
+        // The game slices leave out the stream's mark, and only that one (also when a game
+        // with a mark starts a chunk).
+        let pgn = b"\xef\xbb\xbf[Event \"a\"]\n\n1. e4 *\n\n\xef\xbb\xbf[Event \"b\"]\n";
+        for target in [1 << 20, 1] {
+            let mut splitter = Splitter::new(&pgn[..], target);
+            let mut slices = Vec::new();
+            while let Some(chunk) = splitter.next_chunk().unwrap() {
+                slices.extend(chunk.game_slices().map(|(start, s)| (chunk.offset as usize + start, s.to_vec())));
+            }
+            let first = b"[Event \"a\"]\n\n1. e4 *\n\n".to_vec();
+            assert_eq!(slices, [(3, first), (25, b"\xef\xbb\xbf[Event \"b\"]\n".to_vec())], "chunks of {target}");
+        }
     }
 
     #[test]
