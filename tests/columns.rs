@@ -154,7 +154,7 @@ fn batches(path: &Path) -> Vec<RecordBatch> {
 
 /// The tags of the game that starts at the beginning of `text`, as `pgn-reader` reads them
 /// (values decoded as UTF-8, else as Latin-1), in file order with duplicates.
-fn raw_tags(text: &[u8]) -> Vec<(String, String)> {
+fn raw_tags(text: &[u8], at_input_start: bool) -> Vec<(String, String)> {
     struct TagsOnly;
     impl Visitor for TagsOnly {
         type Tags = Vec<(String, String)>;
@@ -176,7 +176,10 @@ fn raw_tags(text: &[u8]) -> Vec<(String, String)> {
             Vec::new()
         }
     }
-    Reader::new(text).read_game(&mut TagsOnly).unwrap().unwrap_or_default()
+    // pgn-reader skips a byte-order mark where it starts reading; past the input's first byte a
+    // mark is text (FORMAT.md), so a line break goes first to keep the reader from skipping it.
+    let text: Vec<u8> = if at_input_start { text.to_vec() } else { [b"\n", text].concat() };
+    Reader::new(&text[..]).read_game(&mut TagsOnly).unwrap().unwrap_or_default()
 }
 
 /// What a `games` column must hold for a game with `record` (from `dump`) and `tags`.
@@ -275,7 +278,7 @@ fn check_file(path: &Path, tmp: &Path) -> (usize, usize) {
         let schema = batch.schema();
         for i in 0..batch.num_rows() {
             let record = &records[games];
-            let tags = raw_tags(&text[offsets[games]..offsets[games + 1]]);
+            let tags = raw_tags(&text[offsets[games]..offsets[games + 1]], offsets[games] == 0);
             for (field, column) in schema.fields().iter().zip(batch.columns()) {
                 let name = field.name().as_str();
                 let got = cell(column, i);

@@ -23,7 +23,7 @@ mod common;
 /// Game slices the splitter must find in the corpus's PGN files (all of them, compressed too).
 const CORPUS_SLICES: u64 = 416_107;
 /// Game slices in `data-samples/` and `tests/oracle/rules/`.
-const SAMPLE_SLICES: u64 = 393;
+const SAMPLE_SLICES: u64 = 397;
 
 /// The files to read (the corpus when it is there, the rule fixtures, the samples and a
 /// generated file written under `tmp`), and how many game slices the splitter must cut them
@@ -159,7 +159,7 @@ type TagsAndMoves = (Vec<(String, String)>, Vec<String>);
 
 /// The games of `pgn` as threefold reads it cut into chunks of about `target` bytes: each one's
 /// tags, the mainline moves the replay played, and the error it stopped at, if any.
-fn read_in_chunks(pgn: &[u8], target: usize) -> Vec<(TagsAndMoves, Option<threefold::start::GameError>)> {
+fn read_in_chunks(pgn: &[u8], target: usize) -> Vec<(TagsAndMoves, Option<threefold::engine::start::GameError>)> {
     let mut splitter = Splitter::new(pgn, target);
     let mut visitor = GameVisitor::keeping_moves();
     let mut games = Vec::new();

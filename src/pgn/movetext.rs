@@ -199,7 +199,7 @@ const SURE_TAG_BYTES: usize = 200;
 /// whether there was a tag line at all.
 ///
 /// A byte-order mark is not skipped: the reader skips one only at the start of the stream,
-/// which [`crate::chunk::Chunk::game_slices`] leaves out of the game slices; anywhere else it
+/// which [`crate::read::chunk::Chunk::game_slices`] leaves out of the game slices; anywhere else it
 /// is text (a token of the movetext).
 fn read_tags(sc: &mut Scan, tag: &mut impl FnMut(Range<usize>, Range<usize>, bool)) -> (bool, bool) {
     sc.skip_whitespace(true);

@@ -187,7 +187,10 @@ class PgnReaderLines:
     (python-chess ends it only at a blank line, and a line of spaces ends it too).  One
     exception to reading tags on across blank lines (FORMAT.md): a tag line after a blank
     line with the same tag name as the first tag of the current tag section starts a new
-    game.  We drop/strip/split/insert/indent lines accordingly."""
+    game.  A byte-order mark is skipped at the input's first byte only (python-chess strips one
+    from every game's first line): elsewhere it is text, so a line starting with one is
+    movetext (FORMAT.md "Game boundaries").  We drop/strip/split/insert/indent lines
+    accordingly."""
 
     def __init__(self, handle):
         self.handle = handle
@@ -196,6 +199,7 @@ class PgnReaderLines:
         self.in_brace = False
         self.first_tag = None  # name of the first tag of the current tag section
         self.blank_after_tag = False  # a blank line followed the last tag line
+        self.at_input_start = True
 
     @staticmethod
     def _tag_name(line):
@@ -247,8 +251,9 @@ class PgnReaderLines:
     def _movetext_start(line):
         """A `;` comment line before or between tags starts movetext for pgn-reader (so the
         next `[` line starts a new game), while read_game would skip it and go on reading
-        tags: indent it so that read_game takes it as movetext too."""
-        return " " + line if line.startswith(";") else line
+        tags: indent it so that read_game takes it as movetext too.  So is a line starting
+        with a byte-order mark, which read_game would strip."""
+        return " " + line if line.startswith((";", "\ufeff")) else line
 
     def _emit(self, lines):
         self.queue.extend(lines[1:])
@@ -261,6 +266,9 @@ class PgnReaderLines:
             line = self.handle.readline()
             if not line:
                 return line
+            if self.at_input_start:
+                self.at_input_start = False
+                line = line.removeprefix("\ufeff")
             if self.state in ("start", "tags"):
                 if line.isspace() or line.startswith("%"):
                     if self.state == "start":
@@ -670,8 +678,6 @@ def split_tags(text):
     lines = [line + "\n" for line in lines[:-1]] + ([lines[-1]] if lines[-1] else [])
     headers = {}
     i, n = 0, len(lines)
-    if n:
-        lines[0] = lines[0].lstrip("\ufeff")
     while i < n and (lines[i].isspace() or lines[i].startswith("%") or lines[i].startswith(";")):
         i += 1
     empty = 0
