@@ -22,7 +22,7 @@ use std::{
 
 use pgn_reader::{RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::{Chess, Position};
-use threefold::engine::start::{Start, Variant};
+use threefold::{Start, Variant};
 
 /// Counts what was read and played.
 #[derive(Default)]
@@ -113,7 +113,7 @@ fn main() -> io::Result<()> {
     let mut floor = Floor::default();
     let mut bytes = 0u64;
     for path in &paths {
-        let (_, stream) = threefold::read::input::open(path)?;
+        let (_, stream) = threefold::open(path)?;
         let mut counted = Counted { inner: stream, bytes: 0 };
         let mut reader = Reader::new(&mut counted);
         while reader.read_game(&mut floor)?.is_some() {}

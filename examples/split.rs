@@ -23,10 +23,12 @@
 use std::{fs::File, path::PathBuf, process::ExitCode, time::Instant};
 
 use threefold::{
-    read::blocks::{BlockSplitter, Chunker},
-    read::chunk::{CHUNK_BYTES, Splitter},
-    read::frames::FrameDecoder,
-    read::input,
+    CHUNK_BYTES, Splitter,
+    internals::{
+        blocks::{BlockSplitter, Chunker},
+        frames::FrameDecoder,
+        input,
+    },
 };
 
 fn main() -> ExitCode {
@@ -88,7 +90,7 @@ fn main() -> ExitCode {
         }
     }
     let secs = started.elapsed().as_secs_f64();
-    let cpu = threefold::read::frames::thread_cpu_seconds();
+    let cpu = threefold::internals::frames::thread_cpu_seconds();
     // The dispatcher stores its time as it ends, which may be just after the last block.
     let mut dispatcher = splitter.dispatcher_cpu_seconds();
     for _ in 0..200 {

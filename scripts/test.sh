@@ -35,6 +35,8 @@ export THREEFOLD_PYTHON="$PWD/.venv/bin/python"
 # Style first: rustfmt (rustfmt.toml) and clippy with every warning an error.
 cargo fmt --check
 cargo clippy --all-targets --locked --quiet -- -D warnings
+# The product alone too (without the tests' `internals` feature: nothing left unused there).
+cargo clippy --locked --quiet -- -D warnings
 
 cargo build --release --locked
 cargo test --release --locked

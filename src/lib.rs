@@ -31,13 +31,47 @@
 //! them, `dataset` uses `pgn` and `engine`, `ingest` all four, and `report` and `cmd` sit on top
 //! (a unit test below checks it).
 
-pub mod cmd;
-pub mod dataset;
-pub mod engine;
-pub mod ingest;
-pub mod pgn;
-pub mod read;
-pub mod report;
+mod cmd;
+mod dataset;
+mod engine;
+mod ingest;
+mod pgn;
+mod read;
+mod report;
+
+// What a library user needs: reading games, their records, and the stages the commands run.
+pub use cmd::{
+    dump::{game_json, write_game},
+    main,
+};
+pub use dataset::schema::{EventsBuilder, GamesBuilder, col, events_schema, games_schema};
+pub use engine::{
+    event::{Detail, Differs, Event, EventKind},
+    identity::Identity,
+    replay::{Analysis, GameResult, MAX_PLIES, Replay},
+    start::{ErrorKind, GameError, Start, Variant},
+    summary::{DrawReason, FinalStatus, Summary},
+    tracker::EARLIER_PLIES_MAX,
+};
+pub use ingest::{Options as IngestOptions, run as ingest};
+pub use pgn::{Game, GameStatus, GameVisitor, for_each_game, for_each_game_with};
+pub use read::{
+    chunk::{CHUNK_BYTES, Chunk, ReadError, Splitter},
+    input::{Compression, open},
+};
+pub use report::run as report;
+
+/// The stages' own modules, for this project's tests, fuzz targets and examples (the cargo
+/// feature `internals`, which the tests turn on): fast paths and the references they are checked
+/// against, and instrumentation. Not a stable API.
+#[cfg(feature = "internals")]
+pub mod internals {
+    pub use crate::{
+        engine::{san, tracker},
+        pgn::{movetext, tags},
+        read::{blocks, chunk, frames, input, survey},
+    };
+}
 
 /// Test inputs: the shared corpus where it is, samples and generated PGN where it is not.
 #[cfg(test)]

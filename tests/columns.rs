@@ -24,7 +24,7 @@ use arrow_schema::{DataType, TimeUnit};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use pgn_reader::{RawTag, Reader, Visitor};
 use serde_json::{Value, json};
-use threefold::pgn::tags;
+use threefold::internals::tags;
 
 mod common;
 
@@ -257,7 +257,7 @@ fn check_file(path: &Path, tmp: &Path) -> (usize, usize) {
         .filter(|l| !l.is_empty())
         .map(|l| serde_json::from_slice(l).unwrap())
         .collect();
-    let (_, mut reader) = threefold::read::input::open(path).unwrap();
+    let (_, mut reader) = threefold::open(path).unwrap();
     let mut text = Vec::new();
     reader.read_to_end(&mut text).unwrap();
     let at = |what: &str, i: usize, name: &str| format!("{}: {what} {i}, column {name}", path.display());

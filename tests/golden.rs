@@ -3,14 +3,11 @@
 
 use std::ops::ControlFlow;
 
-use threefold::{
-    engine::event::{Detail, Event},
-    pgn::{self, Game},
-};
+use threefold::{Detail, Event, Game, for_each_game};
 
 fn games(pgn_text: &str) -> Vec<Game> {
     let mut out = Vec::new();
-    pgn::for_each_game(pgn_text.as_bytes(), |g| {
+    for_each_game(pgn_text.as_bytes(), |g| {
         out.push(g);
         ControlFlow::Continue(())
     })

@@ -101,7 +101,7 @@ fn parquet_events(path: &Path) -> Vec<(u64, u64, String)> {
 /// text as `grep -c '^\[Event '` counts them (a NUL byte also ends a line: two games of the
 /// pgnmentor files follow NULs).
 fn event_tag_lines(path: &Path) -> u64 {
-    let (_, mut reader) = threefold::read::input::open(path).unwrap();
+    let (_, mut reader) = threefold::open(path).unwrap();
     let mut text = Vec::new();
     reader.read_to_end(&mut text).unwrap();
     let text = text.strip_prefix(b"\xef\xbb\xbf").unwrap_or(&text);

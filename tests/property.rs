@@ -5,12 +5,7 @@
 //! engine) must equal shakmaty's key of the position computed from scratch.
 
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position, fen::Fen, san::SanPlus, zobrist::Zobrist64};
-use threefold::{
-    engine::event::Detail,
-    engine::replay::{GameResult, Replay},
-    engine::start::Start,
-    engine::tracker::EARLIER_PLIES_MAX,
-};
+use threefold::{Detail, EARLIER_PLIES_MAX, GameResult, Replay, Start};
 
 /// The earliest plies, as many as an event lists.
 fn listed(plies: &[usize]) -> &[usize] {

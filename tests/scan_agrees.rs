@@ -11,11 +11,8 @@ use std::{
 };
 
 use threefold::{
-    cmd::dump,
-    pgn::movetext::check_scan_against_reader,
-    pgn::{self, GameVisitor},
-    read::chunk::{CHUNK_BYTES, Splitter},
-    read::input,
+    CHUNK_BYTES, GameError, GameVisitor, Splitter, game_json,
+    internals::{input, movetext::check_scan_against_reader},
 };
 
 mod common;
@@ -159,7 +156,7 @@ type TagsAndMoves = (Vec<(String, String)>, Vec<String>);
 
 /// The games of `pgn` as threefold reads it cut into chunks of about `target` bytes: each one's
 /// tags, the mainline moves the replay played, and the error it stopped at, if any.
-fn read_in_chunks(pgn: &[u8], target: usize) -> Vec<(TagsAndMoves, Option<threefold::engine::start::GameError>)> {
+fn read_in_chunks(pgn: &[u8], target: usize) -> Vec<(TagsAndMoves, Option<GameError>)> {
     let mut splitter = Splitter::new(pgn, target);
     let mut visitor = GameVisitor::keeping_moves();
     let mut games = Vec::new();
@@ -258,8 +255,8 @@ fn scanner_agrees_on_tricky_movetext() {
 /// games `keep` picks (the whole corpus as text, twice, would take over a gigabyte).
 fn records(input: impl std::io::Read, visitor: GameVisitor, keep: impl Fn(usize) -> bool) -> (Vec<u64>, Vec<String>) {
     let (mut hashes, mut kept) = (Vec::new(), Vec::new());
-    pgn::for_each_game_with(input, visitor, |game| {
-        let record = dump::game_json(0, &game).expect("a record").to_string();
+    threefold::for_each_game_with(input, visitor, |game| {
+        let record = game_json(0, &game).expect("a record").to_string();
         let mut hasher = DefaultHasher::new();
         record.hash(&mut hasher);
         if keep(hashes.len()) {

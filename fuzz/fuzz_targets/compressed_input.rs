@@ -8,7 +8,7 @@
 use std::{io::Read, ops::ControlFlow};
 
 use libfuzzer_sys::fuzz_target;
-use threefold::{read::input, cmd::dump, pgn};
+use threefold::{game_json, internals::input};
 
 /// Passes reads on and keeps a copy of every byte read.
 struct Tee<'a, R> {
@@ -28,13 +28,13 @@ fuzz_target!(|data: &[u8]| {
     let Ok((_, reader)) = input::decompress(data) else { return };
     let mut seen = Vec::new();
     let mut from_stream = Vec::new();
-    let read = pgn::for_each_game(Tee { inner: reader.take(1 << 24), seen: &mut seen }, |g| {
-        from_stream.push(dump::game_json(0, &g).expect("a record"));
+    let read = threefold::for_each_game(Tee { inner: reader.take(1 << 24), seen: &mut seen }, |g| {
+        from_stream.push(game_json(0, &g).expect("a record"));
         ControlFlow::Continue(())
     });
     let mut from_text = Vec::new();
-    let text_read = pgn::for_each_game(&seen[..], |g| {
-        from_text.push(dump::game_json(0, &g).expect("a record"));
+    let text_read = threefold::for_each_game(&seen[..], |g| {
+        from_text.push(game_json(0, &g).expect("a record"));
         ControlFlow::Continue(())
     });
     assert!(text_read.is_ok(), "bytes in memory read without an error");

@@ -10,9 +10,8 @@ use std::ops::ControlFlow;
 
 use libfuzzer_sys::fuzz_target;
 use threefold::{
-    read::{blocks::Stitcher, survey::Survey},
-    read::chunk::{Chunk, Splitter},
-    cmd::dump, pgn::movetext, pgn,
+    Chunk, Splitter, game_json,
+    internals::{blocks::Stitcher, chunk::MAX_GAME, movetext, survey::Survey},
 };
 
 /// Chunks as (offset, bytes, game starts).
@@ -25,8 +24,8 @@ fuzz_target!(|data: &[u8]| {
         panic!("the scanner and pgn-reader read different moves:\n{diff}");
     }
     let mut whole = Vec::new();
-    let _ = pgn::for_each_game(data, |g| {
-        whole.push(dump::game_json(0, &g).expect("a record"));
+    let _ = threefold::for_each_game(data, |g| {
+        whole.push(game_json(0, &g).expect("a record"));
         ControlFlow::Continue(())
     });
     // Read again through a reader that hands out one byte at a time: buffering must not matter.
@@ -43,14 +42,14 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let mut trickled = Vec::new();
-    let _ = pgn::for_each_game(Trickle(data), |g| {
-        trickled.push(dump::game_json(0, &g).expect("a record"));
+    let _ = threefold::for_each_game(Trickle(data), |g| {
+        trickled.push(game_json(0, &g).expect("a record"));
         ControlFlow::Continue(())
     });
     assert_eq!(whole, trickled, "the reading must not depend on how the input is buffered");
     let mut shown_whole = Vec::new();
-    let _ = pgn::for_each_game_with(data, pgn::GameVisitor::showing_whole_slices(), |g| {
-        shown_whole.push(dump::game_json(0, &g).expect("a record"));
+    let _ = threefold::for_each_game_with(data, threefold::GameVisitor::showing_whole_slices(), |g| {
+        shown_whole.push(game_json(0, &g).expect("a record"));
         ControlFlow::Continue(())
     });
     assert_eq!(whole, shown_whole, "pgn-reader shown only the tags must read what it reads shown whole slices");
@@ -59,7 +58,7 @@ fuzz_target!(|data: &[u8]| {
     // by the input, half of the time small enough to end it).
     let max = match data.get(1) {
         Some(&b) if b % 2 == 1 => 16 + b as usize * 8,
-        _ => threefold::read::chunk::MAX_GAME,
+        _ => MAX_GAME,
     };
     let mut splitter = Splitter::new(data, 64).with_max_game(max);
     let mut line_error = None;

@@ -106,6 +106,7 @@ impl GameVisitor {
         GameVisitor { keep_moves: true, ..GameVisitor::default() }
     }
 
+    #[cfg(any(test, feature = "internals"))]
     /// A visitor that shows `pgn-reader` every game slice whole, so that the reader skips the
     /// first game's movetext itself: slower, and the reference that tests and the fuzz target
     /// hold the usual reading (the reader sees only the first game's tags) to.

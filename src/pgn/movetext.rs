@@ -314,12 +314,14 @@ fn skip_variation(sc: &mut Scan) -> bool {
     false
 }
 
+#[cfg(any(test, feature = "internals"))]
 /// The first mainline token of `game` (one game's bytes, tags included) that `pgn-reader` would
 /// skip, if any.
 pub fn first_bad_token(game: &[u8]) -> Option<BadToken> {
     scan(game, &mut Vec::new()).bad
 }
 
+#[cfg(any(test, feature = "internals"))]
 /// Scans one game's mainline with the reader's tokenization: its first bad token, its last
 /// result marker, and whether a comment is left open. The mainline's moves, as the reader would
 /// pass them to a visitor, are put in `moves` (cleared first).
@@ -364,6 +366,7 @@ pub fn tags_end(game: &[u8]) -> usize {
 }
 
 impl<'a> Mainline<'a> {
+    #[cfg(any(test, feature = "internals"))]
     /// Starts after the tag section of `game` (one game's bytes, tags included).
     pub fn new(game: &'a [u8]) -> Mainline<'a> {
         Mainline::at(game, tags_end(game))
@@ -381,6 +384,7 @@ impl<'a> Mainline<'a> {
         self.step(true)
     }
 
+    #[cfg(any(test, feature = "internals"))]
     /// Reads the rest of the mainline without reading moves (its result marker, a comment left
     /// open) and returns what the scan found.
     pub fn finish(self) -> Scanned {
@@ -536,6 +540,7 @@ impl<'a> Mainline<'a> {
     }
 }
 
+#[cfg(any(test, feature = "internals"))]
 /// The mainline moves of the first game in `game` (a game slice) as `pgn-reader`'s own movetext
 /// parser reads them: the reference that tests and the `pgn_to_events` fuzz target hold [`scan`]
 /// to. The reader is handed a line break first, so that it reads a byte-order mark at the start
@@ -570,6 +575,7 @@ pub fn reader_mainline(game: &[u8]) -> std::io::Result<Vec<SanPlus>> {
     Ok(Reader::new((&b"\n"[..]).chain(game)).read_game(&mut Mainline)?.unwrap_or_default())
 }
 
+#[cfg(any(test, feature = "internals"))]
 /// Checks [`scan`] against [`reader_mainline`] on one game slice; `Err` says how they differ.
 /// Up to the first bad token the two must give the same moves (after it the reader may read a
 /// move inside the token the scanner rejects whole; the replay stops there anyway).

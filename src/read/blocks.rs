@@ -77,6 +77,7 @@ impl Stitcher {
         }
     }
 
+    #[cfg(any(test, feature = "internals"))]
     /// Bounds the bytes from a game's start to the end of the next game start's line, as
     /// [`crate::read::chunk::Splitter::with_max_game`] does (and with the same error).
     pub fn with_max_game(mut self, max: usize) -> Self {
@@ -213,6 +214,7 @@ impl Stitcher {
         }
     }
 
+    #[cfg(any(test, feature = "internals"))]
     /// Bytes handed out in chunks that share their block (the rest were copied).
     pub fn shared(&self) -> u64 {
         self.shared
@@ -222,6 +224,7 @@ impl Stitcher {
         self.ready.pop_front()
     }
 
+    #[cfg(any(test, feature = "internals"))]
     /// Blocks with line breaks taken so far, and how many of them this thread read line by line.
     pub fn blocks(&self) -> (u64, u64) {
         (self.blocks, self.unsurveyed)
@@ -290,6 +293,7 @@ impl BlockSplitter {
         }
     }
 
+    #[cfg(any(test, feature = "internals"))]
     /// Bytes handed out in chunks that share their block, and all bytes handed out so far.
     pub fn shared(&self) -> (u64, u64) {
         (self.stitcher.shared(), self.stitcher.bytes())
@@ -299,6 +303,7 @@ impl BlockSplitter {
         self.stitcher.bytes()
     }
 
+    #[cfg(any(test, feature = "internals"))]
     /// See [`FrameDecoder::dispatcher_cpu_seconds`].
     pub fn dispatcher_cpu_seconds(&self) -> Option<f64> {
         self.blocks.dispatcher_cpu_seconds()
@@ -335,6 +340,7 @@ impl Chunker {
         }
     }
 
+    #[cfg(any(test, feature = "internals"))]
     /// CPU seconds of the thread that read the input into blocks, once it has ended; `None` on
     /// one thread (the reading thread reads it).
     pub fn dispatcher_cpu_seconds(&self) -> Option<f64> {

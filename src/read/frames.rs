@@ -101,7 +101,9 @@ const PLAIN_BLOCK: usize = 4 << 20;
 /// input through the streaming decoder, so the bytes and errors are those of [`crate::read::input::decompress`].
 pub struct FrameDecoder {
     results: Receiver<Decoded>,
-    /// The dispatcher thread's CPU time in ns once it has ended (`u64::MAX` until then).
+    /// The dispatcher thread's CPU time in ns once it has ended (`u64::MAX` until then); read by
+    /// the instrumentation of the tests and examples only.
+    #[cfg_attr(not(any(test, feature = "internals")), allow(dead_code))]
     dispatcher_cpu: Arc<AtomicU64>,
     recycle: Sender<Vec<u8>>,
     /// Gives a slot back to the dispatcher each time a unit has been read out.
@@ -120,6 +122,7 @@ pub struct FrameDecoder {
 }
 
 impl FrameDecoder {
+    #[cfg(any(test, feature = "internals"))]
     /// Starts decoding `raw`, which should start with a pzstd frame (anything else is decoded as
     /// a stream), on `threads` decoder threads (at least 1) plus a dispatcher thread.
     pub fn new<R: Read + Send + 'static>(raw: R, threads: usize) -> io::Result<FrameDecoder> {
@@ -258,6 +261,7 @@ impl FrameDecoder {
         }
     }
 
+    #[cfg(any(test, feature = "internals"))]
     /// CPU seconds of the thread that read the input (and sent frames or blocks to the decoder
     /// threads): a serial stage of its own. `None` until it has ended (or where the platform
     /// does not say).
@@ -266,6 +270,7 @@ impl FrameDecoder {
         (ns != u64::MAX).then_some(ns as f64 * 1e-9)
     }
 
+    #[cfg(any(test, feature = "internals"))]
     /// A block's buffer, done with: its slot is free for the next block to decode.
     pub fn give_back(&mut self, buffer: Vec<u8>) {
         self.recycle_buffer(buffer);
@@ -287,6 +292,8 @@ impl FrameDecoder {
 }
 
 enum Mode {
+    /// Frames as a stream, unsurveyed ([`FrameDecoder::new`], for the tests).
+    #[cfg_attr(not(any(test, feature = "internals")), allow(dead_code))]
     Frames,
     SurveyedFrames,
     Plain,
