@@ -25,6 +25,7 @@ use std::{fs::File, path::PathBuf, process::ExitCode, time::Instant};
 use threefold::{
     CHUNK_BYTES, Splitter,
     internals::{
+        Threads,
         blocks::{BlockSplitter, Chunker},
         frames::FrameDecoder,
         input,
@@ -56,7 +57,7 @@ fn main() -> ExitCode {
     let opened = File::open(&path).and_then(|f| match frames {
         Some(n) if serial => Ok(Chunker::Lines(Splitter::new(Box::new(FrameDecoder::new(f, n)?), CHUNK_BYTES))),
         Some(n) => Ok(Chunker::Blocks(Box::new(BlockSplitter::new(FrameDecoder::surveying(f, n)?, CHUNK_BYTES)))),
-        None => input::chunker_file(f, |_| {}, threads, CHUNK_BYTES).map(|(_, c)| c),
+        None => input::chunker_file(f, |_| {}, Threads::new(threads).decoders, CHUNK_BYTES).map(|(_, c)| c),
     });
     let mut splitter = match opened {
         Ok(c) => c,

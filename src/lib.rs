@@ -66,6 +66,7 @@ pub use report::run as report;
 /// against, and instrumentation. Not a stable API.
 #[cfg(feature = "internals")]
 pub mod internals {
+    pub use crate::ingest::Threads;
     pub use crate::{
         engine::{san, tracker},
         pgn::{movetext, tags},

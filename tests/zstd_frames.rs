@@ -11,7 +11,7 @@ use std::{
 use serde_json::Value;
 use threefold::{
     CHUNK_BYTES, Chunk, ReadError, Splitter,
-    internals::{blocks::Chunker, frames::FrameDecoder, input},
+    internals::{Threads, blocks::Chunker, frames::FrameDecoder, input},
 };
 
 mod common;
@@ -63,7 +63,7 @@ fn split(reader: impl Read) -> Result<(Vec<u8>, Vec<u64>), u64> {
 
 /// Chunks as `ingest --threads N` cuts them (surveyed blocks from 2 threads on).
 fn chunked(raw: impl Read + Send + 'static, threads: usize) -> Result<(Vec<u8>, Vec<u64>), u64> {
-    let (_, mut chunker) = input::chunker(raw, threads, CHUNK_BYTES / 8).unwrap();
+    let (_, mut chunker) = input::chunker(raw, Threads::new(threads).decoders, CHUNK_BYTES / 8).unwrap();
     assert_eq!(matches!(chunker, Chunker::Blocks(_)), threads >= 2);
     collect(|| chunker.next_chunk())
 }
@@ -100,7 +100,7 @@ fn many_frames_decode_in_parallel_to_exactly_the_original_bytes() {
     assert_eq!(parallel.1, plain.1);
     assert_eq!(plain.1.len(), games);
     // Surveyed blocks, frames and plain text, give the same chunks too.
-    let (compression, _) = input::chunker(Cursor::new(file.clone()), 2, CHUNK_BYTES).unwrap();
+    let (compression, _) = input::chunker(Cursor::new(file.clone()), Threads::new(2).decoders, CHUNK_BYTES).unwrap();
     assert_eq!(compression, input::Compression::Zstd);
     for threads in [2, 3, 8] {
         let surveyed = chunked(Cursor::new(file.clone()), threads).unwrap();
@@ -137,7 +137,7 @@ fn plain_files_read_at_offsets_give_the_splitters_chunks() {
                 move |n| {
                     count.fetch_add(n, Ordering::Relaxed);
                 },
-                threads,
+                Threads::new(threads).decoders,
                 CHUNK_BYTES / 8,
             )
             .unwrap();

@@ -14,9 +14,9 @@ use std::{
     path::{Path, PathBuf},
 };
 
+use super::manifest::ManifestEntry;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 const RECORD_PREFIX: &str = ".commit-source=";
 
@@ -39,12 +39,12 @@ struct Record {
     started: Option<u64>,
     /// Inodes of the new folders, in the order of the tables.
     inodes: Vec<u64>,
-    entry: Value,
+    entry: ManifestEntry,
 }
 
 impl Record {
     /// The record of a commit by process `pid` of this machine.
-    fn new(source: &str, pid: u32, inodes: Vec<u64>, entry: Value) -> Record {
+    fn new(source: &str, pid: u32, inodes: Vec<u64>, entry: ManifestEntry) -> Record {
         let here = Here::now();
         Record {
             source: source.to_owned(),
@@ -75,7 +75,7 @@ pub fn temp_dir(table: &Path, source: &str, pid: u32) -> PathBuf {
 
 /// Records in `root` the commit of `source`'s new folders, `temps` (one per table, in order),
 /// with its manifest `entry`; the caller then [`swap`]s each into place.
-pub fn begin(root: &Path, source: &str, temps: &[&Path], entry: &Value) -> Result<Committed> {
+pub fn begin(root: &Path, source: &str, temps: &[&Path], entry: &ManifestEntry) -> Result<Committed> {
     let pid = std::process::id();
     let inodes =
         temps.iter().map(|temp| inode(temp)?.context("a new partition folder is missing")).collect::<Result<_>>()?;
@@ -97,7 +97,7 @@ pub fn begin(root: &Path, source: &str, temps: &[&Path], entry: &Value) -> Resul
 /// Finishes the commits that runs no longer alive recorded in `root` (for the folders of
 /// `tables`): returns each one's manifest entry with its record, to be removed once the manifest
 /// lists the entry. A record whose folders are gone (replaced since) is removed at once.
-pub fn recover(root: &Path, tables: &[&str]) -> Result<Vec<(Value, Committed)>> {
+pub fn recover(root: &Path, tables: &[&str]) -> Result<Vec<(ManifestEntry, Committed)>> {
     let mut finished = Vec::new();
     for (path, record) in abandoned(root)? {
         if finish(root, tables, &record)
@@ -307,7 +307,11 @@ fn exchange(_a: &Path, _b: &Path) -> Result<bool> {
 mod tests {
     use std::process::Command;
 
-    use serde_json::json;
+    use serde_json::{Value, json};
+
+    fn entry(source: &str, games: u64, events: u64) -> ManifestEntry {
+        ManifestEntry { source: source.into(), games, events, ..Default::default() }
+    }
 
     use super::*;
     use crate::dataset::Dataset;
@@ -349,7 +353,7 @@ mod tests {
     /// temporary names of process `pid`, recorded as a commit.
     fn half_committed(root: &Path, pid: u32) -> PathBuf {
         let mut dataset = Dataset::open(root).unwrap();
-        dataset.update_manifest(json!({ "source": "x", "games": 1, "events": 0 }), None).unwrap();
+        dataset.update_manifest(entry("x", 1, 0), None).unwrap();
         drop(dataset);
         let mut inodes = Vec::new();
         for table in TABLES {
@@ -358,7 +362,7 @@ mod tests {
             folder(&temp, "new");
             inodes.push(inode(&temp).unwrap().unwrap());
         }
-        let record = Record::new("x", pid, inodes, json!({ "source": "x", "games": 2, "events": 5 }));
+        let record = Record::new("x", pid, inodes, entry("x", 2, 5));
         let path = root.join(format!("{RECORD_PREFIX}x-{pid}.json"));
         fs::write(&path, serde_json::to_vec(&record).unwrap()).unwrap();
         path
@@ -497,7 +501,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let root = fs::canonicalize(tmp.path()).unwrap();
         let mut dataset = Dataset::open(&root).unwrap();
-        let entry = json!({ "source": "y", "games": 0, "events": 0, "status": "ok" });
+        let entry = entry("y", 0, 0);
         let committed = dataset.partition("y", &None).unwrap().commit(&entry).unwrap();
         assert_eq!(hidden(&root), [format!("{RECORD_PREFIX}y-{}.json", std::process::id())]);
         dataset.update_manifest(entry, Some(committed)).unwrap();

@@ -11,16 +11,16 @@
 
 pub mod column;
 pub mod commit;
+pub mod manifest;
 pub mod parquet_file;
 pub mod schema;
 
 use std::{
-    collections::{BTreeMap, HashSet},
+    collections::HashSet,
     fs::{self, File},
     io::{self, Write},
     path::{Path, PathBuf},
     sync::Arc,
-    time::{Duration, Instant},
 };
 
 use anyhow::{Context, Result, bail};
@@ -33,8 +33,8 @@ use parquet::{
     },
     schema::types::ColumnPath,
 };
-use serde_json::{Value, json};
 
+use self::manifest::{MANIFEST, Manifest, ManifestEntry};
 use crate::{
     dataset::commit::Committed,
     dataset::parquet_file::ParallelWriter,
@@ -47,7 +47,6 @@ pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
 pub const RULES_VERSION: &str = "FIDE Laws of Chess 2023, Art. 9.2 and 9.6";
 /// Rows per row group: bounds the writer's memory and lets readers skip by statistics.
 const ROW_GROUP_ROWS: usize = 128 * 1024;
-const MANIFEST: &str = "_manifest.json";
 const PART: &str = "part-00000.parquet";
 const TABLES: [&str; 2] = ["games", "events"];
 
@@ -103,56 +102,10 @@ fn writer_properties(source: &str) -> Result<WriterProperties> {
         .build())
 }
 
-/// The manifest is rewritten after every input while it lists at most this many; beyond, a
-/// rewrite (parsing nothing, but serializing every entry) would cost more than a small input, so
-/// it is rewritten at most every [`MANIFEST_INTERVAL`] (and at the end).
-const MANIFEST_EVERY_INPUT_UP_TO: usize = 100;
-const MANIFEST_INTERVAL: Duration = Duration::from_secs(1);
-
 /// An output directory that is, or is becoming, a threefold dataset.
 pub struct Dataset {
     root: PathBuf,
-    /// The manifest's input entries by source (what is on disk plus `pending` changes), and any
-    /// without a source (not ours, but kept), which are listed first.
-    inputs: BTreeMap<String, Value>,
-    unnamed: Vec<Value>,
-    pending: bool,
-    /// When the manifest was last written, and how long that took.
-    written: Option<(Instant, Duration)>,
-    /// The sources this run recorded, and the manifest file as this run last read or wrote it:
-    /// if it changed since, another run wrote it, and its entries for other sources are kept.
-    ours: HashSet<String>,
-    stamp: Option<Stamp>,
-    /// Commits whose entries are recorded but not yet written: their records go once they are.
-    committed: Vec<Committed>,
-}
-
-/// A file's modification time and length.
-type Stamp = (std::time::SystemTime, u64);
-
-fn stamp(path: &Path) -> Option<Stamp> {
-    fs::metadata(path).ok().and_then(|m| Some((m.modified().ok()?, m.len())))
-}
-
-/// The input entries of the manifest at `path`, by source, and those without one (none if it
-/// does not exist or is not JSON).
-fn read_entries(path: &Path) -> Result<(BTreeMap<String, Value>, Vec<Value>)> {
-    let listed = match fs::read(path) {
-        Ok(bytes) => serde_json::from_slice::<Value>(&bytes)
-            .ok()
-            .and_then(|v| v.get("inputs").and_then(Value::as_array).cloned())
-            .unwrap_or_default(),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
-        Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-    };
-    let (mut inputs, mut unnamed) = (BTreeMap::new(), Vec::new());
-    for entry in listed {
-        match source_of(&entry) {
-            Some(source) => _ = inputs.insert(source.to_owned(), entry),
-            None => unnamed.push(entry),
-        }
-    }
-    Ok((inputs, unnamed))
+    manifest: Manifest,
 }
 
 impl Dataset {
@@ -179,23 +132,11 @@ impl Dataset {
             );
         }
         // Read once: later updates change these entries in memory and write them out.
-        let path = root.join(MANIFEST);
-        let stamp = stamp(&path);
-        let (inputs, unnamed) = read_entries(&path)?;
-        let mut dataset = Dataset {
-            root,
-            inputs,
-            unnamed,
-            pending: false,
-            written: None,
-            ours: HashSet::new(),
-            stamp,
-            committed: Vec::new(),
-        };
+        let mut dataset = Dataset { manifest: Manifest::open(&root)?, root };
         if !has_manifest {
             // Mark the directory as a dataset before writing any data, so that a run killed
             // half-way can be rerun into it.
-            dataset.write_manifest()?;
+            dataset.manifest.write()?;
         }
         // Commits that a killed run left half done are finished first, with their entries.
         for (entry, committed) in commit::recover(&dataset.root, &TABLES)? {
@@ -254,93 +195,15 @@ impl Dataset {
         write_atomic(&self.root.join("views.sql"), sql.as_bytes())
     }
 
-    /// Records `entry` (one input's, with its `source`) in the manifest, replacing the entry of
-    /// the same source and keeping the others, and rewrites the manifest: at once while it lists
-    /// at most `MANIFEST_EVERY_INPUT_UP_TO` inputs, otherwise once `MANIFEST_INTERVAL` (or
-    /// ten times the last rewrite's duration) has passed; [`Self::flush_manifest`] (or dropping
-    /// the dataset) writes what is left. `committed`, the commit that wrote the entry's
-    /// partition, has its record removed once the entry is written.
-    pub fn update_manifest(&mut self, entry: Value, committed: Option<Committed>) -> Result<()> {
-        self.committed.extend(committed);
-        match source_of(&entry) {
-            Some(source) => {
-                self.ours.insert(source.to_owned());
-                self.inputs.insert(source.to_owned(), entry);
-            }
-            None => self.unnamed.push(entry),
-        }
-        self.pending = true;
-        let due = self.inputs.len() <= MANIFEST_EVERY_INPUT_UP_TO
-            || self.written.is_none_or(|(at, took)| at.elapsed() >= MANIFEST_INTERVAL.max(took * 10));
-        if due { self.write_manifest() } else { Ok(()) }
-    }
-
-    /// The manifest's input entries in the order it lists them.
-    fn entries(&self) -> impl Iterator<Item = &Value> {
-        self.unnamed.iter().chain(self.inputs.values())
+    /// Records `entry` in the manifest ([`Manifest::update`]); `committed` is the commit that
+    /// wrote its partition.
+    pub fn update_manifest(&mut self, entry: ManifestEntry, committed: Option<Committed>) -> Result<()> {
+        self.manifest.update(entry, committed)
     }
 
     /// Writes the manifest if it has changes not yet written.
     pub fn flush_manifest(&mut self) -> Result<()> {
-        if self.pending { self.write_manifest() } else { Ok(()) }
-    }
-
-    fn write_manifest(&mut self) -> Result<()> {
-        let started = Instant::now();
-        let path = self.root.join(MANIFEST);
-        if stamp(&path) != self.stamp {
-            // Written by another run since: its entries, with this run's over them.
-            let (mut inputs, unnamed) = read_entries(&path)?;
-            for source in &self.ours {
-                if let Some(entry) = self.inputs.remove(source) {
-                    inputs.insert(source.clone(), entry);
-                }
-            }
-            (self.inputs, self.unnamed) = (inputs, unnamed);
-        }
-        let totals = |key: &str| -> u64 { self.entries().filter_map(|v| v.get(key).and_then(Value::as_u64)).sum() };
-        struct Inputs<'a>(&'a Dataset);
-        impl serde::Serialize for Inputs<'_> {
-            fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-                serializer.collect_seq(self.0.entries())
-            }
-        }
-        // Borrows the entries (a `json!` value would copy them all); fields in the order
-        // `serde_json` sorts an object's keys, as the manifest has always been written.
-        #[derive(serde::Serialize)]
-        struct Manifest<'a> {
-            events: u64,
-            games: u64,
-            inputs: Inputs<'a>,
-            rules_version: &'a str,
-            tables: Value,
-            tool: &'a str,
-            version: &'a str,
-        }
-        let manifest = Manifest {
-            events: totals("events"),
-            games: totals("games"),
-            inputs: Inputs(self),
-            rules_version: RULES_VERSION,
-            tables: json!({ "events": "events/source=<name>/part-00000.parquet", "games": "games/source=<name>/part-00000.parquet" }),
-            tool: "threefold",
-            version: TOOL_VERSION,
-        };
-        let mut text = serde_json::to_vec_pretty(&manifest)?;
-        text.push(b'\n');
-        write_atomic(&path, &text)?;
-        self.stamp = stamp(&path);
-        self.pending = false;
-        for Committed(record) in self.committed.drain(..) {
-            match fs::remove_file(&record) {
-                Err(e) if e.kind() != io::ErrorKind::NotFound => {
-                    return Err(e).with_context(|| format!("cannot remove {}", record.display()));
-                }
-                _ => {}
-            }
-        }
-        self.written = Some((Instant::now(), started.elapsed()));
-        Ok(())
+        self.manifest.flush()
     }
 
     /// Whether a complete partition of `source` exists.
@@ -371,10 +234,6 @@ impl Dataset {
         }
         Ok(())
     }
-}
-
-fn source_of(entry: &Value) -> Option<&str> {
-    entry.get("source").and_then(Value::as_str)
 }
 
 impl Drop for Dataset {
@@ -460,7 +319,7 @@ impl Partition {
     /// Finishes both files and replaces the source's previous partition, if any, as a whole,
     /// even across a kill (see [`crate::dataset::commit`]); `entry` is the source's manifest entry, to
     /// be recorded with [`Dataset::update_manifest`].
-    pub fn commit(mut self, entry: &Value) -> Result<Committed> {
+    pub fn commit(mut self, entry: &ManifestEntry) -> Result<Committed> {
         let closed = self.games.close().and_then(|_| self.events.close());
         if let Err(e) = closed {
             self.abort();
@@ -496,6 +355,8 @@ impl Drop for Partition {
 
 #[cfg(test)]
 mod tests {
+    use serde_json::Value;
+
     use super::*;
 
     /// Leftovers of a killed run are recognized by their source, which may itself hold `-`.
@@ -542,15 +403,15 @@ mod tests {
     fn a_large_manifest_is_written_in_batches_and_on_drop() {
         let dir = tempfile::tempdir().unwrap();
         let mut dataset = Dataset::open(dir.path()).unwrap();
-        let entry = |i: usize| json!({ "source": format!("s{i:04}"), "games": 1, "events": 2 });
-        for i in 0..MANIFEST_EVERY_INPUT_UP_TO {
+        let entry = |i: usize| ManifestEntry { source: format!("s{i:04}"), games: 1, events: 2, ..Default::default() };
+        for i in 0..manifest::EVERY_INPUT_UP_TO {
             dataset.update_manifest(entry(i), None).unwrap();
             assert_eq!(listed(dir.path()), i + 1);
         }
-        for i in MANIFEST_EVERY_INPUT_UP_TO..250 {
+        for i in manifest::EVERY_INPUT_UP_TO..250 {
             dataset.update_manifest(entry(i), None).unwrap();
         }
-        assert!((MANIFEST_EVERY_INPUT_UP_TO..=250).contains(&listed(dir.path())));
+        assert!((manifest::EVERY_INPUT_UP_TO..=250).contains(&listed(dir.path())));
         dataset.flush_manifest().unwrap();
         assert_eq!(listed(dir.path()), 250);
 
@@ -572,7 +433,7 @@ mod tests {
     #[test]
     fn another_runs_entries_are_kept() {
         let dir = tempfile::tempdir().unwrap();
-        let entry = |source: &str| json!({ "source": source, "games": 1, "events": 0 });
+        let entry = |source: &str| ManifestEntry { source: source.into(), games: 1, ..Default::default() };
         let mut a = Dataset::open(dir.path()).unwrap();
         a.update_manifest(entry("a1"), None).unwrap();
         let mut b = Dataset::open(dir.path()).unwrap();

@@ -15,52 +15,38 @@
 //! gives the block back to the decoders once no chunk holds it: the chunks in flight bound the
 //! blocks held too).
 
+pub mod plan;
 pub mod progress;
+
+pub use plan::{Options, Plan, Threads};
 
 use std::{
     collections::BTreeMap,
     fs::{self, File},
     io,
-    path::{Path, PathBuf},
+    path::Path,
     process::ExitCode,
-    sync::{
-        Arc,
-        atomic::{AtomicU64, Ordering::Relaxed},
-    },
+    sync::{Arc, atomic::Ordering::Relaxed},
     time::Instant,
 };
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use arrow_array::RecordBatch;
-use crossbeam_channel::bounded;
-use serde_json::{Value, json};
+use crossbeam_channel::{Receiver, Sender, bounded};
 use std::ops::ControlFlow;
 
+use self::plan::Input;
 use crate::{
-    dataset::Dataset,
     dataset::commit::Committed,
+    dataset::manifest::{InputStatus, ManifestEntry},
     dataset::schema::{self, EventsBuilder, GamesBuilder},
+    dataset::{Dataset, Partition},
     engine::event::EventKind,
     ingest::progress::{Counters, Progress},
     pgn::{GameStatus, GameVisitor},
     read::chunk::{Chunk, ChunkBytes, ReadError},
     read::input::{self, Compression},
 };
-
-/// What the command line asked for.
-pub struct Options {
-    pub inputs: Vec<PathBuf>,
-    pub out: PathBuf,
-    pub source: Option<String>,
-    pub threads: Option<usize>,
-    pub quiet: bool,
-    pub chunk_bytes: usize,
-}
-
-/// Replay threads per column-encoding thread (see [`run`]).
-const REPLAY_PER_ENCODER: usize = 4;
-
-const EXTENSIONS: [&str; 4] = [".pgn", ".pgn.zst", ".pgn.bz2", ".pgn.gz"];
 
 /// Counts over games, summed over chunks and inputs.
 #[derive(Default, Clone, Debug)]
@@ -86,56 +72,47 @@ impl Tally {
     fn event_total(&self) -> u64 {
         self.events.iter().sum()
     }
-
-    fn events_json(&self) -> Value {
-        Value::Object(EventKind::ALL.iter().zip(self.events).map(|(k, n)| (k.as_str().to_owned(), json!(n))).collect())
-    }
 }
 
-/// One input to read, and the source (partition) it goes to.
-struct Input {
-    path: PathBuf,
-    source: String,
+/// Thread pools of a run.
+struct Pools {
+    replay: rayon::ThreadPool,
+    encoders: Option<Arc<rayon::ThreadPool>>,
+}
+
+impl Pools {
+    fn new(threads: &Threads) -> Result<Pools> {
+        let pool = |n: usize, name: &'static str| {
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .thread_name(move |i| format!("{name}-{i}"))
+                .build()
+                .with_context(|| format!("cannot start the {name} threads"))
+        };
+        let encoders = match threads.encoders {
+            0 => None,
+            n => Some(Arc::new(pool(n, "encode")?)),
+        };
+        Ok(Pools { replay: pool(threads.replay, "replay")?, encoders })
+    }
 }
 
 pub fn run(options: Options) -> Result<ExitCode> {
     let started = Instant::now();
-    let inputs = plan(&options)?;
-    let mut dataset = Dataset::open(&options.out)?;
-    let threads = options.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())).max(1);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .thread_name(|i| format!("replay-{i}"))
-        .build()
-        .context("cannot start the replay threads")?;
-    // With many replay threads, Parquet columns are encoded and compressed in parallel too, so
-    // the one thread that writes in order does little more than append bytes: one encoding
-    // thread per REPLAY_PER_ENCODER replay threads (encoding costs about 1/7 of replaying, by
-    // callgrind). Below that, the writing thread encodes itself: an idle pool's threads spin
-    // after every batch, which cost more CPU than the encoding (21% of a core beside one
-    // replay thread).
-    let encoders = match threads / REPLAY_PER_ENCODER {
-        0 => None,
-        n => Some(Arc::new(
-            rayon::ThreadPoolBuilder::new()
-                .num_threads(n)
-                .thread_name(|i| format!("encode-{i}"))
-                .build()
-                .context("cannot start the encoding threads")?,
-        )),
-    };
-
+    let plan = Plan::new(options)?;
+    let mut dataset = Dataset::open(&plan.out)?;
+    let pools = Pools::new(&plan.threads)?;
     // The views read every partition by a glob, so they do not depend on what this run adds;
     // written first, they are there for the partitions committed even if the run stops early.
     dataset.write_views()?;
-    dataset.remove_stale(&inputs.iter().map(|i| i.source.as_str()).collect::<Vec<_>>())?;
+    dataset.remove_stale(&plan.inputs.iter().map(|i| i.source.as_str()).collect::<Vec<_>>())?;
     let mut total = Tally::default();
     let mut failed = 0usize;
-    for input in &inputs {
-        let (entry, tally, committed) = ingest_input(input, &dataset, &pool, &encoders, threads, &options)?;
-        if entry.get("status").and_then(Value::as_str) != Some("ok") {
+    for input in &plan.inputs {
+        let (entry, tally, committed) = ingest_input(input, &dataset, &pools, &plan)?;
+        if entry.status != InputStatus::Ok {
             failed += 1;
-            if let Some(error) = entry.get("error").and_then(Value::as_str) {
+            if let Some(error) = &entry.error {
                 eprintln!("threefold: {error}");
             }
         }
@@ -148,105 +125,26 @@ pub fn run(options: Options) -> Result<ExitCode> {
         dataset.update_manifest(entry, committed)?;
     }
     dataset.flush_manifest()?;
-
-    if !options.quiet {
-        let secs = started.elapsed().as_secs_f64();
-        let kinds: Vec<String> =
-            EventKind::ALL.iter().zip(total.events).map(|(k, n)| format!("{} {n}", k.as_str())).collect();
-        eprintln!(
-            "threefold: {} input(s), {failed} failed; {} games ({} with errors, {} skipped variants); {} events ({}); {secs:.1} s, {:.0} games/s; dataset {}",
-            inputs.len(),
-            total.games,
-            total.errors,
-            total.skipped,
-            total.event_total(),
-            kinds.join(", "),
-            total.games as f64 / secs.max(1e-3),
-            dataset.root().display(),
-        );
+    if !plan.quiet {
+        print_summary(&plan, &total, failed, started.elapsed().as_secs_f64(), dataset.root());
     }
     Ok(if failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
-/// Expands directories and names each input's source; refuses two inputs for one source.
-fn plan(options: &Options) -> Result<Vec<Input>> {
-    let mut paths = Vec::new();
-    for path in &options.inputs {
-        if path.is_dir() {
-            let mut found = Vec::new();
-            find_pgn(path, &mut found)?;
-            if found.is_empty() {
-                bail!("{} contains no {} files", path.display(), EXTENSIONS.join(", "));
-            }
-            found.sort();
-            paths.extend(found);
-        } else {
-            paths.push(path.clone());
-        }
-    }
-    if options.source.is_some() && paths.len() != 1 {
-        bail!("--source names one input's partition, but {} inputs were given; ingest them one by one", paths.len());
-    }
-    let mut inputs: Vec<Input> = Vec::new();
-    for path in paths {
-        let source = match &options.source {
-            Some(name) => {
-                if !valid_source(name) {
-                    bail!("--source {name:?}: use letters, digits, '.', '_' and '-' only, not starting with '.'");
-                }
-                name.clone()
-            }
-            None if path.as_os_str() == "-" => bail!("reading stdin needs --source NAME to name its partition"),
-            None => source_name(&path),
-        };
-        if let Some(other) = inputs.iter().find(|i| i.source == source) {
-            bail!(
-                "{} and {} would both be source {source:?}; ingest one of them with --source",
-                other.path.display(),
-                path.display()
-            );
-        }
-        inputs.push(Input { path, source });
-    }
-    Ok(inputs)
-}
-
-fn find_pgn(dir: &Path, found: &mut Vec<PathBuf>) -> Result<()> {
-    for entry in fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
-        let path = entry.with_context(|| format!("cannot list {}", dir.display()))?.path();
-        if path.is_dir() {
-            find_pgn(&path, found)?;
-        } else {
-            let name = path.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
-            if EXTENSIONS.iter().any(|ext| name.ends_with(ext)) {
-                found.push(path);
-            }
-        }
-    }
-    Ok(())
-}
-
-fn valid_source(name: &str) -> bool {
-    !name.is_empty()
-        && !name.starts_with('.')
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
-}
-
-/// The file name without its extensions (`.pgn`, `.zst`, `.bz2`, `.gz`), other characters than
-/// letters, digits, `.`, `_` and `-` replaced by `_`.
-fn source_name(path: &Path) -> String {
-    let mut name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    loop {
-        let lower = name.to_lowercase();
-        match [".zst", ".bz2", ".gz", ".pgn"].iter().find(|ext| lower.ends_with(*ext)) {
-            Some(ext) if name.len() > ext.len() => name.truncate(name.len() - ext.len()),
-            _ => break,
-        }
-    }
-    let name: String =
-        name.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '_' }).collect();
-    let name = name.trim_start_matches('.');
-    if name.is_empty() { "input".to_owned() } else { name.to_owned() }
+fn print_summary(plan: &Plan, total: &Tally, failed: usize, secs: f64, root: &Path) {
+    let kinds: Vec<String> =
+        EventKind::ALL.iter().zip(total.events).map(|(k, n)| format!("{} {n}", k.as_str())).collect();
+    eprintln!(
+        "threefold: {} input(s), {failed} failed; {} games ({} with errors, {} skipped variants); {} events ({}); {secs:.1} s, {:.0} games/s; dataset {}",
+        plan.inputs.len(),
+        total.games,
+        total.errors,
+        total.skipped,
+        total.event_total(),
+        kinds.join(", "),
+        total.games as f64 / secs.max(1e-3),
+        root.display(),
+    );
 }
 
 /// What a worker made of one chunk.
@@ -290,13 +188,20 @@ struct ReadEnd {
     error: Option<ReadError>,
 }
 
+impl ReadEnd {
+    /// Reading that could not start.
+    fn failed(error: io::Error) -> ReadEnd {
+        ReadEnd { compression: None, bytes: 0, error: Some(ReadError { offset: 0, error }) }
+    }
+}
+
 /// The reader stage: opens, decompresses and splits one input, sending chunks while it holds
-/// slots. With `threads` >= 2, a pzstd file or plain text is read in blocks that more threads
-/// decompress and survey for game starts ([`input::chunker`], [`crate::read::blocks`]).
+/// slots. With `decoders` > 0, a pzstd file or plain text is read in blocks that that many
+/// threads decompress and survey for game starts ([`input::chunker`], [`crate::read::blocks`]).
 fn read_input(
     path: &Path,
     chunk_bytes: usize,
-    threads: usize,
+    decoders: usize,
     counters: Arc<Counters>,
     chunks: crossbeam_channel::Sender<Chunk>,
     slots: crossbeam_channel::Receiver<()>,
@@ -307,13 +212,13 @@ fn read_input(
         raw.raw_bytes.fetch_add(n, Relaxed);
     };
     let opened = if path.as_os_str() == "-" {
-        input::chunker(input::Counted { inner: io::stdin(), count }, threads, chunk_bytes)
+        input::chunker(input::Counted { inner: io::stdin(), count }, decoders, chunk_bytes)
     } else {
-        File::open(path).and_then(|f| input::chunker_file(f, count, threads, chunk_bytes))
+        File::open(path).and_then(|f| input::chunker_file(f, count, decoders, chunk_bytes))
     };
     let (compression, mut chunker) = match opened {
         Ok(x) => x,
-        Err(error) => return ReadEnd { compression: None, bytes: 0, error: Some(ReadError { offset: 0, error }) },
+        Err(error) => return ReadEnd::failed(error),
     };
     loop {
         while let Ok(buffer) = recycled.try_recv() {
@@ -336,37 +241,33 @@ fn read_input(
     ReadEnd { compression: Some(compression), bytes: chunker.bytes_read(), error: None }
 }
 
-/// Reads, replays and writes one input; returns its manifest entry, tally and commit (none when
-/// the input failed). Errors are output (dataset) errors, which stop the whole run; input errors
-/// are in the entry.
-fn ingest_input(
-    input: &Input,
-    dataset: &Dataset,
-    pool: &rayon::ThreadPool,
-    encoders: &Option<Arc<rayon::ThreadPool>>,
-    threads: usize,
-    options: &Options,
-) -> Result<(Value, Tally, Option<Committed>)> {
-    let started = Instant::now();
-    let is_stdin = input.path.as_os_str() == "-";
-    let size = if is_stdin { None } else { fs::metadata(&input.path).ok().map(|m| m.len()) };
-    let counters = Arc::new(Counters::default());
-    let mut partition = dataset.partition(&input.source, encoders)?;
-    let progress = Progress::start(&input.source, size, counters.clone(), options.quiet);
+/// Channels between the stages of one input, each bounded by the chunks in flight.
+struct Pipes {
+    chunks: (Sender<Chunk>, Receiver<Chunk>),
+    results: (Sender<Result<Replayed>>, Receiver<Result<Replayed>>),
+    /// A slot per chunk in flight: the reader takes one before each chunk, the writer gives it
+    /// back after writing it.
+    slots: (Sender<()>, Receiver<()>),
+    /// Replayed chunks' bytes go back to the reader: a buffer of its own for a later chunk, a
+    /// shared block to the decoders once no chunk holds it.
+    recycle: (Sender<ChunkBytes>, Receiver<ChunkBytes>),
+}
 
-    let in_flight = 2 * threads + 2;
-    let (chunk_tx, chunk_rx) = bounded::<Chunk>(in_flight);
-    let (result_tx, result_rx) = bounded::<Result<Replayed>>(in_flight);
-    let (slot_tx, slot_rx) = bounded::<()>(in_flight);
-    for _ in 0..in_flight {
-        let _ = slot_tx.send(());
+impl Pipes {
+    fn new(in_flight: usize) -> Pipes {
+        let slots = bounded(in_flight);
+        for _ in 0..in_flight {
+            let _ = slots.0.send(());
+        }
+        Pipes { chunks: bounded(in_flight), results: bounded(in_flight), slots, recycle: bounded(in_flight) }
     }
-    // Replayed chunks' bytes go back to the reader: a buffer of its own for a later chunk, a
-    // shared block to the decoders once no chunk holds it.
-    let (recycle_tx, recycle_rx) = bounded::<ChunkBytes>(in_flight);
-    for _ in 0..threads {
-        let (chunks, results, recycle) = (chunk_rx.clone(), result_tx.clone(), recycle_tx.clone());
-        let source = input.source.clone();
+}
+
+/// Starts the replay workers: each replays the chunks it receives until the channel closes.
+fn spawn_workers(pool: &rayon::ThreadPool, workers: usize, source: &str, pipes: &Pipes) {
+    for _ in 0..workers {
+        let (chunks, results, recycle) = (pipes.chunks.1.clone(), pipes.results.0.clone(), pipes.recycle.0.clone());
+        let source = source.to_owned();
         pool.spawn(move || {
             let mut visitor = GameVisitor::new();
             while let Ok(chunk) = chunks.recv() {
@@ -378,119 +279,124 @@ fn ingest_input(
             }
         });
     }
-    drop((chunk_rx, result_tx, recycle_tx));
+}
 
+/// The writer stage: puts replayed chunks back in input order and writes them, giving each
+/// chunk's slot back; returns the input's tally.
+fn write_in_order(
+    results: &Receiver<Result<Replayed>>,
+    slots: &Sender<()>,
+    partition: &mut Partition,
+    counters: &Counters,
+) -> Result<Tally> {
     let mut tally = Tally::default();
-    let next_index = AtomicU64::new(0);
+    let mut waiting: BTreeMap<u64, Replayed> = BTreeMap::new();
+    let mut next = 0u64;
+    for result in results {
+        let replayed = result?;
+        waiting.insert(replayed.seq, replayed);
+        while let Some(r) = waiting.remove(&next) {
+            let games = schema::offset_game_index(&r.games, tally.games)?;
+            let events = schema::offset_game_index(&r.events, tally.games)?;
+            partition.write(&games, &events)?;
+            tally.add(&r.tally);
+            counters.games.fetch_add(r.tally.games, Relaxed);
+            counters.events.fetch_add(r.tally.event_total(), Relaxed);
+            counters.errors.fetch_add(r.tally.errors, Relaxed);
+            next += 1;
+            let _ = slots.send(());
+        }
+    }
+    Ok(tally)
+}
+
+/// Reads, replays and writes one input; returns its manifest entry, tally and commit (none when
+/// the input failed). Errors are output (dataset) errors, which stop the whole run; input errors
+/// are in the entry.
+fn ingest_input(
+    input: &Input,
+    dataset: &Dataset,
+    pools: &Pools,
+    plan: &Plan,
+) -> Result<(ManifestEntry, Tally, Option<Committed>)> {
+    let started = Instant::now();
+    let size = if input.is_stdin() { None } else { fs::metadata(&input.path).ok().map(|m| m.len()) };
+    let counters = Arc::new(Counters::default());
+    let mut partition = dataset.partition(&input.source, &pools.encoders)?;
+    let progress = Progress::start(&input.source, size, counters.clone(), plan.quiet);
+    let pipes = Pipes::new(plan.threads.in_flight);
+    spawn_workers(&pools.replay, plan.threads.replay, &input.source, &pipes);
+    let Pipes { chunks, results, slots, recycle } = pipes;
     let (read_end, written) = std::thread::scope(|scope| {
         let reader = {
-            let counters = counters.clone();
-            let path = input.path.clone();
-            let chunk_bytes = options.chunk_bytes;
+            let (counters, path, decoders) = (counters.clone(), input.path.clone(), plan.threads.decoders);
+            let (chunk_tx, slot_rx, recycle_rx, chunk_bytes) = (chunks.0, slots.1, recycle.1, plan.chunk_bytes);
             std::thread::Builder::new().name("read".into()).spawn_scoped(scope, move || {
-                read_input(&path, chunk_bytes, threads, counters, chunk_tx, slot_rx, recycle_rx)
+                read_input(&path, chunk_bytes, decoders, counters, chunk_tx, slot_rx, recycle_rx)
             })
         };
-        let written = (|| -> Result<()> {
-            let mut waiting: BTreeMap<u64, Replayed> = BTreeMap::new();
-            let mut next = 0u64;
-            for result in &result_rx {
-                let replayed = result?;
-                waiting.insert(replayed.seq, replayed);
-                while let Some(r) = waiting.remove(&next) {
-                    let base = next_index.load(Relaxed);
-                    let games = schema::offset_game_index(&r.games, base)?;
-                    let events = schema::offset_game_index(&r.events, base)?;
-                    partition.write(&games, &events)?;
-                    next_index.fetch_add(r.tally.games, Relaxed);
-                    tally.add(&r.tally);
-                    counters.games.fetch_add(r.tally.games, Relaxed);
-                    counters.events.fetch_add(r.tally.event_total(), Relaxed);
-                    counters.errors.fetch_add(r.tally.errors, Relaxed);
-                    next += 1;
-                    let _ = slot_tx.send(());
-                }
-            }
-            Ok(())
-        })();
+        drop((chunks.1, results.0, recycle.0));
+        let written = write_in_order(&results.1, &slots.0, &mut partition, &counters);
         // On a write error, closing our ends stops the reader and the workers.
-        drop(result_rx);
-        drop(slot_tx);
+        drop((results.1, slots.0));
         let read_end = match reader {
-            Ok(handle) => handle.join().unwrap_or_else(|_| ReadEnd {
-                compression: None,
-                bytes: 0,
-                error: Some(ReadError { offset: 0, error: io::Error::other("reader thread panicked") }),
-            }),
-            Err(e) => ReadEnd { compression: None, bytes: 0, error: Some(ReadError { offset: 0, error: e }) },
+            Ok(handle) => handle.join().unwrap_or_else(|_| ReadEnd::failed(io::Error::other("reader thread panicked"))),
+            Err(e) => ReadEnd::failed(e),
         };
         (read_end, written)
     });
     drop(progress);
-    if let Err(e) = written {
-        partition.abort();
-        return Err(e.context(format!("while writing the dataset for {}", input.path.display())));
-    }
-
-    let mut entry = json!({
-        "source": input.source,
-        "path": if is_stdin { "-".to_owned() } else { absolute(&input.path) },
-        "size": size,
-        "compression": read_end.compression.map(|c| format!("{c:?}").to_lowercase()),
-        "decompressed_bytes": read_end.bytes,
-        "games": tally.games,
-        "events": tally.event_total(),
-        "events_by_kind": tally.events_json(),
-        "games_with_errors": tally.errors,
-        "skipped_variants": tally.skipped,
-        "seconds": (started.elapsed().as_secs_f64() * 1000.0).round() / 1000.0,
-    });
-    let committed = match read_end.error {
+    let tally = match written {
+        Ok(tally) => tally,
+        Err(e) => {
+            partition.abort();
+            return Err(e.context(format!("while writing the dataset for {}", input.path.display())));
+        }
+    };
+    let mut entry = manifest_entry(input, size, &read_end, &tally, started.elapsed().as_secs_f64());
+    match read_end.error {
         None => {
-            entry["status"] = json!("ok");
-            entry["error"] = Value::Null;
-            entry["error_offset"] = Value::Null;
-            Some(partition.commit(&entry)?)
+            let committed = partition.commit(&entry)?;
+            Ok((entry, tally, Some(committed)))
         }
         Some(ReadError { offset, error }) => {
             partition.abort();
             // Nothing of this input is in the dataset.
-            entry["games_before_error"] = json!(tally.games);
-            entry["events_before_error"] = json!(tally.event_total());
-            entry["games"] = json!(0);
-            entry["events"] = json!(0);
-            tally = Tally::default();
+            entry.games_before_error = Some(tally.games);
+            entry.events_before_error = Some(tally.event_total());
+            (entry.games, entry.events) = (0, 0);
             let what = if read_end.compression.is_none() { "cannot open" } else { "cannot read" };
-            entry["status"] = json!("failed");
-            entry["error"] = json!(format!(
+            entry.status = InputStatus::Failed;
+            entry.error = Some(format!(
                 "{what} {}: {error} (at decompressed byte {offset}); nothing was written for source {:?}{}",
                 input.path.display(),
                 input.source,
                 if dataset.has_partition(&input.source) { ", its previous partition is kept" } else { "" }
             ));
-            entry["error_offset"] = json!(offset);
-            None
+            entry.error_offset = Some(offset);
+            Ok((entry, Tally::default(), None))
         }
-    };
-    Ok((entry, tally, committed))
+    }
+}
+
+/// The manifest entry of an input read to `read_end` (an `ok` one; the caller marks failures).
+fn manifest_entry(input: &Input, size: Option<u64>, read_end: &ReadEnd, tally: &Tally, seconds: f64) -> ManifestEntry {
+    ManifestEntry {
+        source: input.source.clone(),
+        path: if input.is_stdin() { "-".to_owned() } else { absolute(&input.path) },
+        size,
+        compression: read_end.compression.map(|c| format!("{c:?}").to_lowercase()),
+        decompressed_bytes: read_end.bytes,
+        games: tally.games,
+        events: tally.event_total(),
+        events_by_kind: EventKind::ALL.iter().zip(tally.events).map(|(k, n)| (k.as_str().to_owned(), n)).collect(),
+        games_with_errors: tally.errors,
+        skipped_variants: tally.skipped,
+        seconds: (seconds * 1000.0).round() / 1000.0,
+        ..ManifestEntry::default()
+    }
 }
 
 fn absolute(path: &Path) -> String {
     std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()).to_string_lossy().into_owned()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn source_names() {
-        assert_eq!(
-            source_name(Path::new("/x/lichess_db_standard_rated_2024-01.pgn.zst")),
-            "lichess_db_standard_rated_2024-01"
-        );
-        assert_eq!(source_name(Path::new("a b.PGN")), "a_b");
-        assert!(valid_source("2024-01"));
-        assert!(!valid_source("../x"));
-    }
 }

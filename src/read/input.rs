@@ -74,21 +74,21 @@ fn streaming<R: BufRead + Send + 'static>(compression: Compression, raw: R) -> i
 }
 
 /// Decompresses `raw` and cuts it into chunks of about `target` bytes of whole games. With
-/// `threads` >= 2, a pzstd file or plain text is read in blocks that [`decoders`]`(threads)`
-/// threads decode and survey ([`crate::read::blocks`]); anything else is decompressed as a stream and
-/// split on the calling thread. The chunks are the same either way.
-pub fn chunker<R: Read + Send + 'static>(raw: R, threads: usize, target: usize) -> io::Result<(Compression, Chunker)> {
+/// `decoders` > 0, a pzstd file or plain text is read in blocks that that many threads decode and
+/// survey ([`crate::read::blocks`]); anything else is decompressed as a stream and split on the
+/// calling thread. The chunks are the same either way.
+pub fn chunker<R: Read + Send + 'static>(raw: R, decoders: usize, target: usize) -> io::Result<(Compression, Chunker)> {
     let mut raw = BufReader::with_capacity(1 << 16, raw);
     let head = raw.fill_buf()?;
     let compression = Compression::detect(head);
-    let blocks = threads >= 2 && (is_pzstd(head) || compression == Compression::None);
+    let blocks = decoders > 0 && (is_pzstd(head) || compression == Compression::None);
     if !blocks {
         return Ok((compression, Chunker::Lines(Splitter::new(streaming(compression, raw)?, target))));
     }
     let decoder = if compression == Compression::None {
-        FrameDecoder::plain(raw, decoders(threads))?
+        FrameDecoder::plain(raw, decoders)?
     } else {
-        FrameDecoder::surveying(raw, decoders(threads))?
+        FrameDecoder::surveying(raw, decoders)?
     };
     Ok((compression, Chunker::Blocks(Box::new(BlockSplitter::new(decoder, target)))))
 }
@@ -99,35 +99,27 @@ pub fn chunker<R: Read + Send + 'static>(raw: R, threads: usize, target: usize) 
 pub fn chunker_file(
     file: File,
     count: impl Fn(u64) + Send + Sync + 'static,
-    threads: usize,
+    decoders: usize,
     target: usize,
 ) -> io::Result<(Compression, Chunker)> {
     #[cfg(any(unix, windows))]
-    if threads >= 2 && file.metadata()?.is_file() {
+    if decoders > 0 && file.metadata()?.is_file() {
         let source = Positional::new(file, count);
         let mut head = [0u8; 16];
         let n = source.peek_at(&mut head, 0)?;
         if Compression::detect(&head[..n]) == Compression::None {
-            let decoder = FrameDecoder::plain_at(source, decoders(threads))?;
+            let decoder = FrameDecoder::plain_at(source, decoders)?;
             return Ok((Compression::None, Chunker::Blocks(Box::new(BlockSplitter::new(decoder, target)))));
         }
         let Positional { file, count, .. } = source;
-        return chunker(Counted { inner: file, count }, threads, target);
+        return chunker(Counted { inner: file, count }, decoders, target);
     }
-    chunker(Counted { inner: file, count }, threads, target)
+    chunker(Counted { inner: file, count }, decoders, target)
 }
 
 /// Opens a file (or `-` for stdin) and decompresses it.
 pub fn open(path: &Path) -> io::Result<(Compression, Box<dyn Read>)> {
     if path.as_os_str() == "-" { decompress(io::stdin()) } else { decompress(File::open(path)?) }
-}
-
-/// Decoder threads for one input read in blocks beside `threads` replay threads. One thread
-/// decodes and surveys a frame at several hundred MB/s, while a replay thread reads PGN at
-/// 40-180 MB/s: one per three replay threads, and at least two (to overlap with the stitching)
-/// up to four (to stay ahead on small machines); they also bound the blocks in memory.
-pub fn decoders(threads: usize) -> usize {
-    threads.min(4).max(threads / 3)
 }
 
 /// Counts the bytes read through it (progress against a file's size).

@@ -1,0 +1,190 @@
+//! The run worked out once from the command line, before any work starts: the inputs and the
+//! source each goes to, the thread budget and the chunk size (ripgrep's flags → `HiArgs` step).
+
+use std::{
+    fs,
+    path::{Path, PathBuf},
+};
+
+use anyhow::{Context, Result, bail};
+
+/// What the command line asked for.
+pub struct Options {
+    pub inputs: Vec<PathBuf>,
+    pub out: PathBuf,
+    pub source: Option<String>,
+    pub threads: Option<usize>,
+    pub quiet: bool,
+    pub chunk_bytes: usize,
+}
+
+/// One input to read, and the source (partition) it goes to.
+pub struct Input {
+    pub path: PathBuf,
+    pub source: String,
+}
+
+impl Input {
+    pub fn is_stdin(&self) -> bool {
+        self.path.as_os_str() == "-"
+    }
+}
+
+/// Threads of a run, worked out in one place.
+#[derive(Copy, Clone, Debug)]
+pub struct Threads {
+    /// Replay threads (`--threads`, default: all cores).
+    pub replay: usize,
+    /// Threads that decode and survey blocks of a pzstd file or plain text (0: the input is
+    /// read as a stream on the reading thread).
+    pub decoders: usize,
+    /// Threads that encode Parquet columns (0: the writing thread encodes).
+    pub encoders: usize,
+    /// Chunks between reading and writing at once: bounds memory, whatever the input's size.
+    pub in_flight: usize,
+}
+
+/// Replay threads per column-encoding thread.
+const REPLAY_PER_ENCODER: usize = 4;
+
+impl Threads {
+    pub fn new(replay: usize) -> Threads {
+        let replay = replay.max(1);
+        Threads {
+            replay,
+            // One thread decodes and surveys a frame at several hundred MB/s, while a replay
+            // thread reads PGN at 40-180 MB/s: one per three replay threads, and at least two
+            // (to overlap with the stitching) up to four (to stay ahead on small machines).
+            // With one replay thread, blocks are not worth their threads.
+            decoders: if replay >= 2 { replay.min(4).max(replay / 3) } else { 0 },
+            // With many replay threads, columns are encoded and compressed in parallel too, so
+            // the one thread that writes in order does little more than append bytes (encoding
+            // costs about 1/7 of replaying). Below that, the writing thread encodes itself: an
+            // idle pool's threads spin after every batch, which cost more than the encoding.
+            encoders: replay / REPLAY_PER_ENCODER,
+            in_flight: 2 * replay + 2,
+        }
+    }
+}
+
+/// A validated run.
+pub struct Plan {
+    pub inputs: Vec<Input>,
+    pub out: PathBuf,
+    pub threads: Threads,
+    pub chunk_bytes: usize,
+    pub quiet: bool,
+}
+
+impl Plan {
+    pub fn new(options: Options) -> Result<Plan> {
+        let inputs = inputs(&options)?;
+        let replay = options.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+        Ok(Plan {
+            inputs,
+            out: options.out,
+            threads: Threads::new(replay),
+            chunk_bytes: options.chunk_bytes,
+            quiet: options.quiet,
+        })
+    }
+}
+
+const EXTENSIONS: [&str; 4] = [".pgn", ".pgn.zst", ".pgn.bz2", ".pgn.gz"];
+
+/// Expands directories and names each input's source; refuses two inputs for one source.
+fn inputs(options: &Options) -> Result<Vec<Input>> {
+    let mut paths = Vec::new();
+    for path in &options.inputs {
+        if path.is_dir() {
+            let mut found = Vec::new();
+            find_pgn(path, &mut found)?;
+            if found.is_empty() {
+                bail!("{} contains no {} files", path.display(), EXTENSIONS.join(", "));
+            }
+            found.sort();
+            paths.extend(found);
+        } else {
+            paths.push(path.clone());
+        }
+    }
+    if options.source.is_some() && paths.len() != 1 {
+        bail!("--source names one input's partition, but {} inputs were given; ingest them one by one", paths.len());
+    }
+    let mut inputs: Vec<Input> = Vec::new();
+    for path in paths {
+        let source = match &options.source {
+            Some(name) => {
+                if !valid_source(name) {
+                    bail!("--source {name:?}: use letters, digits, '.', '_' and '-' only, not starting with '.'");
+                }
+                name.clone()
+            }
+            None if path.as_os_str() == "-" => bail!("reading stdin needs --source NAME to name its partition"),
+            None => source_name(&path),
+        };
+        if let Some(other) = inputs.iter().find(|i| i.source == source) {
+            bail!(
+                "{} and {} would both be source {source:?}; ingest one of them with --source",
+                other.path.display(),
+                path.display()
+            );
+        }
+        inputs.push(Input { path, source });
+    }
+    Ok(inputs)
+}
+
+fn find_pgn(dir: &Path, found: &mut Vec<PathBuf>) -> Result<()> {
+    for entry in fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
+        let path = entry.with_context(|| format!("cannot list {}", dir.display()))?.path();
+        if path.is_dir() {
+            find_pgn(&path, found)?;
+        } else {
+            let name = path.file_name().map(|n| n.to_string_lossy().to_lowercase()).unwrap_or_default();
+            if EXTENSIONS.iter().any(|ext| name.ends_with(ext)) {
+                found.push(path);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn valid_source(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with('.')
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
+/// The file name without its extensions (`.pgn`, `.zst`, `.bz2`, `.gz`), other characters than
+/// letters, digits, `.`, `_` and `-` replaced by `_`.
+fn source_name(path: &Path) -> String {
+    let mut name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    loop {
+        let lower = name.to_lowercase();
+        match [".zst", ".bz2", ".gz", ".pgn"].iter().find(|ext| lower.ends_with(*ext)) {
+            Some(ext) if name.len() > ext.len() => name.truncate(name.len() - ext.len()),
+            _ => break,
+        }
+    }
+    let name: String =
+        name.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '_' }).collect();
+    let name = name.trim_start_matches('.');
+    if name.is_empty() { "input".to_owned() } else { name.to_owned() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn source_names() {
+        assert_eq!(
+            source_name(Path::new("/x/lichess_db_standard_rated_2024-01.pgn.zst")),
+            "lichess_db_standard_rated_2024-01"
+        );
+        assert_eq!(source_name(Path::new("a b.PGN")), "a_b");
+        assert!(valid_source("2024-01"));
+        assert!(!valid_source("../x"));
+    }
+}
