@@ -416,6 +416,11 @@ impl<'a> Mainline<'a> {
 
     /// Reads up to the next token to report; with `read_moves` false, moves and bad tokens
     /// are passed over unread.
+    ///
+    /// One function on purpose: it is the byte-level state machine every movetext byte of every
+    /// game goes through, one `match` on the byte with the scan position kept in registers;
+    /// split into calls per token class, the scanner ran measurably slower (inlining across the
+    /// split was not reliable), and each arm is short and commented where it is not obvious.
     #[inline(always)]
     fn step(&mut self, read_moves: bool) -> Option<Token> {
         if self.ended {

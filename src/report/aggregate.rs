@@ -9,7 +9,10 @@ use std::{
 };
 
 use anyhow::{Result, bail};
-use arrow_array::types::{Date32Type, Float64Type, Int16Type, UInt32Type, UInt64Type};
+use arrow_array::{
+    Date32Array, Float64Array, Int16Array, StringArray, UInt32Array, UInt64Array,
+    types::{Date32Type, Float64Type, Int16Type, UInt32Type, UInt64Type},
+};
 
 use crate::{
     dataset::schema::col,
@@ -266,121 +269,164 @@ struct GamePass {
     automatic: Option<Smallest<(Key, Example)>>,
 }
 
-impl GamePass {
-    fn batch(&mut self, batch: &arrow_array::RecordBatch) -> Result<()> {
+/// The `games` columns the report reads, from one batch.
+struct GameColumns<'a> {
+    source: &'a StringArray,
+    status: &'a StringArray,
+    time_class: &'a StringArray,
+    draw_reason: &'a StringArray,
+    tags: [&'a StringArray; 7],
+    game_index: &'a UInt64Array,
+    utc_date: &'a Date32Array,
+    white_elo: &'a Int16Array,
+    black_elo: &'a Int16Array,
+    score: &'a Float64Array,
+    plies: &'a UInt32Array,
+    max_occurrence: &'a UInt32Array,
+    first3: &'a UInt32Array,
+    first5: &'a UInt32Array,
+    opportunities: &'a UInt32Array,
+    missed: &'a UInt32Array,
+    after5: &'a UInt32Array,
+    first150: &'a UInt32Array,
+}
+
+/// The tags an example shows, in [`GameColumns::tags`] order.
+const EXAMPLE_TAGS: [&str; 7] = ["Event", "Site", "White", "Black", "Result", "Date", "Round"];
+
+impl<'a> GameColumns<'a> {
+    fn of(batch: &'a arrow_array::RecordBatch) -> Result<GameColumns<'a>> {
         let s = |name| read::strings(batch, name);
         let u32s = |name| read::numbers::<UInt32Type>(batch, name);
-        let (source, status, time_class, draw_reason) =
-            (s(col::SOURCE)?, s(col::STATUS)?, s(col::TIME_CLASS)?, s(col::DRAW_REASON)?);
-        let (event, site, white, black, result, date, round) =
-            (s("Event")?, s("Site")?, s("White")?, s("Black")?, s("Result")?, s("Date")?, s("Round")?);
-        let game_index = read::numbers::<UInt64Type>(batch, col::GAME_INDEX)?;
-        let utc_date = read::numbers::<Date32Type>(batch, "UTCDate")?;
-        let white_elo = read::numbers::<Int16Type>(batch, "WhiteElo")?;
-        let black_elo = read::numbers::<Int16Type>(batch, "BlackElo")?;
-        let score = read::numbers::<Float64Type>(batch, col::CLAIMANT_SCORE_AFTER_FIRST_MISSED)?;
-        let (plies, max_occurrence, first3, first5) = (
-            u32s(col::PLIES)?,
-            u32s(col::MAX_OCCURRENCE)?,
-            u32s(col::FIRST_PLY_OCCURRENCE_3)?,
-            u32s(col::FIRST_PLY_OCCURRENCE_5)?,
-        );
-        let (opportunities, missed, after5, first150) = (
-            u32s(col::CLAIM_OPPORTUNITIES)?,
-            u32s(col::MISSED_CLAIMS)?,
-            u32s(col::PLIES_AFTER_FIVEFOLD)?,
-            u32s(col::FIRST_PLY_HALFMOVE_150)?,
-        );
+        let mut tags = Vec::new();
+        for name in EXAMPLE_TAGS {
+            tags.push(s(name)?);
+        }
+        Ok(GameColumns {
+            source: s(col::SOURCE)?,
+            status: s(col::STATUS)?,
+            time_class: s(col::TIME_CLASS)?,
+            draw_reason: s(col::DRAW_REASON)?,
+            tags: tags.try_into().map_err(|_| anyhow::anyhow!("internal error: tag columns"))?,
+            game_index: read::numbers::<UInt64Type>(batch, col::GAME_INDEX)?,
+            utc_date: read::numbers::<Date32Type>(batch, "UTCDate")?,
+            white_elo: read::numbers::<Int16Type>(batch, "WhiteElo")?,
+            black_elo: read::numbers::<Int16Type>(batch, "BlackElo")?,
+            score: read::numbers::<Float64Type>(batch, col::CLAIMANT_SCORE_AFTER_FIRST_MISSED)?,
+            plies: u32s(col::PLIES)?,
+            max_occurrence: u32s(col::MAX_OCCURRENCE)?,
+            first3: u32s(col::FIRST_PLY_OCCURRENCE_3)?,
+            first5: u32s(col::FIRST_PLY_OCCURRENCE_5)?,
+            opportunities: u32s(col::CLAIM_OPPORTUNITIES)?,
+            missed: u32s(col::MISSED_CLAIMS)?,
+            after5: u32s(col::PLIES_AFTER_FIVEFOLD)?,
+            first150: u32s(col::FIRST_PLY_HALFMOVE_150)?,
+        })
+    }
+
+    /// Fills an example's tags from row `i`.
+    fn fill(&self, example: &mut Example, i: usize) {
+        let [event, site, white, black, result, date, round] = self.tags.map(|a| get_str(a, i).map(str::to_owned));
+        example.white = white;
+        example.black = black;
+        example.event = event;
+        example.date = date.or_else(|| get(self.utc_date, i).map(read::date32_to_pgn));
+        example.round = round;
+        example.result = result;
+        example.site = site;
+    }
+}
+
+impl GamePass {
+    fn batch(&mut self, batch: &arrow_array::RecordBatch) -> Result<()> {
+        let c = GameColumns::of(batch)?;
         for i in 0..batch.num_rows() {
             self.rows += 1;
-            let src = source.value(i);
+            let src = c.source.value(i);
             if self.sources.last().is_none_or(|last| last != src) && !self.sources.iter().any(|x| x == src) {
                 self.sources.push(src.to_owned());
             }
             // Skipped variants have no replay: every query leaves them out of its rates.
-            if status.value(i) == GameStatus::Skipped.as_str() {
+            if c.status.value(i) == GameStatus::Skipped.as_str() {
                 self.skipped += 1;
                 continue;
             }
-            let max = get(max_occurrence, i).unwrap_or(0);
-            let rates = Rates {
-                games: 1,
-                threefold: u64::from(max >= 3),
-                fivefold: u64::from(max >= 5),
-                with_claim: u64::from(get(opportunities, i).unwrap_or(0) > 0),
-                missed: u64::from(get(missed, i).unwrap_or(0) > 0),
-            };
-            self.overall.add(&rates);
-            let band = band_from(get(white_elo, i), get(black_elo, i));
-            self.bands.entry((band.is_none(), band.unwrap_or(0))).or_default().add(&rates);
-            let class = get_str(time_class, i).unwrap_or("unknown");
-            match self.time_classes.get_mut(class) {
-                Some(r) => r.add(&rates),
-                None => {
-                    self.time_classes.insert(class.to_owned(), rates);
-                }
-            }
-            match get(score, i) {
-                Some(1.0) => self.claimant.wins += 1,
-                Some(0.5) => self.claimant.draws += 1,
-                Some(0.0) => self.claimant.losses += 1,
-                _ => {}
-            }
-            self.claimant.games += u64::from(get(score, i).is_some());
-            if let Some(reason) = get_str(draw_reason, i) {
-                self.drawn += 1;
-                *self.reasons.entry(reason.to_owned()).or_default() += 1;
-            }
-            if let Some(p) = get(first3, i) {
-                *self.buckets.entry(p / 10 * 10).or_default() += 1;
-            }
-
-            let key = (src.to_owned(), game_index.value(i));
-            let ply_count = get(plies, i);
-            let went_on_5 = get(after5, i).is_some_and(|n| n > 0);
-            let went_on_75 = matches!((get(first150, i), ply_count), (Some(f), Some(p)) if f < p);
-            let wanted = self.wanted.contains_key(&key);
-            if !(wanted || went_on_5 || went_on_75) {
-                continue;
-            }
-            let fill = |example: &mut Example| {
-                let owned = |a, i| get_str(a, i).map(str::to_owned);
-                example.white = owned(white, i);
-                example.black = owned(black, i);
-                example.event = owned(event, i);
-                example.date = owned(date, i).or_else(|| get(utc_date, i).map(read::date32_to_pgn));
-                example.round = owned(round, i);
-                example.result = owned(result, i);
-                example.site = owned(site, i);
-            };
-            if let Some(example) = self.wanted.get_mut(&key) {
-                fill(example);
-            }
-            if went_on_5 || went_on_75 {
-                let mut parts = Vec::new();
-                if went_on_5 {
-                    let at = get(first5, i).unwrap_or(0);
-                    parts.push(format!("{} plies after a fivefold at ply {at}", get(after5, i).unwrap_or(0)));
-                }
-                if let (true, Some(at), Some(p)) = (went_on_75, get(first150, i), ply_count) {
-                    parts.push(format!("{} plies after the 75-move rule at ply {at}", p - at));
-                }
-                self.after_fivefold += u64::from(went_on_5);
-                self.after_75_moves += u64::from(went_on_75);
-                let mut example = Example {
-                    case: "automatic_draw_ignored".into(),
-                    source: key.0.clone(),
-                    game_index: key.1,
-                    detail: format!("went on {}", parts.join(" and ")),
-                    ..Example::default()
-                };
-                fill(&mut example);
-                if let Some(automatic) = self.automatic.as_mut() {
-                    automatic.offer((key, example));
-                }
-            }
+            self.count(&c, i);
+            self.examples(&c, i);
         }
         Ok(())
+    }
+
+    /// Adds row `i` to the rates, the claimants' scores, the draw reasons and the buckets.
+    fn count(&mut self, c: &GameColumns, i: usize) {
+        let max = get(c.max_occurrence, i).unwrap_or(0);
+        let rates = Rates {
+            games: 1,
+            threefold: u64::from(max >= 3),
+            fivefold: u64::from(max >= 5),
+            with_claim: u64::from(get(c.opportunities, i).unwrap_or(0) > 0),
+            missed: u64::from(get(c.missed, i).unwrap_or(0) > 0),
+        };
+        self.overall.add(&rates);
+        let band = band_from(get(c.white_elo, i), get(c.black_elo, i));
+        self.bands.entry((band.is_none(), band.unwrap_or(0))).or_default().add(&rates);
+        let class = get_str(c.time_class, i).unwrap_or("unknown");
+        match self.time_classes.get_mut(class) {
+            Some(r) => r.add(&rates),
+            None => {
+                self.time_classes.insert(class.to_owned(), rates);
+            }
+        }
+        match get(c.score, i) {
+            Some(1.0) => self.claimant.wins += 1,
+            Some(0.5) => self.claimant.draws += 1,
+            Some(0.0) => self.claimant.losses += 1,
+            _ => {}
+        }
+        self.claimant.games += u64::from(get(c.score, i).is_some());
+        if let Some(reason) = get_str(c.draw_reason, i) {
+            self.drawn += 1;
+            *self.reasons.entry(reason.to_owned()).or_default() += 1;
+        }
+        if let Some(p) = get(c.first3, i) {
+            *self.buckets.entry(p / 10 * 10).or_default() += 1;
+        }
+    }
+
+    /// Fills the tags of an example the events pass found in row `i`, and offers row `i` as an
+    /// example of an automatic draw ignored.
+    fn examples(&mut self, c: &GameColumns, i: usize) {
+        let key = (c.source.value(i).to_owned(), c.game_index.value(i));
+        let ply_count = get(c.plies, i);
+        let went_on_5 = get(c.after5, i).is_some_and(|n| n > 0);
+        let went_on_75 = matches!((get(c.first150, i), ply_count), (Some(f), Some(p)) if f < p);
+        if let Some(example) = self.wanted.get_mut(&key) {
+            c.fill(example, i);
+        }
+        if !(went_on_5 || went_on_75) {
+            return;
+        }
+        let mut parts = Vec::new();
+        if went_on_5 {
+            let at = get(c.first5, i).unwrap_or(0);
+            parts.push(format!("{} plies after a fivefold at ply {at}", get(c.after5, i).unwrap_or(0)));
+        }
+        if let (true, Some(at), Some(p)) = (went_on_75, get(c.first150, i), ply_count) {
+            parts.push(format!("{} plies after the 75-move rule at ply {at}", p - at));
+        }
+        self.after_fivefold += u64::from(went_on_5);
+        self.after_75_moves += u64::from(went_on_75);
+        let mut example = Example {
+            case: "automatic_draw_ignored".into(),
+            source: key.0.clone(),
+            game_index: key.1,
+            detail: format!("went on {}", parts.join(" and ")),
+            ..Example::default()
+        };
+        c.fill(&mut example, i);
+        if let Some(automatic) = self.automatic.as_mut() {
+            automatic.offer((key, example));
+        }
     }
 }
 

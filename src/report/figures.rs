@@ -153,20 +153,32 @@ fn headline(r: &Report) -> Chart {
 
 /// Every figure of the report, in display order.
 pub fn charts(r: &Report) -> Vec<Chart> {
-    let with_claim = format!("over the {} with a claim opportunity", games_text(r.overall.with_claim));
-    let chart = |id, title: &str, over: String, label_header, count_header, rows| Chart {
-        id,
-        title: title.into(),
-        over,
-        label_header,
-        count_header,
-        bars: true,
-        rows,
-    };
-    let c = &r.claims;
-    let threefold_games: u64 = r.first_threefold_ply.iter().map(|b| b.games).sum();
+    let mut all = vec![headline(r)];
+    all.extend(rate_charts(r));
+    all.extend(share_charts(r));
+    all
+}
+
+/// A chart of bars.
+fn chart(
+    id: &'static str,
+    title: &str,
+    over: String,
+    label_header: &'static str,
+    count_header: &'static str,
+    rows: Vec<Row>,
+) -> Chart {
+    Chart { id, title: title.into(), over, label_header, count_header, bars: true, rows }
+}
+
+fn with_claim_text(r: &Report) -> String {
+    format!("over the {} with a claim opportunity", games_text(r.overall.with_claim))
+}
+
+/// Rates by rating band and by time class.
+fn rate_charts(r: &Report) -> Vec<Chart> {
+    let with_claim = with_claim_text(r);
     vec![
-        headline(r),
         chart(
             "threefold_by_rating_band",
             "Games reaching a threefold, by rating band (lower Elo)",
@@ -199,6 +211,15 @@ pub fn charts(r: &Report) -> Vec<Chart> {
             "missed",
             group_rows(&r.by_time_class, |x| (x.missed, x.with_claim)),
         ),
+    ]
+}
+
+/// Shares: draw reasons, the claimants' results, kinds of claim, edge cases, first threefolds.
+fn share_charts(r: &Report) -> Vec<Chart> {
+    let with_claim = with_claim_text(r);
+    let c = &r.claims;
+    let threefold_games: u64 = r.first_threefold_ply.iter().map(|b| b.games).sum();
+    vec![
         chart(
             "draw_reasons",
             "Draw reasons (inferred from the final position)",
