@@ -418,9 +418,9 @@ impl<'a> Mainline<'a> {
     /// are passed over unread.
     ///
     /// One function on purpose: it is the byte-level state machine every movetext byte of every
-    /// game goes through, one `match` on the byte with the scan position kept in registers;
-    /// split into calls per token class, the scanner ran measurably slower (inlining across the
-    /// split was not reliable), and each arm is short and commented where it is not obvious.
+    /// game goes through, one `match` on the byte whose arms share the scan position and the
+    /// after-result state; the common case (a move token) stays in it without a call. Each arm
+    /// is short and says what it reads where that is not obvious.
     #[inline(always)]
     fn step(&mut self, read_moves: bool) -> Option<Token> {
         if self.ended {
