@@ -85,7 +85,7 @@ pub fn begin(root: &Path, source: &str, temps: &[&Path], entry: &ManifestEntry) 
     // a half-written one in a temporary folder, which the next run for the source removes).
     // Not synced: it guards against a killed process, whose writes the system keeps, and the
     // file system's journal keeps the rename before the swaps that follow (a sync per input
-    // cost about 1 ms, a fifth of a small input's cost).
+    // is a large share of a small input's cost: docs/performance.md).
     let temp = temps.first().context("no table to commit")?.join(".commit.json.tmp");
     if let Err(e) = fs::write(&temp, serde_json::to_vec_pretty(&record)?).and_then(|_| fs::rename(&temp, &path)) {
         let _ = fs::remove_file(&temp);

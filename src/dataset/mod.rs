@@ -52,8 +52,8 @@ const TABLES: [&str; 2] = ["games", "events"];
 
 /// Writer settings for every file of the dataset, in one place.
 fn writer_properties(source: &str) -> Result<WriterProperties> {
-    // zstd level 1 (the parquet crate's default): level 3 made files 1-3% smaller for 4-12% more
-    // of the writing thread's work (callgrind, pgnmentor and Lichess samples).
+    // zstd level 1 (the parquet crate's default): level 3 made files hardly smaller for clearly
+    // more of the writing thread's work (docs/performance.md, "Figures behind the code").
     let mut builder = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::try_new(1)?))
         .set_dictionary_enabled(true);

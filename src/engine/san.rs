@@ -2,7 +2,7 @@
 //! general reader, [`to_move`] finds its move without building a move list.
 //!
 //! `shakmaty`'s [`San::to_move`] generates every candidate move into a 256-entry list and returns
-//! it by value: over half of what replaying a game costs (callgrind, pgnmentor sample). Most moves
+//! it by value: most of what replaying a game costs (docs/performance.md). Most moves
 //! in real games are a piece or pawn moving to a square with one legal mover; for those the
 //! mover is found from attack bitboards and the move is legal when it leaves its own king
 //! unattacked. Anything else (castling, en passant, an ambiguous, illegal or odd token) goes to

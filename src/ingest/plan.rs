@@ -52,14 +52,14 @@ impl Threads {
         let replay = replay.max(1);
         Threads {
             replay,
-            // One thread decodes and surveys a frame at several hundred MB/s, while a replay
-            // thread reads PGN at 40-180 MB/s: one per three replay threads, and at least two
-            // (to overlap with the stitching) up to four (to stay ahead on small machines).
-            // With one replay thread, blocks are not worth their threads.
+            // One thread decodes and surveys frames several times faster than a replay thread
+            // reads PGN (docs/performance.md, "Figures behind the code"): one per three replay
+            // threads, and at least two (to overlap with the stitching) up to four (to stay
+            // ahead on small machines). With one replay thread, blocks are not worth it.
             decoders: if replay >= 2 { replay.min(4).max(replay / 3) } else { 0 },
             // With many replay threads, columns are encoded and compressed in parallel too, so
             // the one thread that writes in order does little more than append bytes (encoding
-            // costs about 1/7 of replaying). Below that, the writing thread encodes itself: an
+            // costs a fraction of replaying). Below that, the writing thread encodes itself: an
             // idle pool's threads spin after every batch, which cost more than the encoding.
             encoders: replay / REPLAY_PER_ENCODER,
             in_flight: 2 * replay + 2,

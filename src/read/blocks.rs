@@ -1,7 +1,7 @@
 //! Splitting one stream into chunks of whole games on many threads.
 //!
 //! [`crate::read::chunk::Splitter`] reads the stream line by line on one thread, which caps a big
-//! machine (about 2 GB/s, 14 replay threads' worth on Lichess text). Here the stream comes as
+//! machine (docs/performance.md, "Figures behind the code"). Here the stream comes as
 //! blocks (a pzstd file's frames, or pieces of a plain file) whose lines are read on the
 //! threads that decode them: a [`Survey`] ([`crate::read::survey`]) reads a block's whole lines from each state the text
 //! before it may have left the line model in (few: `chunk::CANDIDATES`). The runs agree as soon as

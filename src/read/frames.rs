@@ -418,13 +418,11 @@ impl FrameWorker {
     }
 }
 
-/// A small buffer that plain text is read into before its bytes go to their block. The kernel's
-/// copy of file pages straight into a 4 MB block (rotating among the decoder threads, so cold
-/// in cache) ran at about 1.5 GB/s here, the dispatcher thread's whole time; into this buffer,
-/// which stays in cache, at about 6 GB/s, and the copy out of it costs less than the difference
-/// (by `examples/split.rs`, which prints that thread's CPU time: 0.13-0.15 s instead of
-/// 0.21-0.25 s for 355 MB of TCEC text). pzstd frames are read as before: their compressed bytes
-/// are a third of the text or less, and staging them measured no faster.
+/// A small buffer that plain text is read into before its bytes go to their block: the kernel's
+/// copy of file pages into a buffer that stays in cache is several times faster than into a
+/// 4 MB block that rotates among the decoder threads (cold in cache), and the copy out of it
+/// costs less than the difference (docs/performance.md, "Figures behind the code").
+/// pzstd frames are read as before: their compressed bytes are a third of the text or less.
 struct Staging {
     buffer: Vec<u8>,
 }
@@ -591,8 +589,8 @@ fn dispatch_at(source: &Positional, slots: Receiver<()>, jobs: &Sender<Job>) {
 }
 
 /// A regular file whose blocks the decoder threads read at their offsets themselves, so that
-/// no one thread copies every byte of plain text out of the page cache (at ~3 GB/s, that thread
-/// kept 20-odd replay threads busy on Lichess text; see `examples/split.rs`).
+/// no one thread copies every byte of plain text out of the page cache (that thread would cap a
+/// big machine: docs/performance.md, "Figures behind the code").
 pub struct Positional {
     pub(crate) file: File,
     /// Told the bytes of each read (progress).
