@@ -81,6 +81,13 @@ enum Command {
         /// No progress bar, log lines or summary on stderr.
         #[arg(long)]
         quiet: bool,
+        /// Ingest every input, also those found up to date.
+        #[arg(long)]
+        force: bool,
+        /// Check each input's SHA-256 (computed while it is read) against FILE, in `sha256sum`'s
+        /// format as Lichess publishes it (`<hex>  <file name>`); a mismatch fails that input.
+        #[arg(long, value_name = "FILE")]
+        verify_sha256: Option<PathBuf>,
         /// Target size of the chunks of games handed to the threads (testing).
         #[arg(long, hide = true, default_value_t = chunk::CHUNK_BYTES)]
         chunk_bytes: usize,
@@ -126,8 +133,8 @@ fn run(command: Command) -> Result<ExitCode> {
     match command {
         Command::Dump { file, limit } => dump::run(&file, limit),
         Command::Explain { file, game } => explain::run(&file, game),
-        Command::Ingest { inputs, out, source, threads, quiet, chunk_bytes } => {
-            ingest::run(ingest::Options { inputs, out, source, threads, quiet, chunk_bytes })
+        Command::Ingest { inputs, out, source, threads, quiet, force, verify_sha256, chunk_bytes } => {
+            ingest::run(ingest::Options { inputs, out, source, threads, quiet, chunk_bytes, force, verify_sha256 })
         }
         Command::Report { dir, html, json } => crate::report::run(&dir, html.as_deref(), json),
     }

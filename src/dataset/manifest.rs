@@ -12,19 +12,30 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::{RULES_VERSION, TOOL_VERSION, commit::Committed, write_atomic};
+use super::{RULES_VERSION, TOOL_VERSION, commit::Committed, lock, write_atomic};
 
 pub const MANIFEST: &str = "_manifest.json";
 
-/// How an input's last ingest ended.
+/// What the last run did with an input.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum InputStatus {
-    /// Its partition holds every game of the input.
+    /// Ingested: its partition holds every game of the input.
     #[default]
     Ok,
-    /// It could not be read to its end; nothing of this attempt was written.
+    /// Found unchanged since it was ingested (same size and sampled content, same rules and
+    /// schema): its partition was left as it was.
+    UpToDate,
+    /// It could not be read to its end (or its SHA-256 was not the one expected); nothing of this
+    /// attempt was written.
     Failed,
+}
+
+impl InputStatus {
+    /// Whether the partition holds every game of the input as recorded.
+    pub fn is_complete(self) -> bool {
+        matches!(self, InputStatus::Ok | InputStatus::UpToDate)
+    }
 }
 
 /// One input's entry. Fields in sorted order, as the manifest has always listed them; fields
@@ -43,18 +54,29 @@ pub struct ManifestEntry {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub events_before_error: Option<u64>,
     pub events_by_kind: BTreeMap<String, u64>,
+    /// SHA-256 of the input's size and sampled bytes ([`crate::ingest::fingerprint`]).
+    pub fingerprint: Option<String>,
     pub games: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub games_before_error: Option<u64>,
     pub games_with_errors: u64,
+    /// When the input was last modified, in nanoseconds since the Unix epoch.
+    pub modified_unix_ns: Option<u64>,
     /// The input's absolute path, or `-` for stdin.
     pub path: String,
+    /// The rules and the tables' schema the partition was written with: another than the
+    /// running tool's makes the partition stale (re-ingested by the next run).
+    pub rules_version: Option<String>,
+    pub schema_version: Option<String>,
     pub seconds: f64,
+    /// The input's SHA-256, when it was checked against `--verify-sha256`.
+    pub sha256: Option<String>,
     /// The input's size in bytes (null for stdin).
     pub size: Option<u64>,
     pub skipped_variants: u64,
     pub source: String,
     pub status: InputStatus,
+    pub tool_version: Option<String>,
     #[serde(flatten)]
     pub other: Map<String, Value>,
 }
@@ -129,6 +151,16 @@ impl Manifest {
         })
     }
 
+    /// The entry of `source`, if the manifest lists one.
+    pub fn entry(&self, source: &str) -> Option<&ManifestEntry> {
+        self.inputs.get(source)
+    }
+
+    /// Every input entry, by source.
+    pub fn entries(&self) -> impl Iterator<Item = &ManifestEntry> {
+        self.inputs.values()
+    }
+
     /// Records `entry`, replacing the entry of its source and keeping the others, and rewrites
     /// the manifest: at once while it lists at most [`EVERY_INPUT_UP_TO`] inputs, otherwise once
     /// [`INTERVAL`] (or ten times the last rewrite's duration) has passed; [`Self::flush`] writes
@@ -151,6 +183,9 @@ impl Manifest {
 
     pub fn write(&mut self) -> Result<()> {
         let started = Instant::now();
+        // One run at a time reads, merges and rewrites the file: two rewriting it at once would
+        // lose each other's entries.
+        let _lock = lock::manifest(self.path.parent().unwrap_or(Path::new(".")))?;
         if stamp(&self.path) != self.stamp {
             // Written by another run since: its entries, with this run's over them.
             let (mut inputs, unnamed) = read_entries(&self.path)?;

@@ -11,12 +11,13 @@
 
 pub mod column;
 pub mod commit;
+pub mod lock;
 pub mod manifest;
 pub mod parquet_file;
 pub mod schema;
 
 use std::{
-    collections::HashSet,
+    collections::{HashMap, HashSet},
     fs::{self, File},
     io::{self, Write},
     path::{Path, PathBuf},
@@ -115,15 +116,13 @@ impl Dataset {
         fs::create_dir_all(dir).with_context(|| format!("cannot create output directory {}", dir.display()))?;
         let root = fs::canonicalize(dir).with_context(|| format!("cannot resolve {}", dir.display()))?;
         let has_manifest = root.join(MANIFEST).is_file();
-        // A run killed while writing its first manifest leaves only that temporary file.
+        // A run killed while writing its first manifest leaves only that temporary file (and
+        // another run may be writing its own right now: left alone), and the lock files.
         let mut empty = true;
         for entry in fs::read_dir(&root).with_context(|| format!("cannot list {}", root.display()))? {
-            let entry = entry?;
-            if entry.file_name().to_string_lossy().starts_with("_manifest.tmp-") {
-                let _ = fs::remove_file(entry.path());
-            } else {
-                empty = false;
-            }
+            let name = entry.with_context(|| format!("cannot list {}", root.display()))?.file_name();
+            let name = name.to_string_lossy();
+            empty &= name.starts_with("_manifest.tmp-") || name == ".locks";
         }
         if !has_manifest && !empty {
             bail!(
@@ -211,11 +210,13 @@ impl Dataset {
         TABLES.iter().all(|t| commit::final_dir(&self.root.join(t), source).join(PART).is_file())
     }
 
-    /// Removes the temporary or replaced partition directories of `sources` that an interrupted
-    /// run left (those of other sources may be another run's, still writing). One pass over each
-    /// table's folder for the whole run, not one per input.
-    pub fn remove_stale(&self, sources: &[&str]) -> Result<()> {
+    /// The temporary or replaced partition folders of `sources` that an interrupted run left, by
+    /// source: one pass over each table's folder for the whole run, not one per input. A
+    /// source's are removed ([`remove_leftovers`]) only once this run holds its lock: until
+    /// then they may be another run's, still writing.
+    pub fn leftovers(&self, sources: &[&str]) -> Result<HashMap<String, Vec<PathBuf>>> {
         let sources: HashSet<&str> = sources.iter().copied().collect();
+        let mut found: HashMap<String, Vec<PathBuf>> = HashMap::new();
         for table in TABLES {
             let parent = self.root.join(table);
             let entries = match fs::read_dir(&parent) {
@@ -226,14 +227,37 @@ impl Dataset {
             for entry in entries {
                 let entry = entry.with_context(|| format!("cannot list {}", parent.display()))?;
                 let name = entry.file_name();
-                if stale_source(&name.to_string_lossy()).is_some_and(|s| sources.contains(s)) {
-                    fs::remove_dir_all(entry.path())
-                        .with_context(|| format!("cannot remove {}", entry.path().display()))?;
+                if let Some(source) = stale_source(&name.to_string_lossy()).filter(|s| sources.contains(s)) {
+                    found.entry(source.to_owned()).or_default().push(entry.path());
                 }
             }
         }
-        Ok(())
+        Ok(found)
     }
+
+    /// The manifest entry of `source`, if there is one.
+    pub fn entry(&self, source: &str) -> Option<&ManifestEntry> {
+        self.manifest.entry(source)
+    }
+}
+
+/// Removes leftover partition folders (a folder gone meanwhile is fine).
+pub fn remove_leftovers(paths: &[PathBuf]) -> Result<()> {
+    for path in paths {
+        match fs::remove_dir_all(path) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                return Err(e).with_context(|| format!("cannot remove the leftover folder {}", path.display()));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Whether a partition was written with other rules or another schema than this tool's, so
+/// that the next run over its input re-ingests it.
+pub fn is_stale(entry: &ManifestEntry) -> bool {
+    entry.rules_version.as_deref() != Some(RULES_VERSION) || entry.schema_version.as_deref() != Some(schema::version())
 }
 
 impl Drop for Dataset {
@@ -254,7 +278,9 @@ fn stale_source(name: &str) -> Option<&str> {
 /// Writes `bytes` to a temporary file next to `path`, then renames it over `path`: a reader never
 /// sees half a file, and a failed run leaves the earlier file intact.
 pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let temp = path.with_extension(format!("tmp-{}", std::process::id()));
+    // A name no other run uses: runs on other machines may share the folder.
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
+    let temp = path.with_extension(format!("tmp-{}-{nanos}", std::process::id()));
     let result = (|| -> io::Result<()> {
         let mut file = File::create(&temp)?;
         file.write_all(bytes)?;
@@ -380,7 +406,10 @@ mod tests {
                 fs::create_dir_all(dir.path().join(table).join(name)).unwrap();
             }
         }
-        dataset.remove_stale(&["a", "c"]).unwrap();
+        let found = dataset.leftovers(&["a", "c"]).unwrap();
+        assert_eq!(found.keys().collect::<Vec<_>>(), ["a"]);
+        remove_leftovers(&found["a"]).unwrap();
+        remove_leftovers(&found["a"]).unwrap(); // already gone: fine
         for table in TABLES {
             let mut left: Vec<String> = fs::read_dir(dir.path().join(table))
                 .unwrap()

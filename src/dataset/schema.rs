@@ -285,6 +285,23 @@ static EVENTS: LazyLock<SchemaRef> = LazyLock::new(|| {
     Arc::new(Schema::new(fields))
 });
 
+/// The tables' schema as a short hash of every column's name, type and nullability: a partition
+/// written with another is stale ([`crate::dataset::is_stale`]).
+pub fn version() -> &'static str {
+    static VERSION: LazyLock<String> = LazyLock::new(|| {
+        use sha2::{Digest, Sha256};
+        let mut hash = Sha256::new();
+        for (table, schema) in [("games", games_schema()), ("events", events_schema())] {
+            hash.update(table);
+            for field in schema.fields() {
+                hash.update(format!(";{}:{}:{}", field.name(), field.data_type(), field.is_nullable()));
+            }
+        }
+        hash.finalize()[..8].iter().map(|b| format!("{b:02x}")).collect()
+    });
+    &VERSION
+}
+
 /// Schema of the `games` table: one row per game.
 pub fn games_schema() -> SchemaRef {
     GAMES.clone()

@@ -15,6 +15,7 @@
 //! gives the block back to the decoders once no chunk holds it: the chunks in flight bound the
 //! blocks held too).
 
+pub mod fingerprint;
 pub mod plan;
 pub mod progress;
 
@@ -22,9 +23,9 @@ pub use plan::{Options, Plan, Threads};
 
 use std::{
     collections::BTreeMap,
-    fs::{self, File},
+    fs::File,
     io,
-    path::Path,
+    path::{Path, PathBuf},
     process::ExitCode,
     sync::{Arc, atomic::Ordering::Relaxed},
     time::Instant,
@@ -35,11 +36,12 @@ use arrow_array::RecordBatch;
 use crossbeam_channel::{Receiver, Sender, bounded};
 use std::ops::ControlFlow;
 
-use self::plan::Input;
+use self::{fingerprint::Fingerprint, plan::Input};
 use crate::{
     dataset::commit::Committed,
     dataset::manifest::{InputStatus, ManifestEntry},
     dataset::schema::{self, EventsBuilder, GamesBuilder},
+    dataset::{self, RULES_VERSION, TOOL_VERSION, lock},
     dataset::{Dataset, Partition},
     engine::event::EventKind,
     ingest::progress::{Counters, Progress},
@@ -97,6 +99,26 @@ impl Pools {
     }
 }
 
+/// What a run did with one input.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+enum Outcome {
+    Ingested,
+    UpToDate,
+    Failed,
+    /// Another run holds its source.
+    Busy,
+}
+
+/// What a run did, input by input.
+#[derive(Default)]
+struct RunTally {
+    games: Tally,
+    ingested: usize,
+    up_to_date: usize,
+    failed: usize,
+    busy: usize,
+}
+
 pub fn run(options: Options) -> Result<ExitCode> {
     let started = Instant::now();
     let plan = Plan::new(options)?;
@@ -105,38 +127,105 @@ pub fn run(options: Options) -> Result<ExitCode> {
     // The views read every partition by a glob, so they do not depend on what this run adds;
     // written first, they are there for the partitions committed even if the run stops early.
     dataset.write_views()?;
-    dataset.remove_stale(&plan.inputs.iter().map(|i| i.source.as_str()).collect::<Vec<_>>())?;
-    let mut total = Tally::default();
-    let mut failed = 0usize;
+    let mut leftovers = dataset.leftovers(&plan.inputs.iter().map(|i| i.source.as_str()).collect::<Vec<_>>())?;
+    let mut run = RunTally::default();
     for input in &plan.inputs {
-        let (entry, tally, committed) = ingest_input(input, &dataset, &pools, &plan)?;
-        if entry.status != InputStatus::Ok {
-            failed += 1;
-            if let Some(error) = &entry.error {
-                eprintln!("threefold: {error}");
-            }
+        let leftovers = leftovers.remove(&input.source).unwrap_or_default();
+        let (outcome, tally) = ingest_one(input, &mut dataset, &pools, &plan, &leftovers)?;
+        run.games.add(&tally);
+        match outcome {
+            Outcome::Ingested => run.ingested += 1,
+            Outcome::UpToDate => run.up_to_date += 1,
+            Outcome::Failed => run.failed += 1,
+            Outcome::Busy => run.busy += 1,
         }
-        total.add(&tally);
-        // Recorded as soon as the source's partition is committed (or its failure known), and
-        // written at once (in a dataset of over 100 sources, within a second): an output error
-        // or a kill later in the run leaves a manifest that describes the partitions committed
-        // before. A kill right after a commit leaves its entry in the commit's record, which
-        // the next run writes to the manifest.
-        dataset.update_manifest(entry, committed)?;
     }
     dataset.flush_manifest()?;
     if !plan.quiet {
-        print_summary(&plan, &total, failed, started.elapsed().as_secs_f64(), dataset.root());
+        print_summary(&plan, &run, started.elapsed().as_secs_f64(), dataset.root());
     }
-    Ok(if failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if run.failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
-fn print_summary(plan: &Plan, total: &Tally, failed: usize, secs: f64, root: &Path) {
+/// Ingests one input unless another run holds its source or it is up to date, and records it in
+/// the manifest.
+fn ingest_one(
+    input: &Input,
+    dataset: &mut Dataset,
+    pools: &Pools,
+    plan: &Plan,
+    leftovers: &[PathBuf],
+) -> Result<(Outcome, Tally)> {
+    let _lock = match lock::try_source(dataset.root(), &input.source)? {
+        Ok(lock) => lock,
+        Err(holder) => {
+            // That run writes the partition; this one has nothing to add (exit status 0).
+            eprintln!(
+                "threefold: {}: skipped, source {:?} is being written by {holder}",
+                input.path.display(),
+                input.source
+            );
+            return Ok((Outcome::Busy, Tally::default()));
+        }
+    };
+    dataset::remove_leftovers(leftovers)?;
+    let fingerprint = if input.is_stdin() { None } else { Fingerprint::of(&input.path).ok() };
+    if let Some(entry) = up_to_date(input, dataset, fingerprint.as_ref(), plan.force) {
+        if !plan.quiet {
+            eprintln!("threefold: {}: up to date (source {:?})", input.path.display(), input.source);
+        }
+        dataset.update_manifest(entry, None)?;
+        return Ok((Outcome::UpToDate, Tally::default()));
+    }
+    let (entry, tally, committed) = ingest_input(input, dataset, pools, plan, fingerprint)?;
+    let outcome = if entry.status == InputStatus::Ok { Outcome::Ingested } else { Outcome::Failed };
+    if let Some(error) = &entry.error {
+        eprintln!("threefold: {error}");
+    }
+    // Recorded as soon as the source's partition is committed (or its failure known), and
+    // written at once (in a dataset of over 100 sources, within a second): an output error or a
+    // kill later in the run leaves a manifest that describes the partitions committed before. A
+    // kill right after a commit leaves its entry in the commit's record, which the next run
+    // writes to the manifest.
+    dataset.update_manifest(entry, committed)?;
+    Ok((outcome, tally))
+}
+
+/// The input's entry marked `up_to_date`, when its partition is complete, written with this
+/// tool's rules and schema, and the input's size and sampled content are what they were (and,
+/// with `--verify-sha256`, its recorded SHA-256 is the one expected).
+fn up_to_date(
+    input: &Input,
+    dataset: &Dataset,
+    fingerprint: Option<&Fingerprint>,
+    force: bool,
+) -> Option<ManifestEntry> {
+    let (entry, fingerprint) = (dataset.entry(&input.source)?, fingerprint?);
+    let same = entry.status.is_complete()
+        && !dataset::is_stale(entry)
+        && entry.size == Some(fingerprint.size)
+        && entry.fingerprint.as_deref() == Some(fingerprint.sample_sha256.as_str())
+        && (input.sha256.is_none() || entry.sha256 == input.sha256)
+        && dataset.has_partition(&input.source);
+    (same && !force).then(|| ManifestEntry {
+        status: InputStatus::UpToDate,
+        modified_unix_ns: fingerprint.modified_unix_ns,
+        path: absolute(&input.path),
+        ..entry.clone()
+    })
+}
+
+fn print_summary(plan: &Plan, run: &RunTally, secs: f64, root: &Path) {
+    let total = &run.games;
     let kinds: Vec<String> =
         EventKind::ALL.iter().zip(total.events).map(|(k, n)| format!("{} {n}", k.as_str())).collect();
+    let busy = if run.busy > 0 { format!(", {} written by another run", run.busy) } else { String::new() };
     eprintln!(
-        "threefold: {} input(s), {failed} failed; {} games ({} with errors, {} skipped variants); {} events ({}); {secs:.1} s, {:.0} games/s; dataset {}",
+        "threefold: {} input(s): {} ingested, {} up to date, {} failed{busy}; {} games ({} with errors, {} skipped variants); {} events ({}); {secs:.1} s, {:.0} games/s; dataset {}",
         plan.inputs.len(),
+        run.ingested,
+        run.up_to_date,
+        run.failed,
         total.games,
         total.errors,
         total.skipped,
@@ -181,6 +270,9 @@ fn replay_chunk(chunk: &Chunk, source: &str, visitor: &mut GameVisitor) -> Resul
     Ok(Replayed { seq: chunk.seq, games: games.finish()?, events: events.finish()?, tally })
 }
 
+/// Where the reader leaves an input's SHA-256 once it has read all of it.
+type Digest = Arc<std::sync::Mutex<Option<String>>>;
+
 /// How reading an input ended.
 struct ReadEnd {
     compression: Option<Compression>,
@@ -198,23 +290,35 @@ impl ReadEnd {
 /// The reader stage: opens, decompresses and splits one input, sending chunks while it holds
 /// slots. With `decoders` > 0, a pzstd file or plain text is read in blocks that that many
 /// threads decompress and survey for game starts ([`input::chunker`], [`crate::read::blocks`]).
+/// The reader's ends of the pipes.
+struct ReaderEnds {
+    chunks: Sender<Chunk>,
+    slots: Receiver<()>,
+    recycled: Receiver<ChunkBytes>,
+}
+
 fn read_input(
     path: &Path,
     chunk_bytes: usize,
     decoders: usize,
+    digest: Option<Digest>,
     counters: Arc<Counters>,
-    chunks: crossbeam_channel::Sender<Chunk>,
-    slots: crossbeam_channel::Receiver<()>,
-    recycled: crossbeam_channel::Receiver<ChunkBytes>,
+    ends: ReaderEnds,
 ) -> ReadEnd {
+    let ReaderEnds { chunks, slots, recycled } = ends;
     let raw = counters.clone();
     let count = move |n| {
         raw.raw_bytes.fetch_add(n, Relaxed);
     };
-    let opened = if path.as_os_str() == "-" {
-        input::chunker(input::Counted { inner: io::stdin(), count }, decoders, chunk_bytes)
-    } else {
-        File::open(path).and_then(|f| input::chunker_file(f, count, decoders, chunk_bytes))
+    let opened = match digest {
+        _ if path.as_os_str() == "-" => {
+            input::chunker(input::Counted { inner: io::stdin(), count }, decoders, chunk_bytes)
+        }
+        // Read in order (not at the blocks' offsets) so that the bytes are hashed as they come.
+        Some(digest) => File::open(path).and_then(|f| {
+            input::chunker(input::Counted { inner: input::Hashed::new(f, digest), count }, decoders, chunk_bytes)
+        }),
+        None => File::open(path).and_then(|f| input::chunker_file(f, count, decoders, chunk_bytes)),
     };
     let (compression, mut chunker) = match opened {
         Ok(x) => x,
@@ -318,9 +422,11 @@ fn ingest_input(
     dataset: &Dataset,
     pools: &Pools,
     plan: &Plan,
+    fingerprint: Option<Fingerprint>,
 ) -> Result<(ManifestEntry, Tally, Option<Committed>)> {
     let started = Instant::now();
-    let size = if input.is_stdin() { None } else { fs::metadata(&input.path).ok().map(|m| m.len()) };
+    let size = fingerprint.as_ref().map(|f| f.size);
+    let digest: Option<Digest> = input.sha256.as_ref().map(|_| Arc::default());
     let counters = Arc::new(Counters::default());
     let mut partition = dataset.partition(&input.source, &pools.encoders)?;
     let progress = Progress::start(&input.source, size, counters.clone(), plan.quiet);
@@ -330,10 +436,11 @@ fn ingest_input(
     let (read_end, written) = std::thread::scope(|scope| {
         let reader = {
             let (counters, path, decoders) = (counters.clone(), input.path.clone(), plan.threads.decoders);
-            let (chunk_tx, slot_rx, recycle_rx, chunk_bytes) = (chunks.0, slots.1, recycle.1, plan.chunk_bytes);
-            std::thread::Builder::new().name("read".into()).spawn_scoped(scope, move || {
-                read_input(&path, chunk_bytes, decoders, counters, chunk_tx, slot_rx, recycle_rx)
-            })
+            let ends = ReaderEnds { chunks: chunks.0, slots: slots.1, recycled: recycle.1 };
+            let (digest, chunk_bytes) = (digest.clone(), plan.chunk_bytes);
+            std::thread::Builder::new()
+                .name("read".into())
+                .spawn_scoped(scope, move || read_input(&path, chunk_bytes, decoders, digest, counters, ends))
         };
         drop((chunks.1, results.0, recycle.0));
         let written = write_in_order(&results.1, &slots.0, &mut partition, &counters);
@@ -353,38 +460,57 @@ fn ingest_input(
             return Err(e.context(format!("while writing the dataset for {}", input.path.display())));
         }
     };
-    let mut entry = manifest_entry(input, size, &read_end, &tally, started.elapsed().as_secs_f64());
-    match read_end.error {
-        None => {
-            let committed = partition.commit(&entry)?;
-            Ok((entry, tally, Some(committed)))
-        }
+    let mut entry = manifest_entry(input, fingerprint.as_ref(), &read_end, &tally, started.elapsed().as_secs_f64());
+    entry.sha256 = digest.and_then(|d| d.lock().ok()?.clone());
+    let failure = match read_end.error {
         Some(ReadError { offset, error }) => {
-            partition.abort();
-            // Nothing of this input is in the dataset.
-            entry.games_before_error = Some(tally.games);
-            entry.events_before_error = Some(tally.event_total());
-            (entry.games, entry.events) = (0, 0);
             let what = if read_end.compression.is_none() { "cannot open" } else { "cannot read" };
-            entry.status = InputStatus::Failed;
-            entry.error = Some(format!(
-                "{what} {}: {error} (at decompressed byte {offset}); nothing was written for source {:?}{}",
-                input.path.display(),
-                input.source,
-                if dataset.has_partition(&input.source) { ", its previous partition is kept" } else { "" }
-            ));
             entry.error_offset = Some(offset);
-            Ok((entry, Tally::default(), None))
+            Some(format!("{what} {}: {error} (at decompressed byte {offset})", input.path.display()))
         }
-    }
+        None if input.sha256.is_some() && entry.sha256 != input.sha256 => Some(format!(
+            "{}: its SHA-256 is {}, --verify-sha256 expects {}",
+            input.path.display(),
+            entry.sha256.as_deref().unwrap_or("unknown (not read to its end)"),
+            input.sha256.as_deref().unwrap_or_default()
+        )),
+        None => None,
+    };
+    let Some(failure) = failure else {
+        let committed = partition.commit(&entry)?;
+        return Ok((entry, tally, Some(committed)));
+    };
+    partition.abort();
+    // Nothing of this input is in the dataset.
+    entry.games_before_error = Some(tally.games);
+    entry.events_before_error = Some(tally.event_total());
+    (entry.games, entry.events) = (0, 0);
+    entry.status = InputStatus::Failed;
+    entry.error = Some(format!(
+        "{failure}; nothing was written for source {:?}{}",
+        input.source,
+        if dataset.has_partition(&input.source) { ", its previous partition is kept" } else { "" }
+    ));
+    Ok((entry, Tally::default(), None))
 }
 
 /// The manifest entry of an input read to `read_end` (an `ok` one; the caller marks failures).
-fn manifest_entry(input: &Input, size: Option<u64>, read_end: &ReadEnd, tally: &Tally, seconds: f64) -> ManifestEntry {
+fn manifest_entry(
+    input: &Input,
+    fingerprint: Option<&Fingerprint>,
+    read_end: &ReadEnd,
+    tally: &Tally,
+    seconds: f64,
+) -> ManifestEntry {
     ManifestEntry {
         source: input.source.clone(),
         path: if input.is_stdin() { "-".to_owned() } else { absolute(&input.path) },
-        size,
+        size: fingerprint.map(|f| f.size),
+        fingerprint: fingerprint.map(|f| f.sample_sha256.clone()),
+        modified_unix_ns: fingerprint.and_then(|f| f.modified_unix_ns),
+        rules_version: Some(RULES_VERSION.to_owned()),
+        schema_version: Some(schema::version().to_owned()),
+        tool_version: Some(TOOL_VERSION.to_owned()),
         compression: read_end.compression.map(|c| format!("{c:?}").to_lowercase()),
         decompressed_bytes: read_end.bytes,
         games: tally.games,

@@ -16,12 +16,18 @@ pub struct Options {
     pub threads: Option<usize>,
     pub quiet: bool,
     pub chunk_bytes: usize,
+    /// Ingest inputs even when they are up to date.
+    pub force: bool,
+    /// A `sha256sums.txt` (Lichess's: `<hex>  <file name>`) every input must be listed in.
+    pub verify_sha256: Option<PathBuf>,
 }
 
 /// One input to read, and the source (partition) it goes to.
 pub struct Input {
     pub path: PathBuf,
     pub source: String,
+    /// The SHA-256 its bytes must have (with `--verify-sha256`).
+    pub sha256: Option<String>,
 }
 
 impl Input {
@@ -74,11 +80,27 @@ pub struct Plan {
     pub threads: Threads,
     pub chunk_bytes: usize,
     pub quiet: bool,
+    pub force: bool,
 }
 
 impl Plan {
     pub fn new(options: Options) -> Result<Plan> {
-        let inputs = inputs(&options)?;
+        let mut inputs = inputs(&options)?;
+        if let Some(sums) = &options.verify_sha256 {
+            let sums = read_sha256sums(sums)?;
+            for input in &mut inputs {
+                let name = input.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                match sums.get(&name) {
+                    Some(hex) => input.sha256 = Some(hex.clone()),
+                    None if input.is_stdin() => bail!("--verify-sha256 cannot check stdin; give the file"),
+                    None => bail!(
+                        "--verify-sha256: {} is not listed in {}",
+                        input.path.display(),
+                        options.verify_sha256.as_deref().unwrap_or(Path::new("")).display()
+                    ),
+                }
+            }
+        }
         let replay = options.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         Ok(Plan {
             inputs,
@@ -86,8 +108,28 @@ impl Plan {
             threads: Threads::new(replay),
             chunk_bytes: options.chunk_bytes,
             quiet: options.quiet,
+            force: options.force,
         })
     }
+}
+
+/// The digests of a `sha256sum` output (`<hex>  <name>`, or `<hex> *<name>`), by file name.
+fn read_sha256sums(path: &Path) -> Result<std::collections::HashMap<String, String>> {
+    let text = fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let mut sums = std::collections::HashMap::new();
+    for (n, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+        let parsed = line.split_once(char::is_whitespace).and_then(|(hex, name)| {
+            let name = name.trim_start().trim_start_matches('*').trim_end();
+            let valid = hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()) && !name.is_empty();
+            let name = Path::new(name).file_name()?.to_string_lossy().into_owned();
+            valid.then(|| (name, hex.to_ascii_lowercase()))
+        });
+        match parsed {
+            Some((name, hex)) => _ = sums.insert(name, hex),
+            None => bail!("{} line {}: not `<sha256 hex>  <file name>`: {line:?}", path.display(), n + 1),
+        }
+    }
+    Ok(sums)
 }
 
 const EXTENSIONS: [&str; 4] = [".pgn", ".pgn.zst", ".pgn.bz2", ".pgn.gz"];
@@ -130,7 +172,7 @@ fn inputs(options: &Options) -> Result<Vec<Input>> {
                 path.display()
             );
         }
-        inputs.push(Input { path, source });
+        inputs.push(Input { path, source, sha256: None });
     }
     Ok(inputs)
 }

@@ -135,3 +135,39 @@ impl<R: Read, F: Fn(u64)> Read for Counted<R, F> {
         Ok(n)
     }
 }
+
+/// Computes the SHA-256 of the bytes read through it, and hands the hex digest to `done` at the
+/// end of the input (never if reading stops early: then there is no digest to compare).
+pub struct Hashed<R> {
+    inner: R,
+    hash: Option<sha2::Sha256>,
+    done: std::sync::Arc<std::sync::Mutex<Option<String>>>,
+}
+
+impl<R> Hashed<R> {
+    pub fn new(inner: R, done: std::sync::Arc<std::sync::Mutex<Option<String>>>) -> Hashed<R> {
+        use sha2::Digest;
+        Hashed { inner, hash: Some(sha2::Sha256::new()), done }
+    }
+}
+
+impl<R: Read> Read for Hashed<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        use sha2::Digest;
+        let n = self.inner.read(buf)?;
+        match (n, self.hash.take()) {
+            (0, Some(hash)) if !buf.is_empty() => {
+                let hex = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+                if let Ok(mut done) = self.done.lock() {
+                    *done = Some(hex);
+                }
+            }
+            (_, Some(mut hash)) => {
+                hash.update(&buf[..n]);
+                self.hash = Some(hash);
+            }
+            (_, None) => {}
+        }
+        Ok(n)
+    }
+}

@@ -474,6 +474,7 @@ pub fn compute(dir: &Path) -> Result<Report> {
     Ok(Report {
         dataset: dir.display().to_string(),
         sources: games.sources,
+        stale_sources: Vec::new(),
         rows: games.rows,
         skipped: games.skipped,
         overall: games.overall,

@@ -20,6 +20,16 @@ use std::{
 
 use anyhow::Result;
 
+/// The sources the manifest lists as written with other rules or another schema.
+fn stale_sources(dir: &Path) -> Vec<String> {
+    let Ok(manifest) = crate::dataset::manifest::Manifest::open(dir) else { return Vec::new() };
+    manifest
+        .entries()
+        .filter(|e| e.status.is_complete() && crate::dataset::is_stale(e))
+        .map(|e| e.source.clone())
+        .collect()
+}
+
 /// Runs the command: the text table (or `--json`, the computed figures) on stdout, and the page.
 pub fn run(dir: &Path, html_file: Option<&Path>, json: bool) -> Result<ExitCode> {
     // Read only: a commit that a killed run left half done is reported, not finished.
@@ -32,7 +42,14 @@ pub fn run(dir: &Path, html_file: Option<&Path>, json: bool) -> Result<ExitCode>
             dir.display()
         );
     }
-    let report = aggregate::compute(dir)?;
+    let mut report = aggregate::compute(dir)?;
+    report.stale_sources = stale_sources(dir);
+    if !report.stale_sources.is_empty() {
+        eprintln!(
+            "threefold: warning: stale partition(s), written with other rules or another schema than this threefold's: {}; the next `threefold ingest` of their inputs re-ingests them",
+            report.stale_sources.join(", ")
+        );
+    }
     let charts = figures::charts(&report);
     let mut out = io::stdout().lock();
     if json {

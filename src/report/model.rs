@@ -127,6 +127,9 @@ pub struct Report {
     /// The dataset directory as given.
     pub dataset: String,
     pub sources: Vec<String>,
+    /// Sources whose partition was written with other rules or another schema than this tool's
+    /// (the next `ingest` of their inputs re-ingests them).
+    pub stale_sources: Vec<String>,
     /// All rows of `games`, skipped variants included.
     pub rows: u64,
     /// Games with status `skipped`: left out of every figure below.
