@@ -530,3 +530,25 @@ fn report_refuses_a_directory_that_is_not_a_dataset() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("threefold dataset"));
 }
+
+/// A dataset moved elsewhere opens again once `threefold views` has written its views for the
+/// new place (DuckDB reads the views' paths from its working directory, not from the file).
+#[test]
+fn a_moved_dataset_opens_after_threefold_views() {
+    const COUNT: &str = r#"
+import duckdb, json, os, sys
+con = duckdb.connect()
+con.execute(open(os.path.join(sys.argv[1], "views.sql")).read())
+print(json.dumps([con.sql(f"SELECT count(*) FROM {t}").fetchall()[0][0] for t in ("games", "events")]))
+"#;
+    let tmp = tempfile::tempdir().unwrap();
+    let (first, moved) = (tmp.path().join("first"), tmp.path().join("elsewhere/moved"));
+    let sample = root().join("data-samples/karpov_miles_tilburg_1986.pgn");
+    run(&["ingest", "--quiet", sample.to_str().unwrap(), "--out", first.to_str().unwrap()]);
+    let counts = run_python(COUNT, &[first.to_str().unwrap()]);
+    std::fs::create_dir_all(moved.parent().unwrap()).unwrap();
+    std::fs::rename(&first, &moved).unwrap();
+    run(&["views", moved.to_str().unwrap()]);
+    assert_eq!(run_python(COUNT, &[moved.to_str().unwrap()]), counts);
+    assert_eq!(counts[0], 2);
+}

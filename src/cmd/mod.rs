@@ -92,6 +92,16 @@ enum Command {
         #[arg(long, hide = true, default_value_t = chunk::CHUNK_BYTES)]
         chunk_bytes: usize,
     },
+    /// Write DIR/views.sql again for where the dataset is now (after moving or copying it).
+    ///
+    /// DuckDB resolves the views' paths from its working directory, so views.sql names the
+    /// partitions by absolute path; a dataset moved elsewhere needs them written again.
+    ///
+    /// Example: threefold views /mnt/shared/dataset && duckdb -c ".read /mnt/shared/dataset/views.sql"
+    Views {
+        /// Dataset directory written by `threefold ingest`.
+        dir: PathBuf,
+    },
     /// Print the headline figures of a dataset as tables; optionally write them as an HTML page.
     ///
     /// Reads DIR/games and DIR/events (written by ingest) directly, in bounded memory. Rates leave
@@ -135,6 +145,11 @@ fn run(command: Command) -> Result<ExitCode> {
         Command::Explain { file, game } => explain::run(&file, game),
         Command::Ingest { inputs, out, source, threads, quiet, force, verify_sha256, chunk_bytes } => {
             ingest::run(ingest::Options { inputs, out, source, threads, quiet, chunk_bytes, force, verify_sha256 })
+        }
+        Command::Views { dir } => {
+            crate::dataset::write_views(&dir)?;
+            eprintln!("threefold: wrote {}", dir.join("views.sql").display());
+            Ok(ExitCode::SUCCESS)
         }
         Command::Report { dir, html, json } => crate::report::run(&dir, html.as_deref(), json),
     }

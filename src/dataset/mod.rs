@@ -179,19 +179,9 @@ impl Dataset {
         }
     }
 
-    /// Writes `views.sql`: DuckDB views over every partition, by absolute path.
+    /// Writes `views.sql` ([`write_views`]).
     pub fn write_views(&self) -> Result<()> {
-        let mut sql = String::from(
-            "-- DuckDB views over this threefold dataset; in duckdb: .read views.sql (any working directory)\n",
-        );
-        for table in TABLES {
-            let glob = self.root.join(table).join("source=*").join("*.parquet");
-            let glob = glob.to_string_lossy().replace('\'', "''");
-            sql.push_str(&format!(
-                "CREATE OR REPLACE VIEW {table} AS SELECT * FROM read_parquet('{glob}', hive_partitioning = true, union_by_name = true);\n"
-            ));
-        }
-        write_atomic(&self.root.join("views.sql"), sql.as_bytes())
+        write_views(&self.root)
     }
 
     /// Records `entry` in the manifest ([`Manifest::update`]); `committed` is the commit that
@@ -239,6 +229,27 @@ impl Dataset {
     pub fn entry(&self, source: &str) -> Option<&ManifestEntry> {
         self.manifest.entry(source)
     }
+}
+
+/// Writes `DIR/views.sql`: DuckDB views over every partition, by absolute path (DuckDB resolves
+/// a relative path from its working directory, not from the file). A dataset moved or copied
+/// elsewhere gets views of its new place from `threefold views DIR` (or its next ingest).
+pub fn write_views(dir: &Path) -> Result<()> {
+    let root = fs::canonicalize(dir).with_context(|| format!("cannot resolve {}", dir.display()))?;
+    if !root.join(MANIFEST).is_file() {
+        bail!("{} is not a threefold dataset (no {MANIFEST})", root.display());
+    }
+    let mut sql = String::from(
+        "-- DuckDB views over this threefold dataset; in duckdb: .read views.sql (any working directory)\n",
+    );
+    for table in TABLES {
+        let glob = root.join(table).join("source=*").join("*.parquet");
+        let glob = glob.to_string_lossy().replace('\'', "''");
+        sql.push_str(&format!(
+            "CREATE OR REPLACE VIEW {table} AS SELECT * FROM read_parquet('{glob}', hive_partitioning = true, union_by_name = true);\n"
+        ));
+    }
+    write_atomic(&root.join("views.sql"), sql.as_bytes())
 }
 
 /// Removes leftover partition folders (a folder gone meanwhile is fine).
