@@ -92,6 +92,7 @@ echo "README quick start: 1 passed, 0 failed"
 # Reliability: SIGKILL at random moments, and a full disk.
 bash tests/crash/sigkill.sh 20
 bash tests/crash/disk_full.sh
+bash tests/crash/resume.sh
 
 # The same command on a clone with no corpus beside it (not again inside that clone).
 if [ "${THREEFOLD_IN_FRESH_CLONE:-}" != 1 ]; then

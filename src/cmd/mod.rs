@@ -88,6 +88,10 @@ enum Command {
         /// format as Lichess publishes it (`<hex>  <file name>`); a mismatch fails that input.
         #[arg(long, value_name = "FILE")]
         verify_sha256: Option<PathBuf>,
+        /// Games per part file of a partition: a killed run's next run resumes after the last
+        /// complete part (testing; the default suits any machine).
+        #[arg(long, hide = true, default_value_t = crate::dataset::partition::PART_GAMES)]
+        part_games: u64,
         /// Target size of the chunks of games handed to the threads (testing).
         #[arg(long, hide = true, default_value_t = chunk::CHUNK_BYTES)]
         chunk_bytes: usize,
@@ -143,8 +147,18 @@ fn run(command: Command) -> Result<ExitCode> {
     match command {
         Command::Dump { file, limit } => dump::run(&file, limit),
         Command::Explain { file, game } => explain::run(&file, game),
-        Command::Ingest { inputs, out, source, threads, quiet, force, verify_sha256, chunk_bytes } => {
-            ingest::run(ingest::Options { inputs, out, source, threads, quiet, chunk_bytes, force, verify_sha256 })
+        Command::Ingest { inputs, out, source, threads, quiet, force, verify_sha256, part_games, chunk_bytes } => {
+            ingest::run(ingest::Options {
+                inputs,
+                out,
+                source,
+                threads,
+                quiet,
+                chunk_bytes,
+                part_games,
+                force,
+                verify_sha256,
+            })
         }
         Command::Views { dir } => {
             crate::dataset::write_views(&dir)?;

@@ -503,7 +503,15 @@ mod tests {
         let root = fs::canonicalize(tmp.path()).unwrap();
         let mut dataset = Dataset::open(&root).unwrap();
         let entry = entry("y", 0, 0);
-        let committed = dataset.partition("y", &None).unwrap().commit(&entry).unwrap();
+        let key = super::super::partition::ResumeKey {
+            size: None,
+            fingerprint: None,
+            rules_version: String::new(),
+            schema_version: String::new(),
+            part_games: 10,
+            chunk_bytes: 1,
+        };
+        let committed = dataset.partition("y", key, &None).unwrap().commit(&entry).unwrap();
         assert_eq!(hidden(&root), [format!("{RECORD_PREFIX}y-{}.json", std::process::id())]);
         dataset.update_manifest(entry, Some(committed)).unwrap();
         assert!(hidden(&root).is_empty(), "{:?}", hidden(&root));

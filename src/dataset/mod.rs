@@ -14,6 +14,7 @@ pub mod commit;
 pub mod lock;
 pub mod manifest;
 pub mod parquet_file;
+pub mod partition;
 pub mod schema;
 
 use std::{
@@ -25,7 +26,6 @@ use std::{
 };
 
 use anyhow::{Context, Result, bail};
-use arrow_array::RecordBatch;
 use parquet::{
     basic::{Compression, Encoding, ZstdLevel},
     file::{
@@ -35,12 +35,11 @@ use parquet::{
     schema::types::ColumnPath,
 };
 
-use self::manifest::{MANIFEST, Manifest, ManifestEntry};
-use crate::{
-    dataset::commit::Committed,
-    dataset::parquet_file::ParallelWriter,
-    dataset::schema::{events_schema, games_schema},
+use self::{
+    manifest::{MANIFEST, Manifest, ManifestEntry},
+    partition::{Partition, ResumeKey},
 };
+use crate::dataset::commit::Committed;
 
 /// Version of the tool, recorded in every file and the manifest.
 pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -149,34 +148,14 @@ impl Dataset {
         &self.root
     }
 
-    /// Starts writing the partition of `source` under temporary names; columns are encoded on
-    /// `encoders` (or on this thread).
-    pub fn partition(&self, source: &str, encoders: &Option<Arc<rayon::ThreadPool>>) -> Result<Partition> {
-        let mut tables = Vec::new();
-        for (table, schema) in TABLES.into_iter().zip([games_schema(), events_schema()]) {
-            let parent = self.root.join(table);
-            fs::create_dir_all(&parent).with_context(|| format!("cannot create {}", parent.display()))?;
-            let temp_dir = commit::temp_dir(&parent, source, std::process::id());
-            fs::create_dir_all(&temp_dir).with_context(|| format!("cannot create {}", temp_dir.display()))?;
-            let temp_file = temp_dir.join(format!("{PART}.tmp"));
-            let file = File::create(&temp_file).with_context(|| format!("cannot create {}", temp_file.display()))?;
-            let writer = ParallelWriter::try_new(file, schema, writer_properties(source)?, encoders.clone())?;
-            tables.push(Table {
-                writer: Some(writer),
-                temp_dir,
-                temp_file,
-                final_dir: commit::final_dir(&parent, source),
-                rows: 0,
-            });
-        }
-        let events = tables.pop();
-        let games = tables.pop();
-        match (games, events) {
-            (Some(games), Some(events)) => {
-                Ok(Partition { root: self.root.clone(), source: source.to_owned(), games, events })
-            }
-            _ => bail!("internal error: missing table writer"),
-        }
+    /// Starts writing the partition of `source` ([`Partition::open`]).
+    pub fn partition(
+        &self,
+        source: &str,
+        key: ResumeKey,
+        encoders: &Option<Arc<rayon::ThreadPool>>,
+    ) -> Result<Partition> {
+        Partition::open(&self.root, source, key, encoders)
     }
 
     /// Writes `views.sql` ([`write_views`]).
@@ -302,92 +281,6 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
         let _ = fs::remove_file(&temp);
     }
     result.with_context(|| format!("cannot write {}", path.display()))
-}
-
-struct Table {
-    writer: Option<ParallelWriter>,
-    temp_dir: PathBuf,
-    temp_file: PathBuf,
-    final_dir: PathBuf,
-    rows: u64,
-}
-
-impl Table {
-    fn write(&mut self, batch: &RecordBatch) -> Result<()> {
-        if batch.num_rows() == 0 {
-            return Ok(());
-        }
-        let Some(writer) = self.writer.as_mut() else { bail!("internal error: table already closed") };
-        writer.write(batch).with_context(|| format!("cannot write {}", self.temp_file.display()))?;
-        self.rows += batch.num_rows() as u64;
-        Ok(())
-    }
-
-    /// Closes the writer and gives the file its final name inside the temporary directory.
-    fn close(&mut self) -> Result<()> {
-        let Some(writer) = self.writer.take() else { return Ok(()) };
-        writer.close().with_context(|| format!("cannot finish {}", self.temp_file.display()))?;
-        File::open(&self.temp_file).and_then(|f| f.sync_all())?;
-        let done = self.temp_dir.join(PART);
-        fs::rename(&self.temp_file, &done).with_context(|| format!("cannot rename to {}", done.display()))?;
-        Ok(())
-    }
-
-    fn abort(&mut self) {
-        self.writer = None;
-        let _ = fs::remove_dir_all(&self.temp_dir);
-    }
-}
-
-/// The games and events files of one source being written.
-pub struct Partition {
-    root: PathBuf,
-    source: String,
-    games: Table,
-    events: Table,
-}
-
-impl Partition {
-    pub fn write(&mut self, games: &RecordBatch, events: &RecordBatch) -> Result<()> {
-        self.games.write(games)?;
-        self.events.write(events)
-    }
-
-    /// Finishes both files and replaces the source's previous partition, if any, as a whole,
-    /// even across a kill (see [`crate::dataset::commit`]); `entry` is the source's manifest entry, to
-    /// be recorded with [`Dataset::update_manifest`].
-    pub fn commit(mut self, entry: &ManifestEntry) -> Result<Committed> {
-        let closed = self.games.close().and_then(|_| self.events.close());
-        if let Err(e) = closed {
-            self.abort();
-            return Err(e);
-        }
-        let committed =
-            match commit::begin(&self.root, &self.source, &[&self.games.temp_dir, &self.events.temp_dir], entry) {
-                Ok(committed) => committed,
-                Err(e) => {
-                    self.abort();
-                    return Err(e);
-                }
-            };
-        commit::swap(&self.games.temp_dir, &self.games.final_dir)?;
-        commit::swap(&self.events.temp_dir, &self.events.final_dir)?;
-        Ok(committed)
-    }
-
-    /// Drops everything written: no file of this attempt remains.
-    pub fn abort(&mut self) {
-        self.games.abort();
-        self.events.abort();
-    }
-}
-
-impl Drop for Partition {
-    fn drop(&mut self) {
-        if self.games.writer.is_some() || self.events.writer.is_some() {
-            self.abort();
-        }
-    }
 }
 
 #[cfg(test)]

@@ -42,7 +42,10 @@ use crate::{
     dataset::manifest::{InputStatus, ManifestEntry},
     dataset::schema::{self, EventsBuilder, GamesBuilder},
     dataset::{self, RULES_VERSION, TOOL_VERSION, lock},
-    dataset::{Dataset, Partition},
+    dataset::{
+        Dataset,
+        partition::{Counts, Partition, ResumeKey},
+    },
     engine::event::EventKind,
     ingest::progress::{Counters, Progress},
     pgn::{GameStatus, GameVisitor},
@@ -50,31 +53,8 @@ use crate::{
     read::input::{self, Compression},
 };
 
-/// Counts over games, summed over chunks and inputs.
-#[derive(Default, Clone, Debug)]
-struct Tally {
-    games: u64,
-    /// Games whose replay stopped on an error.
-    errors: u64,
-    /// Games in a variant that is not replayed.
-    skipped: u64,
-    events: [u64; 4],
-}
-
-impl Tally {
-    fn add(&mut self, other: &Tally) {
-        self.games += other.games;
-        self.errors += other.errors;
-        self.skipped += other.skipped;
-        for (a, b) in self.events.iter_mut().zip(other.events) {
-            *a += b;
-        }
-    }
-
-    fn event_total(&self) -> u64 {
-        self.events.iter().sum()
-    }
-}
+/// Counts over games ([`Counts`]), per chunk, input and run.
+type Tally = Counts;
 
 /// Thread pools of a run.
 struct Pools {
@@ -239,6 +219,8 @@ fn print_summary(plan: &Plan, run: &RunTally, secs: f64, root: &Path) {
 /// What a worker made of one chunk.
 struct Replayed {
     seq: u64,
+    /// The decompressed byte where the chunk ends.
+    end: u64,
     games: RecordBatch,
     events: RecordBatch,
     tally: Tally,
@@ -267,7 +249,8 @@ fn replay_chunk(chunk: &Chunk, source: &str, visitor: &mut GameVisitor) -> Resul
         ControlFlow::Continue(())
     });
     tally.games = index;
-    Ok(Replayed { seq: chunk.seq, games: games.finish()?, events: events.finish()?, tally })
+    let end = chunk.offset + chunk.data.len() as u64;
+    Ok(Replayed { seq: chunk.seq, end, games: games.finish()?, events: events.finish()?, tally })
 }
 
 /// Where the reader leaves an input's SHA-256 once it has read all of it.
@@ -295,6 +278,8 @@ struct ReaderEnds {
     chunks: Sender<Chunk>,
     slots: Receiver<()>,
     recycled: Receiver<ChunkBytes>,
+    /// Where the input goes on after staged parts (0: from the start).
+    resume_at: u64,
 }
 
 fn read_input(
@@ -305,7 +290,10 @@ fn read_input(
     counters: Arc<Counters>,
     ends: ReaderEnds,
 ) -> ReadEnd {
-    let ReaderEnds { chunks, slots, recycled } = ends;
+    let ReaderEnds { chunks, slots, recycled, resume_at } = ends;
+    // Chunks before `resume_at` are in staged parts already: read, not replayed; the others are
+    // numbered from 0 for the writer.
+    let mut skipped = 0u64;
     let raw = counters.clone();
     let count = move |n| {
         raw.raw_bytes.fetch_add(n, Relaxed);
@@ -329,8 +317,14 @@ fn read_input(
             chunker.recycle(buffer);
         }
         match chunker.next_chunk() {
-            Ok(Some(chunk)) => {
+            Ok(Some(mut chunk)) => {
                 counters.bytes.fetch_add(chunk.data.len() as u64, Relaxed);
+                if chunk.offset < resume_at {
+                    skipped += 1;
+                    chunker.recycle(chunk.data);
+                    continue;
+                }
+                chunk.seq -= skipped;
                 // The writer gone means it failed; it reports why.
                 if slots.recv().is_err() || chunks.send(chunk).is_err() {
                     break;
@@ -386,14 +380,14 @@ fn spawn_workers(pool: &rayon::ThreadPool, workers: usize, source: &str, pipes: 
 }
 
 /// The writer stage: puts replayed chunks back in input order and writes them, giving each
-/// chunk's slot back; returns the input's tally.
+/// chunk's slot back; returns the input's tally (the staged parts' included).
 fn write_in_order(
     results: &Receiver<Result<Replayed>>,
     slots: &Sender<()>,
     partition: &mut Partition,
     counters: &Counters,
 ) -> Result<Tally> {
-    let mut tally = Tally::default();
+    let mut tally = partition.resumed().0.clone();
     let mut waiting: BTreeMap<u64, Replayed> = BTreeMap::new();
     let mut next = 0u64;
     for result in results {
@@ -403,6 +397,7 @@ fn write_in_order(
             let games = schema::offset_game_index(&r.games, tally.games)?;
             let events = schema::offset_game_index(&r.events, tally.games)?;
             partition.write(&games, &events)?;
+            partition.chunk_done(&r.tally, r.end)?;
             tally.add(&r.tally);
             counters.games.fetch_add(r.tally.games, Relaxed);
             counters.events.fetch_add(r.tally.event_total(), Relaxed);
@@ -428,7 +423,8 @@ fn ingest_input(
     let size = fingerprint.as_ref().map(|f| f.size);
     let digest: Option<Digest> = input.sha256.as_ref().map(|_| Arc::default());
     let counters = Arc::new(Counters::default());
-    let mut partition = dataset.partition(&input.source, &pools.encoders)?;
+    let mut partition = open_partition(input, dataset, pools, plan, fingerprint.as_ref())?;
+    let resume_at = partition.resumed().1;
     let progress = Progress::start(&input.source, size, counters.clone(), plan.quiet);
     let pipes = Pipes::new(plan.threads.in_flight);
     spawn_workers(&pools.replay, plan.threads.replay, &input.source, &pipes);
@@ -436,7 +432,7 @@ fn ingest_input(
     let (read_end, written) = std::thread::scope(|scope| {
         let reader = {
             let (counters, path, decoders) = (counters.clone(), input.path.clone(), plan.threads.decoders);
-            let ends = ReaderEnds { chunks: chunks.0, slots: slots.1, recycled: recycle.1 };
+            let ends = ReaderEnds { chunks: chunks.0, slots: slots.1, recycled: recycle.1, resume_at };
             let (digest, chunk_bytes) = (digest.clone(), plan.chunk_bytes);
             std::thread::Builder::new()
                 .name("read".into())
@@ -462,7 +458,60 @@ fn ingest_input(
     };
     let mut entry = manifest_entry(input, fingerprint.as_ref(), &read_end, &tally, started.elapsed().as_secs_f64());
     entry.sha256 = digest.and_then(|d| d.lock().ok()?.clone());
-    let failure = match read_end.error {
+    match failure(input, &mut entry, read_end) {
+        None => {
+            let committed = partition.commit(&entry)?;
+            Ok((entry, tally, Some(committed)))
+        }
+        Some(failure) => {
+            partition.abort();
+            // Nothing of this input is in the dataset.
+            entry.games_before_error = Some(tally.games);
+            entry.events_before_error = Some(tally.event_total());
+            (entry.games, entry.events) = (0, 0);
+            entry.status = InputStatus::Failed;
+            entry.error = Some(format!(
+                "{failure}; nothing was written for source {:?}{}",
+                input.source,
+                if dataset.has_partition(&input.source) { ", its previous partition is kept" } else { "" }
+            ));
+            Ok((entry, Tally::default(), None))
+        }
+    }
+}
+
+/// Opens the input's partition, going on from parts an interrupted run staged if it can.
+fn open_partition(
+    input: &Input,
+    dataset: &Dataset,
+    pools: &Pools,
+    plan: &Plan,
+    fingerprint: Option<&Fingerprint>,
+) -> Result<Partition> {
+    let key = ResumeKey {
+        size: fingerprint.map(|f| f.size),
+        fingerprint: fingerprint.map(|f| f.sample_sha256.clone()),
+        rules_version: RULES_VERSION.to_owned(),
+        schema_version: schema::version().to_owned(),
+        part_games: plan.part_games,
+        chunk_bytes: plan.chunk_bytes,
+    };
+    let partition = dataset.partition(&input.source, key, &pools.encoders)?;
+    let (done, resume_at, parts) = partition.resumed();
+    if resume_at > 0 && !plan.quiet {
+        eprintln!(
+            "threefold: {}: resuming after {} games ({parts} part(s) staged by an interrupted run)",
+            input.path.display(),
+            done.games
+        );
+    }
+    Ok(partition)
+}
+
+/// Why the input failed, if it did: it could not be read to its end, or its SHA-256 is not the
+/// one expected.
+fn failure(input: &Input, entry: &mut ManifestEntry, read_end: ReadEnd) -> Option<String> {
+    match read_end.error {
         Some(ReadError { offset, error }) => {
             let what = if read_end.compression.is_none() { "cannot open" } else { "cannot read" };
             entry.error_offset = Some(offset);
@@ -475,23 +524,7 @@ fn ingest_input(
             input.sha256.as_deref().unwrap_or_default()
         )),
         None => None,
-    };
-    let Some(failure) = failure else {
-        let committed = partition.commit(&entry)?;
-        return Ok((entry, tally, Some(committed)));
-    };
-    partition.abort();
-    // Nothing of this input is in the dataset.
-    entry.games_before_error = Some(tally.games);
-    entry.events_before_error = Some(tally.event_total());
-    (entry.games, entry.events) = (0, 0);
-    entry.status = InputStatus::Failed;
-    entry.error = Some(format!(
-        "{failure}; nothing was written for source {:?}{}",
-        input.source,
-        if dataset.has_partition(&input.source) { ", its previous partition is kept" } else { "" }
-    ));
-    Ok((entry, Tally::default(), None))
+    }
 }
 
 /// The manifest entry of an input read to `read_end` (an `ok` one; the caller marks failures).

@@ -16,6 +16,8 @@ pub struct Options {
     pub threads: Option<usize>,
     pub quiet: bool,
     pub chunk_bytes: usize,
+    /// Games per part of a partition ([`crate::dataset::partition::PART_GAMES`]).
+    pub part_games: u64,
     /// Ingest inputs even when they are up to date.
     pub force: bool,
     /// A `sha256sums.txt` (Lichess's: `<hex>  <file name>`) every input must be listed in.
@@ -79,6 +81,7 @@ pub struct Plan {
     pub out: PathBuf,
     pub threads: Threads,
     pub chunk_bytes: usize,
+    pub part_games: u64,
     pub quiet: bool,
     pub force: bool,
 }
@@ -107,6 +110,7 @@ impl Plan {
             out: options.out,
             threads: Threads::new(replay),
             chunk_bytes: options.chunk_bytes,
+            part_games: options.part_games.max(1),
             quiet: options.quiet,
             force: options.force,
         })

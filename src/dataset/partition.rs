@@ -1,0 +1,320 @@
+//! Writing one source's partition in parts, so that a kill loses minutes, not the input.
+//!
+//! Games and events go to parts of about [`Partition::part_games`] games each (a part ends at
+//! the first chunk boundary past that many; its games and their events are in the two tables'
+//! part files of the same number). A part's files are written under temporary names, synced and
+//! renamed into the source's staging folders (`games/.staging-source=NAME/`,
+//! `events/.staging-source=NAME/`) when the part is complete; then the staging record
+//! (`DIR/.staging/source=NAME.json`) lists it, with the counts so far and the decompressed byte
+//! where the next part starts. Readers never see staged parts (the views and `source=` globs do
+//! not match them). When the input is read to its end, the staging folders are renamed to the
+//! temporary names of [`commit`] and the whole source is put in place in one commit.
+//!
+//! A run killed while writing leaves the staged parts; the next run over the same input (same
+//! fingerprint, rules, schema, part size and chunk size: then the chunks, and so the parts, fall
+//! where they fell) resumes after the last staged part, reading the input up to there without
+//! replaying it. Anything else starts the source afresh.
+
+use std::{
+    fs::{self, File},
+    path::{Path, PathBuf},
+    sync::Arc,
+};
+
+use anyhow::{Context, Result, bail};
+use arrow_array::RecordBatch;
+use serde::{Deserialize, Serialize};
+
+use super::{
+    TABLES, commit, commit::Committed, manifest::ManifestEntry, parquet_file::ParallelWriter, schema, write_atomic,
+    writer_properties,
+};
+
+/// Games per part unless `--part-games` says otherwise: about 100 MB of `games` Parquet, a few
+/// seconds to a minute of replay depending on the cores.
+pub const PART_GAMES: u64 = 1_000_000;
+
+/// Counts over games, summed over chunks, parts and inputs.
+#[derive(Default, Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Counts {
+    pub games: u64,
+    /// Games whose replay stopped on an error.
+    pub errors: u64,
+    /// Games in a variant that is not replayed.
+    pub skipped: u64,
+    /// Events by kind, in `EventKind::ALL` order.
+    pub events: [u64; 4],
+}
+
+impl Counts {
+    pub fn add(&mut self, other: &Counts) {
+        self.games += other.games;
+        self.errors += other.errors;
+        self.skipped += other.skipped;
+        for (a, b) in self.events.iter_mut().zip(other.events) {
+            *a += b;
+        }
+    }
+
+    pub fn event_total(&self) -> u64 {
+        self.events.iter().sum()
+    }
+}
+
+/// What must be the same for a run to go on from another's staged parts.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ResumeKey {
+    pub size: Option<u64>,
+    pub fingerprint: Option<String>,
+    pub rules_version: String,
+    pub schema_version: String,
+    pub part_games: u64,
+    pub chunk_bytes: usize,
+}
+
+/// The staging record of a source.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Staging {
+    source: String,
+    key: ResumeKey,
+    /// Counts over the staged parts, and where the next part's first chunk starts.
+    counts: Counts,
+    end_offset: u64,
+    parts: u32,
+}
+
+/// One table's files of the partition.
+struct Table {
+    writer: Option<ParallelWriter>,
+    staging: PathBuf,
+    final_dir: PathBuf,
+    schema: arrow_schema::SchemaRef,
+}
+
+impl Table {
+    fn part_name(part: u32) -> String {
+        format!("part-{part:05}.parquet")
+    }
+
+    fn temp_file(&self, part: u32) -> PathBuf {
+        self.staging.join(format!("{}.tmp", Table::part_name(part)))
+    }
+
+    fn open(&mut self, part: u32, source: &str, encoders: &Option<Arc<rayon::ThreadPool>>) -> Result<()> {
+        let path = self.temp_file(part);
+        let file = File::create(&path).with_context(|| format!("cannot create {}", path.display()))?;
+        self.writer =
+            Some(ParallelWriter::try_new(file, self.schema.clone(), writer_properties(source)?, encoders.clone())?);
+        Ok(())
+    }
+
+    fn write(&mut self, batch: &RecordBatch, part: u32) -> Result<()> {
+        if batch.num_rows() == 0 {
+            return Ok(());
+        }
+        let Some(writer) = self.writer.as_mut() else { bail!("internal error: table already closed") };
+        writer.write(batch).with_context(|| format!("cannot write {}", self.temp_file(part).display()))
+    }
+
+    /// Closes the part's file, syncs it and gives it its name in the staging folder.
+    fn close(&mut self, part: u32) -> Result<()> {
+        let Some(writer) = self.writer.take() else { return Ok(()) };
+        let temp = self.temp_file(part);
+        writer.close().with_context(|| format!("cannot finish {}", temp.display()))?;
+        File::open(&temp).and_then(|f| f.sync_all()).with_context(|| format!("cannot sync {}", temp.display()))?;
+        let done = self.staging.join(Table::part_name(part));
+        fs::rename(&temp, &done).with_context(|| format!("cannot rename {} to {}", temp.display(), done.display()))
+    }
+
+    /// Drops the part being written (its staged parts stay).
+    fn drop_current(&mut self, part: u32) {
+        if self.writer.take().is_some() {
+            let _ = fs::remove_file(self.temp_file(part));
+        }
+    }
+}
+
+/// The games and events of one source being written.
+pub struct Partition {
+    root: PathBuf,
+    source: String,
+    encoders: Option<Arc<rayon::ThreadPool>>,
+    tables: [Table; 2],
+    record: PathBuf,
+    staging: Staging,
+    /// Counts of the part being written.
+    current: Counts,
+}
+
+fn record_path(root: &Path, source: &str) -> PathBuf {
+    root.join(".staging").join(format!("source={source}.json"))
+}
+
+fn staging_dir(table: &Path, source: &str) -> PathBuf {
+    table.join(format!(".staging-source={source}"))
+}
+
+/// The staging record of `source` if it is one to resume with `key`: its parts all there.
+fn resumable(root: &Path, source: &str, key: &ResumeKey) -> Option<Staging> {
+    let staging: Staging = serde_json::from_slice(&fs::read(record_path(root, source)).ok()?).ok()?;
+    let complete = (0..staging.parts)
+        .all(|part| TABLES.iter().all(|t| staging_dir(&root.join(t), source).join(Table::part_name(part)).is_file()));
+    (staging.source == source && staging.key == *key && complete).then_some(staging)
+}
+
+impl Partition {
+    /// Starts writing `source`'s partition, going on from staged parts when `key` matches them
+    /// (else removing them); columns are encoded on `encoders` (or on the writing thread). The
+    /// caller holds the source's lock.
+    pub fn open(
+        root: &Path,
+        source: &str,
+        key: ResumeKey,
+        encoders: &Option<Arc<rayon::ThreadPool>>,
+    ) -> Result<Partition> {
+        let record = record_path(root, source);
+        let resumed = resumable(root, source, &key);
+        let mut tables = Vec::new();
+        for (table, schema) in TABLES.into_iter().zip([schema::games_schema(), schema::events_schema()]) {
+            let parent = root.join(table);
+            let staging = staging_dir(&parent, source);
+            if resumed.is_none() && staging.exists() {
+                fs::remove_dir_all(&staging).with_context(|| format!("cannot remove {}", staging.display()))?;
+            }
+            fs::create_dir_all(&staging).with_context(|| format!("cannot create {}", staging.display()))?;
+            tables.push(Table { writer: None, staging, final_dir: commit::final_dir(&parent, source), schema });
+        }
+        let Ok(tables) = <[Table; 2]>::try_from(tables) else { bail!("internal error: two tables") };
+        let staging = resumed.unwrap_or(Staging {
+            source: source.to_owned(),
+            key,
+            counts: Counts::default(),
+            end_offset: 0,
+            parts: 0,
+        });
+        let mut partition = Partition {
+            root: root.to_owned(),
+            source: source.to_owned(),
+            encoders: encoders.clone(),
+            tables,
+            record,
+            staging,
+            current: Counts::default(),
+        };
+        partition.open_part()?;
+        Ok(partition)
+    }
+
+    /// What staged parts already hold: their counts, and the decompressed byte where the input
+    /// goes on (0 when starting afresh).
+    pub fn resumed(&self) -> (&Counts, u64, u32) {
+        (&self.staging.counts, self.staging.end_offset, self.staging.parts)
+    }
+
+    fn open_part(&mut self) -> Result<()> {
+        let part = self.staging.parts;
+        for table in &mut self.tables {
+            table.open(part, &self.source, &self.encoders)?;
+        }
+        Ok(())
+    }
+
+    /// Writes one chunk's rows (games, events).
+    pub fn write(&mut self, games: &RecordBatch, events: &RecordBatch) -> Result<()> {
+        let part = self.staging.parts;
+        self.tables[0].write(games, part)?;
+        self.tables[1].write(events, part)
+    }
+
+    /// Counts the chunk just written, which ends at decompressed byte `end_offset`; the part is
+    /// staged once it holds `part_games` games.
+    pub fn chunk_done(&mut self, counts: &Counts, end_offset: u64) -> Result<()> {
+        self.current.add(counts);
+        if self.current.games < self.staging.key.part_games {
+            return Ok(());
+        }
+        self.stage_part(end_offset)?;
+        self.open_part()
+    }
+
+    /// Closes the current part into the staging folders, then records it.
+    fn stage_part(&mut self, end_offset: u64) -> Result<()> {
+        let part = self.staging.parts;
+        for table in &mut self.tables {
+            table.close(part)?;
+        }
+        self.staging.parts += 1;
+        self.staging.counts.add(&self.current);
+        self.staging.end_offset = end_offset;
+        self.current = Counts::default();
+        let dir = self.root.join(".staging");
+        fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        write_atomic(&self.record, &serde_json::to_vec_pretty(&self.staging)?)
+    }
+
+    /// Stages the last part and puts the whole source in place, replacing its previous
+    /// partition, as one commit (see [`crate::dataset::commit`]); `entry` is the source's
+    /// manifest entry, to be recorded with `Dataset::update_manifest`.
+    pub fn commit(mut self, entry: &ManifestEntry) -> Result<Committed> {
+        let committed = self.finish(entry);
+        if committed.is_err() {
+            // An output error: nothing of this attempt stays (what was swapped in already is the
+            // commit record's, which the next run finishes).
+            self.abort();
+        }
+        committed
+    }
+
+    fn finish(&mut self, entry: &ManifestEntry) -> Result<Committed> {
+        let part = self.staging.parts;
+        if self.current.games > 0 || part == 0 {
+            self.stage_part(entry.decompressed_bytes)?;
+        } else {
+            // The last chunk closed a part: the one opened after it stays empty.
+            self.tables.iter_mut().for_each(|t| t.drop_current(part));
+        }
+        // The commit protocol knows a partition being committed by its temporary name.
+        let pid = std::process::id();
+        let mut temps = Vec::new();
+        for (table, files) in TABLES.iter().zip(&self.tables) {
+            let temp = commit::temp_dir(&self.root.join(table), &self.source, pid);
+            fs::rename(&files.staging, &temp)
+                .with_context(|| format!("cannot rename {} to {}", files.staging.display(), temp.display()))?;
+            temps.push(temp);
+        }
+        let committed = commit::begin(&self.root, &self.source, &[&temps[0], &temps[1]], entry)?;
+        for (temp, files) in temps.iter().zip(&self.tables) {
+            commit::swap(temp, &files.final_dir)?;
+        }
+        self.remove_record();
+        Ok(committed)
+    }
+
+    /// Drops everything written, staged parts too (the input failed): no file of it remains.
+    pub fn abort(&mut self) {
+        let part = self.staging.parts;
+        for table in &mut self.tables {
+            table.drop_current(part);
+            let _ = fs::remove_dir_all(&table.staging);
+        }
+        self.remove_record();
+    }
+
+    /// Removes the staging record, and its folder once no source has one.
+    fn remove_record(&self) {
+        let _ = fs::remove_file(&self.record);
+        if let Some(dir) = self.record.parent() {
+            let _ = fs::remove_dir(dir);
+        }
+    }
+}
+
+impl Drop for Partition {
+    /// A partition dropped unfinished (an output error) leaves its staged parts for the next run.
+    fn drop(&mut self) {
+        let part = self.staging.parts;
+        for table in &mut self.tables {
+            table.drop_current(part);
+        }
+    }
+}
