@@ -23,7 +23,7 @@ pub use plan::{Options, Plan, Threads};
 
 use std::{
     collections::BTreeMap,
-    fs::File,
+    fs::{self, File},
     io,
     path::{Path, PathBuf},
     process::ExitCode,
@@ -47,7 +47,7 @@ use crate::{
         partition::{Counts, Partition, ResumeKey},
     },
     engine::event::EventKind,
-    ingest::progress::{Counters, Progress},
+    ingest::progress::{Counters, Progress, RunShare},
     pgn::{GameStatus, GameVisitor},
     read::chunk::{Chunk, ChunkBytes, ReadError},
     read::input::{self, Compression},
@@ -109,9 +109,15 @@ pub fn run(options: Options) -> Result<ExitCode> {
     dataset.write_views()?;
     let mut leftovers = dataset.leftovers(&plan.inputs.iter().map(|i| i.source.as_str()).collect::<Vec<_>>())?;
     let mut run = RunTally::default();
-    for input in &plan.inputs {
+    let sizes: Vec<u64> = plan.inputs.iter().map(|i| fs::metadata(&i.path).map_or(0, |m| m.len())).collect();
+    let mut share = RunShare { started, total: sizes.iter().sum(), before: 0, read_before: 0 };
+    for (input, size) in plan.inputs.iter().zip(&sizes) {
         let leftovers = leftovers.remove(&input.source).unwrap_or_default();
-        let (outcome, tally) = ingest_one(input, &mut dataset, &pools, &plan, &leftovers)?;
+        let (outcome, tally) = ingest_one(input, &mut dataset, &pools, &plan, &leftovers, share)?;
+        share.before += size;
+        if outcome == Outcome::Ingested {
+            share.read_before += size;
+        }
         run.games.add(&tally);
         match outcome {
             Outcome::Ingested => run.ingested += 1,
@@ -135,6 +141,7 @@ fn ingest_one(
     pools: &Pools,
     plan: &Plan,
     leftovers: &[PathBuf],
+    share: RunShare,
 ) -> Result<(Outcome, Tally)> {
     let _lock = match lock::try_source(dataset.root(), &input.source)? {
         Ok(lock) => lock,
@@ -157,7 +164,7 @@ fn ingest_one(
         dataset.update_manifest(entry, None)?;
         return Ok((Outcome::UpToDate, Tally::default()));
     }
-    let (entry, tally, committed) = ingest_input(input, dataset, pools, plan, fingerprint)?;
+    let (entry, tally, committed) = ingest_input(input, dataset, pools, plan, fingerprint, share)?;
     let outcome = if entry.status == InputStatus::Ok { Outcome::Ingested } else { Outcome::Failed };
     if let Some(error) = &entry.error {
         eprintln!("threefold: {error}");
@@ -418,6 +425,7 @@ fn ingest_input(
     pools: &Pools,
     plan: &Plan,
     fingerprint: Option<Fingerprint>,
+    share: RunShare,
 ) -> Result<(ManifestEntry, Tally, Option<Committed>)> {
     let started = Instant::now();
     let size = fingerprint.as_ref().map(|f| f.size);
@@ -425,7 +433,7 @@ fn ingest_input(
     let counters = Arc::new(Counters::default());
     let mut partition = open_partition(input, dataset, pools, plan, fingerprint.as_ref())?;
     let resume_at = partition.resumed().1;
-    let progress = Progress::start(&input.source, size, counters.clone(), plan.quiet);
+    let progress = Progress::start(&input.source, size, counters.clone(), plan.quiet, share);
     let pipes = Pipes::new(plan.threads.in_flight);
     spawn_workers(&pools.replay, plan.threads.replay, &input.source, &pipes);
     let Pipes { chunks, results, slots, recycle } = pipes;

@@ -27,6 +27,38 @@ pub struct Counters {
 
 const LOG_EVERY: Duration = Duration::from_secs(5);
 
+/// Where the whole run stands when an input starts: what the bar's run-wide ETA counts from.
+#[derive(Clone, Copy, Debug)]
+pub struct RunShare {
+    pub started: Instant,
+    /// Bytes of every input of the run (files whose size is known).
+    pub total: u64,
+    /// Bytes of the inputs before this one (read, up to date or failed).
+    pub before: u64,
+    /// Bytes read by this run before this input (what the rate counts).
+    pub read_before: u64,
+}
+
+impl RunShare {
+    /// The run's share done and the time left at its rate so far, once `raw` bytes of the
+    /// current input are read.
+    fn eta(&self, raw: u64) -> Option<String> {
+        if self.total == 0 {
+            return None;
+        }
+        let done = (self.before + raw).min(self.total);
+        let rate = (self.read_before + raw) as f64 / self.started.elapsed().as_secs_f64().max(1e-3);
+        let left = if rate > 0.0 { (self.total - done) as f64 / rate } else { f64::INFINITY };
+        let eta = if left.is_finite() {
+            let s = left.round() as u64;
+            format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+        } else {
+            "?".into()
+        };
+        Some(format!("run {:.1}% of {} MB, ETA {eta}", done as f64 * 100.0 / self.total as f64, self.total / 1_000_000))
+    }
+}
+
 /// Shows the progress of one input until dropped.
 pub struct Progress {
     stop: Arc<AtomicBool>,
@@ -34,7 +66,7 @@ pub struct Progress {
 }
 
 impl Progress {
-    pub fn start(name: &str, size: Option<u64>, counters: Arc<Counters>, quiet: bool) -> Progress {
+    pub fn start(name: &str, size: Option<u64>, counters: Arc<Counters>, quiet: bool, run: RunShare) -> Progress {
         let stop = Arc::new(AtomicBool::new(false));
         if quiet {
             return Progress { stop, ticker: None };
@@ -46,9 +78,9 @@ impl Progress {
             .name("progress".into())
             .spawn(move || {
                 if terminal {
-                    show_bar(&name, size, &counters, &flag);
+                    show_bar(&name, size, &counters, &flag, &run);
                 } else {
-                    log_lines(&name, size, &counters, &flag);
+                    log_lines(&name, size, &counters, &flag, &run);
                 }
             })
             .ok();
@@ -72,7 +104,7 @@ fn rates(c: &Counters, start: Instant) -> (u64, f64, f64) {
     (games, games as f64 / secs, c.bytes.load(Relaxed) as f64 / secs / 1e6)
 }
 
-fn show_bar(name: &str, size: Option<u64>, c: &Counters, stop: &AtomicBool) {
+fn show_bar(name: &str, size: Option<u64>, c: &Counters, stop: &AtomicBool, run: &RunShare) {
     let bar = match size {
         Some(n) => ProgressBar::with_draw_target(Some(n), ProgressDrawTarget::stderr()),
         None => ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr()),
@@ -89,9 +121,11 @@ fn show_bar(name: &str, size: Option<u64>, c: &Counters, stop: &AtomicBool) {
     let start = Instant::now();
     while !stop.load(Relaxed) {
         let (games, gps, mbps) = rates(c, start);
-        bar.set_position(c.raw_bytes.load(Relaxed));
+        let raw = c.raw_bytes.load(Relaxed);
+        bar.set_position(raw);
+        let eta = run.eta(raw).map(|e| format!("; {e}")).unwrap_or_default();
         bar.set_message(format!(
-            "{games} games, {} events, {} errors, {gps:.0} games/s, {mbps:.1} MB/s",
+            "{games} games, {} events, {} errors, {gps:.0} games/s, {mbps:.1} MB/s{eta}",
             c.events.load(Relaxed),
             c.errors.load(Relaxed)
         ));
@@ -100,7 +134,7 @@ fn show_bar(name: &str, size: Option<u64>, c: &Counters, stop: &AtomicBool) {
     bar.finish_and_clear();
 }
 
-fn log_lines(name: &str, size: Option<u64>, c: &Counters, stop: &AtomicBool) {
+fn log_lines(name: &str, size: Option<u64>, c: &Counters, stop: &AtomicBool, run: &RunShare) {
     let start = Instant::now();
     let mut last = Instant::now();
     while !stop.load(Relaxed) {
@@ -115,8 +149,9 @@ fn log_lines(name: &str, size: Option<u64>, c: &Counters, stop: &AtomicBool) {
             Some(n) if n > 0 => format!("{:.1}% of {} MB", raw as f64 * 100.0 / n as f64, n / 1_000_000),
             _ => format!("{} MB read", raw / 1_000_000),
         };
+        let eta = run.eta(raw).map(|e| format!("; {e}")).unwrap_or_default();
         eprintln!(
-            "threefold: {name}: {done}, {games} games, {} events, {} errors, {gps:.0} games/s, {mbps:.1} MB/s",
+            "threefold: {name}: {done}, {games} games, {} events, {} errors, {gps:.0} games/s, {mbps:.1} MB/s{eta}",
             c.events.load(Relaxed),
             c.errors.load(Relaxed)
         );
