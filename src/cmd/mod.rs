@@ -49,10 +49,13 @@ enum Command {
     },
     /// Turn PGN collections into a Parquet dataset of games and repetition events.
     ///
-    /// Writes DIR/games/source=<name>/part-00000.parquet, DIR/events/source=<name>/part-00000.parquet,
-    /// DIR/views.sql (DuckDB views) and DIR/_manifest.json. Re-ingesting a source replaces its
-    /// partition. Exit status 1 when an input could not be read to its end (see the manifest);
-    /// 2 on a usage error or an output error (disk full, ...), which stops the run.
+    /// Writes DIR/games/source=<name>/part-NNNNN.parquet, DIR/events/source=<name>/part-NNNNN.parquet,
+    /// DIR/views.sql (DuckDB views) and DIR/_manifest.json. An input whose partition is complete
+    /// and whose file is unchanged is skipped (up to date; --force ingests it anyway); a new or
+    /// changed one replaces its source's partition as a whole; a killed run's rerun resumes after
+    /// the last complete part; a source another run is writing is skipped. Exit status 1 when an
+    /// input could not be read to its end or failed --verify-sha256 (see the manifest); 2 on a
+    /// usage error or an output error (disk full, ...), which stops the run.
     ///
     /// Examples:
     ///   threefold ingest lichess_db_standard_rated_2024-01.pgn.zst --out dataset
