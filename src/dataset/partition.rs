@@ -144,6 +144,8 @@ pub struct Partition {
     staging: Staging,
     /// Counts of the part being written.
     current: Counts,
+    /// Whether a staging record exists (written by this run or the one resumed).
+    recorded: bool,
 }
 
 fn record_path(root: &Path, source: &str) -> PathBuf {
@@ -185,6 +187,7 @@ impl Partition {
             tables.push(Table { writer: None, staging, final_dir: commit::final_dir(&parent, source), schema });
         }
         let Ok(tables) = <[Table; 2]>::try_from(tables) else { bail!("internal error: two tables") };
+        let recorded = resumed.is_some() || record.exists();
         let staging = resumed.unwrap_or(Staging {
             source: source.to_owned(),
             key,
@@ -200,6 +203,7 @@ impl Partition {
             record,
             staging,
             current: Counts::default(),
+            recorded,
         };
         partition.open_part()?;
         Ok(partition)
@@ -234,10 +238,11 @@ impl Partition {
             return Ok(());
         }
         self.stage_part(end_offset)?;
+        self.write_record()?;
         self.open_part()
     }
 
-    /// Closes the current part into the staging folders, then records it.
+    /// Closes the current part into the staging folders.
     fn stage_part(&mut self, end_offset: u64) -> Result<()> {
         let part = self.staging.parts;
         for table in &mut self.tables {
@@ -247,9 +252,16 @@ impl Partition {
         self.staging.counts.add(&self.current);
         self.staging.end_offset = end_offset;
         self.current = Counts::default();
+        Ok(())
+    }
+
+    /// Records the staged parts, for a later run to resume after them.
+    fn write_record(&mut self) -> Result<()> {
         let dir = self.root.join(".staging");
         fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        write_atomic(&self.record, &serde_json::to_vec_pretty(&self.staging)?)
+        write_atomic(&self.record, &serde_json::to_vec_pretty(&self.staging)?)?;
+        self.recorded = true;
+        Ok(())
     }
 
     /// Stages the last part and puts the whole source in place, replacing its previous
@@ -267,6 +279,8 @@ impl Partition {
 
     fn finish(&mut self, entry: &ManifestEntry) -> Result<Committed> {
         let part = self.staging.parts;
+        // The last part needs no record: the commit follows at once (a small input, one part,
+        // writes none).
         if self.current.games > 0 || part == 0 {
             self.stage_part(entry.decompressed_bytes)?;
         } else {
@@ -302,6 +316,9 @@ impl Partition {
 
     /// Removes the staging record, and its folder once no source has one.
     fn remove_record(&self) {
+        if !self.recorded {
+            return;
+        }
         let _ = fs::remove_file(&self.record);
         if let Some(dir) = self.record.parent() {
             let _ = fs::remove_dir(dir);
