@@ -13,7 +13,7 @@ use arrow_array::types::{Date32Type, Float64Type, Int16Type, UInt32Type, UInt64T
 
 use crate::{
     dataset::schema::col,
-    engine::event::{Differs, EventKind},
+    engine::event::{Differs, EventKind, Perpetual},
     engine::summary::DrawReason,
     pgn::GameStatus,
 };
@@ -219,7 +219,7 @@ impl EventPass {
     }
 }
 
-const GAME_COLUMNS: [&str; 24] = [
+const GAME_COLUMNS: [&str; 25] = [
     col::SOURCE,
     col::GAME_INDEX,
     "Event",
@@ -244,7 +244,11 @@ const GAME_COLUMNS: [&str; 24] = [
     col::PLIES_AFTER_FIVEFOLD,
     col::FIRST_PLY_HALFMOVE_150,
     col::DRAW_REASON,
+    col::FIRST_THREEFOLD_PERPETUAL,
 ];
+
+/// The values of `first_threefold_perpetual` in the report's order, null as `none`.
+pub const PERPETUAL_KINDS: [&str; 4] = ["white", "black", "both", "none"];
 
 #[derive(Default)]
 struct GamePass {
@@ -257,6 +261,8 @@ struct GamePass {
     time_classes: HashMap<String, Rates>,
     drawn: u64,
     reasons: HashMap<String, u64>,
+    /// Threefold and fivefold draws by [`PERPETUAL_KINDS`].
+    perpetual: [u64; 4],
     claimant: Outcome,
     after_fivefold: u64,
     after_75_moves: u64,
@@ -267,11 +273,22 @@ struct GamePass {
 }
 
 impl GamePass {
+    /// Counts a threefold or fivefold draw by its perpetual check.
+    fn repetition_draw(&mut self, reason: &str, perpetual: Option<&str>) {
+        if [DrawReason::Threefold, DrawReason::Fivefold].iter().any(|r| r.as_str() == reason) {
+            let kind = perpetual.and_then(Perpetual::parse).map_or("none", Perpetual::as_str);
+            if let Some(k) = PERPETUAL_KINDS.iter().position(|&p| p == kind) {
+                self.perpetual[k] += 1;
+            }
+        }
+    }
+
     fn batch(&mut self, batch: &arrow_array::RecordBatch) -> Result<()> {
         let s = |name| read::strings(batch, name);
         let u32s = |name| read::numbers::<UInt32Type>(batch, name);
         let (source, status, time_class, draw_reason) =
             (s(col::SOURCE)?, s(col::STATUS)?, s(col::TIME_CLASS)?, s(col::DRAW_REASON)?);
+        let perpetual = s(col::FIRST_THREEFOLD_PERPETUAL)?;
         let (event, site, white, black, result, date, round) =
             (s("Event")?, s("Site")?, s("White")?, s("Black")?, s("Result")?, s("Date")?, s("Round")?);
         let game_index = read::numbers::<UInt64Type>(batch, col::GAME_INDEX)?;
@@ -330,6 +347,7 @@ impl GamePass {
             if let Some(reason) = get_str(draw_reason, i) {
                 self.drawn += 1;
                 *self.reasons.entry(reason.to_owned()).or_default() += 1;
+                self.repetition_draw(reason, get_str(perpetual, i));
             }
             if let Some(p) = get(first3, i) {
                 *self.buckets.entry(p / 10 * 10).or_default() += 1;
@@ -439,6 +457,11 @@ pub fn compute(dir: &Path) -> Result<Report> {
         by_time_class,
         drawn: games.drawn,
         draw_reasons,
+        repetition_draws_by_perpetual: PERPETUAL_KINDS
+            .iter()
+            .zip(games.perpetual)
+            .map(|(label, games)| Count { label: (*label).to_owned(), games })
+            .collect(),
         claimant: games.claimant,
         claims: events.totals.claims,
         castling: events.totals.castling,

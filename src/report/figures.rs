@@ -151,6 +151,31 @@ fn headline(r: &Report) -> Chart {
     }
 }
 
+/// Threefold and fivefold draws by who gave perpetual check over the first threefold's moves.
+fn perpetual(r: &Report) -> Chart {
+    let draws: u64 = r.repetition_draws_by_perpetual.iter().map(|c| c.games).sum();
+    let label = |kind: &str| match kind {
+        "white" => "perpetual check by White",
+        "black" => "perpetual check by Black",
+        "both" => "perpetual check by both sides",
+        _ => "no perpetual check",
+    };
+    Chart {
+        id: "repetition_draws_by_perpetual",
+        title: "Threefold and fivefold draws: perpetual check or not (moves to the first threefold)".into(),
+        over: format!("over the {} drawn by threefold or fivefold", games_text(draws)),
+        label_header: "kind",
+        count_header: "games",
+        bars: true,
+        rows: scaled(
+            r.repetition_draws_by_perpetual
+                .iter()
+                .map(|c| row(label(&c.label), pct(c.games, draws), c.games, draws))
+                .collect(),
+        ),
+    }
+}
+
 /// Every figure of the report, in display order.
 pub fn charts(r: &Report) -> Vec<Chart> {
     let with_claim = format!("over the {} with a claim opportunity", games_text(r.overall.with_claim));
@@ -207,6 +232,7 @@ pub fn charts(r: &Report) -> Vec<Chart> {
             "games",
             scaled(r.draw_reasons.iter().map(|d| row(&d.label, pct(d.games, r.drawn), d.games, r.drawn)).collect()),
         ),
+        perpetual(r),
         chart(
             "claimant_outcome",
             "Final result of the player who let the first claim pass",
