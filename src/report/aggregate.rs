@@ -247,8 +247,8 @@ const GAME_COLUMNS: [&str; 25] = [
     col::FIRST_THREEFOLD_PERPETUAL,
 ];
 
-/// The values of `first_threefold_perpetual` in the report's order, null as `none`.
-pub const PERPETUAL_KINDS: [&str; 4] = ["white", "black", "both", "none"];
+/// How the report (and `queries/repetition_kinds.sql`) names a null `first_threefold_perpetual`.
+pub const NO_PERPETUAL: &str = "none";
 
 #[derive(Default)]
 struct GamePass {
@@ -261,7 +261,7 @@ struct GamePass {
     time_classes: HashMap<String, Rates>,
     drawn: u64,
     reasons: HashMap<String, u64>,
-    /// Threefold and fivefold draws by [`PERPETUAL_KINDS`].
+    /// Threefold and fivefold draws by [`Perpetual::ALL`], then with none.
     perpetual: [u64; 4],
     claimant: Outcome,
     after_fivefold: u64,
@@ -276,10 +276,9 @@ impl GamePass {
     /// Counts a threefold or fivefold draw by its perpetual check.
     fn repetition_draw(&mut self, reason: &str, perpetual: Option<&str>) {
         if [DrawReason::Threefold, DrawReason::Fivefold].iter().any(|r| r.as_str() == reason) {
-            let kind = perpetual.and_then(Perpetual::parse).map_or("none", Perpetual::as_str);
-            if let Some(k) = PERPETUAL_KINDS.iter().position(|&p| p == kind) {
-                self.perpetual[k] += 1;
-            }
+            let kind = perpetual.and_then(Perpetual::parse);
+            let k = Perpetual::ALL.iter().position(|&p| Some(p) == kind).unwrap_or(Perpetual::ALL.len());
+            self.perpetual[k] += 1;
         }
     }
 
@@ -457,10 +456,12 @@ pub fn compute(dir: &Path) -> Result<Report> {
         by_time_class,
         drawn: games.drawn,
         draw_reasons,
-        repetition_draws_by_perpetual: PERPETUAL_KINDS
+        repetition_draws_by_perpetual: Perpetual::ALL
             .iter()
+            .map(|p| p.as_str())
+            .chain([NO_PERPETUAL])
             .zip(games.perpetual)
-            .map(|(label, games)| Count { label: (*label).to_owned(), games })
+            .map(|(label, games)| Count { label: label.to_owned(), games })
             .collect(),
         claimant: games.claimant,
         claims: events.totals.claims,

@@ -3,6 +3,7 @@
 //! same rows, so a number can only be printed one way.
 
 use super::model::{Group, Rates, Report};
+use crate::engine::event::Perpetual;
 
 /// One figure: a bar in a chart, or a line of the headline table.
 #[derive(Debug, Clone)]
@@ -154,11 +155,11 @@ fn headline(r: &Report) -> Chart {
 /// Threefold and fivefold draws by who gave perpetual check over the first threefold's moves.
 fn perpetual(r: &Report) -> Chart {
     let draws: u64 = r.repetition_draws_by_perpetual.iter().map(|c| c.games).sum();
-    let label = |kind: &str| match kind {
-        "white" => "perpetual check by White",
-        "black" => "perpetual check by Black",
-        "both" => "perpetual check by both sides",
-        _ => "no perpetual check",
+    let label = |kind: &str| match Perpetual::parse(kind) {
+        Some(Perpetual::White) => "perpetual check by White",
+        Some(Perpetual::Black) => "perpetual check by Black",
+        Some(Perpetual::Both) => "perpetual check by both sides",
+        None => "no perpetual check",
     };
     Chart {
         id: "repetition_draws_by_perpetual",
