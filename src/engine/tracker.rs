@@ -214,6 +214,9 @@ impl Tracker {
         for e in self.window.iter().rev().take_while(|e| e.ply > from) {
             if !e.key.in_check() {
                 *e.key.turn.fold_wb(&mut black, &mut white) = false;
+                if !(white || black) {
+                    break;
+                }
             }
         }
         Perpetual::of(white, black)
