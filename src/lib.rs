@@ -46,7 +46,7 @@ pub use cmd::{
 };
 pub use dataset::schema::{EventsBuilder, GamesBuilder, col, events_schema, games_schema};
 pub use engine::{
-    event::{Detail, Differs, Event, EventKind},
+    event::{Detail, Differs, Event, EventKind, Perpetual},
     identity::Identity,
     replay::{Analysis, GameResult, MAX_PLIES, Replay},
     start::{ErrorKind, GameError, Start, Variant},

@@ -56,7 +56,7 @@ const TAG_COLUMNS: [&str; 21] = [
 ];
 
 /// `games` columns that hold the game summary, under the summary's own field names.
-const SUMMARY_COLUMNS: [&str; 19] = [
+const SUMMARY_COLUMNS: [&str; 21] = [
     "plies",
     "max_occurrence",
     "first_ply_occurrence_2",
@@ -76,10 +76,12 @@ const SUMMARY_COLUMNS: [&str; 19] = [
     "first_ply_halfmove_150",
     "final_status",
     "draw_reason",
+    "first_threefold_span",
+    "first_threefold_perpetual",
 ];
 
 /// `events` columns that hold an event field of the same name in `dump`'s record.
-const EVENT_FIELDS: [&str; 21] = [
+const EVENT_FIELDS: [&str; 23] = [
     "ply",
     "kind",
     "fullmove",
@@ -94,6 +96,8 @@ const EVENT_FIELDS: [&str; 21] = [
     "occurrence",
     "claimable",
     "automatic",
+    "cycle_plies",
+    "perpetual",
     "san",
     "uci",
     "played",

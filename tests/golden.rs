@@ -3,7 +3,7 @@
 
 use std::ops::ControlFlow;
 
-use threefold::{Detail, Event, Game, for_each_game};
+use threefold::{Detail, Event, Game, Perpetual, Summary, for_each_game};
 
 fn games(pgn_text: &str) -> Vec<Game> {
     let mut out = Vec::new();
@@ -24,9 +24,10 @@ fn game(pgn_text: &str) -> Game {
 /// One line per event, compact enough to read a whole game's expectations at a glance.
 fn render(e: &Event) -> String {
     match &e.detail {
-        Detail::Repetition { occurrence, earlier_plies, claimable, automatic } => format!(
-            "{} repetition occ={occurrence} earlier={earlier_plies:?}{}{}",
+        Detail::Repetition { occurrence, earlier_plies, claimable, automatic, cycle_plies, perpetual } => format!(
+            "{} repetition occ={occurrence} earlier={earlier_plies:?} cycle={cycle_plies}{}{}{}",
             e.ply,
+            perpetual.map_or(String::new(), |p| format!(" perpetual={}", p.as_str())),
             if *claimable { " claimable" } else { "" },
             if *automatic { " automatic" } else { "" }
         ),
@@ -50,6 +51,10 @@ fn rendered(g: &Game) -> Vec<String> {
     g.analysis.as_ref().expect("replayed").events.iter().map(render).collect()
 }
 
+fn summary(g: &Game) -> &Summary {
+    &g.analysis.as_ref().expect("replayed").summary
+}
+
 fn assert_events(g: &Game, expected: &[&str]) {
     let got = rendered(g);
     assert_eq!(got, expected, "\n got: {got:#?}");
@@ -61,13 +66,13 @@ fn repeated_start_position() {
     assert_events(
         &g,
         &[
-            "4 repetition occ=2 earlier=[0]",
-            "5 repetition occ=2 earlier=[1]",
-            "6 repetition occ=2 earlier=[2]",
-            "7 repetition occ=2 earlier=[3]",
+            "4 repetition occ=2 earlier=[0] cycle=4",
+            "5 repetition occ=2 earlier=[1] cycle=4",
+            "6 repetition occ=2 earlier=[2] cycle=4",
+            "7 repetition occ=2 earlier=[3] cycle=4",
             // Black, at the second occurrence, may claim by declaring Ng8 (9.2.1.1).
             "7 claim_by_move Ng8 f6g8 occ=3 earlier=[0, 4] played",
-            "8 repetition occ=3 earlier=[0, 4] claimable",
+            "8 repetition occ=3 earlier=[0, 4] cycle=4 claimable",
             // White may claim on the board, and also by declaring Nf3.
             "8 claim_by_move Nf3 g1f3 occ=3 earlier=[1, 5]",
         ],
@@ -79,6 +84,8 @@ fn repeated_start_position() {
     assert_eq!(s.claimant_score_after_first_missed, Some(0.5));
     assert_eq!(s.positions_reaching_3, 1);
     assert_eq!(s.draw_reason.map(|r| r.as_str()), Some("threefold"));
+    // A shuffle without a check: no perpetual; the start position stands at plies 0, 4 and 8.
+    assert_eq!((s.first_threefold_span, s.first_threefold_perpetual), (Some(8), None));
     let e = &g.analysis.as_ref().unwrap().events[0];
     assert_eq!(e.identity.fen(), "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -");
     assert_eq!(e.identity.zobrist, 0x463b96181691fc9c, "Polyglot key of the start position");
@@ -91,13 +98,13 @@ fn fivefold_is_automatic() {
     assert_eq!(
         starts,
         [
-            "4 repetition occ=2 earlier=[0]",
+            "4 repetition occ=2 earlier=[0] cycle=4",
             "7 claim_by_move Ng8 f6g8 occ=3 earlier=[0, 4] played",
-            "8 repetition occ=3 earlier=[0, 4] claimable",
+            "8 repetition occ=3 earlier=[0, 4] cycle=4 claimable",
             "11 claim_by_move Ng8 f6g8 occ=4 earlier=[0, 4, 8] played",
-            "12 repetition occ=4 earlier=[0, 4, 8] claimable",
+            "12 repetition occ=4 earlier=[0, 4, 8] cycle=4 claimable",
             "15 claim_by_move Ng8 f6g8 occ=5 earlier=[0, 4, 8, 12] played",
-            "16 repetition occ=5 earlier=[0, 4, 8, 12] claimable automatic",
+            "16 repetition occ=5 earlier=[0, 4, 8, 12] cycle=4 claimable automatic",
         ]
     );
     let s = &g.analysis.as_ref().unwrap().summary;
@@ -119,9 +126,9 @@ fn castling_right_lost_by_king_move() {
         &[
             "6 pseudo castling board=2 fide=1 earlier=[2]",
             "7 pseudo castling board=2 fide=1 earlier=[3]",
-            "8 repetition occ=2 earlier=[4]",
-            "9 repetition occ=2 earlier=[5]",
-            "10 repetition occ=2 earlier=[6]",
+            "8 repetition occ=2 earlier=[4] cycle=4",
+            "9 repetition occ=2 earlier=[5] cycle=4",
+            "10 repetition occ=2 earlier=[6] cycle=4",
             "10 pseudo castling board=3 fide=2 earlier=[2, 6]",
         ],
     );
@@ -139,9 +146,9 @@ fn castling_right_lost_by_rook_move() {
         &[
             "6 pseudo castling board=2 fide=1 earlier=[2]",
             "7 pseudo castling board=2 fide=1 earlier=[3]",
-            "8 repetition occ=2 earlier=[4]",
-            "9 repetition occ=2 earlier=[5]",
-            "10 repetition occ=2 earlier=[6]",
+            "8 repetition occ=2 earlier=[4] cycle=4",
+            "9 repetition occ=2 earlier=[5] cycle=4",
+            "10 repetition occ=2 earlier=[6] cycle=4",
             "10 pseudo castling board=3 fide=2 earlier=[2, 6]",
         ],
     );
@@ -160,10 +167,10 @@ fn castling_right_lost_by_rook_capture() {
         &g,
         &[
             "5 pseudo castling board=2 fide=1 earlier=[1]",
-            "6 repetition occ=2 earlier=[2]",
-            "7 repetition occ=2 earlier=[3]",
-            "8 repetition occ=2 earlier=[4]",
-            "9 repetition occ=2 earlier=[5]",
+            "6 repetition occ=2 earlier=[2] cycle=4",
+            "7 repetition occ=2 earlier=[3] cycle=4",
+            "8 repetition occ=2 earlier=[4] cycle=4",
+            "9 repetition occ=2 earlier=[5] cycle=4",
             "9 pseudo castling board=3 fide=2 earlier=[1, 5]",
             "9 claim_by_move Rb8 a8b8 occ=3 earlier=[2, 6]",
         ],
@@ -181,10 +188,10 @@ fn en_passant_right_at_first_occurrence_only() {
         &g,
         &[
             "8 pseudo en_passant board=2 fide=1 earlier=[4]",
-            "9 repetition occ=2 earlier=[5]",
-            "10 repetition occ=2 earlier=[6]",
-            "11 repetition occ=2 earlier=[7]",
-            "12 repetition occ=2 earlier=[8]",
+            "9 repetition occ=2 earlier=[5] cycle=4",
+            "10 repetition occ=2 earlier=[6] cycle=4",
+            "11 repetition occ=2 earlier=[7] cycle=4",
+            "12 repetition occ=2 earlier=[8] cycle=4",
             "12 pseudo en_passant board=3 fide=2 earlier=[4, 8]",
             "12 claim_by_move Nf3 g1f3 occ=3 earlier=[5, 9]",
         ],
@@ -198,7 +205,7 @@ fn double_push_without_legal_capture() {
     // 1.e4 writes e3 into the FEN, but no black pawn can take: the FIDE position after 3.Ng1 is
     // the same, while FEN strings differ (a hidden repetition).
     let g = game("1. e4 Nf6 2. Nf3 Ng8 3. Ng1 *\n");
-    assert_events(&g, &["5 repetition occ=2 earlier=[1]", "5 hidden fen=1 fide=2 earlier=[1]"]);
+    assert_events(&g, &["5 repetition occ=2 earlier=[1] cycle=4", "5 hidden fen=1 fide=2 earlier=[1]"]);
     let e = &g.analysis.as_ref().unwrap().events[0];
     assert_eq!(e.identity.ep, None);
     assert_eq!(e.identity.fen(), "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -");
@@ -209,7 +216,7 @@ fn pinned_pawn_en_passant_is_not_a_right() {
     // After 1.e4 the d4 pawn could take e.p. pseudo-legally, but dxe3 would open the 4th rank to
     // the rook on h4 and expose the king on a4: no e.p. right, so 3.Ke1 repeats the position.
     let g = game("[FEN \"8/8/8/8/k2p3R/8/4P3/4K3 w - - 0 1\"]\n\n1. e4 Kb5 2. Kd1 Ka4 3. Ke1 *\n");
-    assert_events(&g, &["5 repetition occ=2 earlier=[1]", "5 hidden fen=1 fide=2 earlier=[1]"]);
+    assert_events(&g, &["5 repetition occ=2 earlier=[1] cycle=4", "5 hidden fen=1 fide=2 earlier=[1]"]);
     let e = &g.analysis.as_ref().unwrap().events[0];
     assert_eq!(e.identity.fen(), "8/8/8/8/k2pP2R/8/8/4K3 b - -");
 }
@@ -219,7 +226,7 @@ fn en_passant_that_leaves_a_check_unanswered_is_not_a_right() {
     // 1.e4 uncovers Bd1's check on h5: dxe3 e.p. would not answer it, so there is no e.p. right
     // and 3.Bd1+ repeats the position of 1.e4+.
     let g = game("[FEN \"8/8/8/7k/3p4/8/4P3/K2B4 w - - 0 1\"]\n\n1. e4+ Kh6 2. Bc2 Kh5 3. Bd1+ *\n");
-    assert_events(&g, &["5 repetition occ=2 earlier=[1]", "5 hidden fen=1 fide=2 earlier=[1]"]);
+    assert_events(&g, &["5 repetition occ=2 earlier=[1] cycle=4", "5 hidden fen=1 fide=2 earlier=[1]"]);
     assert_eq!(g.analysis.as_ref().unwrap().events[0].identity.fen(), "8/8/8/7k/3pP3/8/8/K2B4 b - -");
 }
 
@@ -227,7 +234,7 @@ fn en_passant_that_leaves_a_check_unanswered_is_not_a_right() {
 fn en_passant_by_a_diagonally_pinned_pawn_is_not_a_right() {
     // The d4 pawn is pinned by Bb2 against the king on f6: dxe3 e.p. would leave the diagonal.
     let g = game("[FEN \"8/8/5k2/8/3p4/8/1B2P3/K7 w - - 0 1\"]\n\n1. e4 Kf7 2. Bc1 Kf6 3. Bb2 *\n");
-    assert_events(&g, &["5 repetition occ=2 earlier=[1]", "5 hidden fen=1 fide=2 earlier=[1]"]);
+    assert_events(&g, &["5 repetition occ=2 earlier=[1] cycle=4", "5 hidden fen=1 fide=2 earlier=[1]"]);
     assert_eq!(g.analysis.as_ref().unwrap().events[0].identity.fen(), "8/8/5k2/8/3pP3/8/1B6/K7 b - -");
 }
 
@@ -241,12 +248,12 @@ fn chess960_uses_shredder_castling_letters() {
     assert_events(
         &g,
         &[
-            "4 repetition occ=2 earlier=[0]",
-            "5 repetition occ=2 earlier=[1]",
-            "6 repetition occ=2 earlier=[2]",
-            "7 repetition occ=2 earlier=[3]",
+            "4 repetition occ=2 earlier=[0] cycle=4",
+            "5 repetition occ=2 earlier=[1] cycle=4",
+            "6 repetition occ=2 earlier=[2] cycle=4",
+            "7 repetition occ=2 earlier=[3] cycle=4",
             "7 claim_by_move Ng8 h6g8 occ=3 earlier=[0, 4] played",
-            "8 repetition occ=3 earlier=[0, 4] claimable",
+            "8 repetition occ=3 earlier=[0, 4] cycle=4 claimable",
             "8 claim_by_move Nh3 g1h3 occ=3 earlier=[1, 5]",
         ],
     );
@@ -274,7 +281,7 @@ fn karpov_miles_tilburg_1986_claim_was_not_valid() {
     // 22.Nb5 (ply 43), 24.Nb5 (47), 26.Nb5 (51): the board thrice, the position twice, because
     // Black could still castle queenside after 22.Nb5 only.
     assert!(got.contains(&"47 pseudo castling board=2 fide=1 earlier=[43]".to_owned()), "{got:#?}");
-    assert!(got.contains(&"51 repetition occ=2 earlier=[47]".to_owned()), "{got:#?}");
+    assert!(got.contains(&"51 repetition occ=2 earlier=[47] cycle=4".to_owned()), "{got:#?}");
     assert!(got.contains(&"51 pseudo castling board=3 fide=2 earlier=[43, 47]".to_owned()), "{got:#?}");
     let s = &g.analysis.as_ref().unwrap().summary;
     assert_eq!(s.max_occurrence, 2, "no position occurred three times");
@@ -289,7 +296,7 @@ fn bad_moves_stop_the_replay_and_keep_earlier_events() {
     let a = g.analysis.as_ref().unwrap();
     let err = a.error.as_ref().expect("illegal 3.Ke2");
     assert_eq!((err.kind.as_str(), err.ply, err.token.as_str()), ("illegal_move", 4, "Ke2"));
-    assert_eq!(rendered(&g), ["4 repetition occ=2 earlier=[0]"]);
+    assert_eq!(rendered(&g), ["4 repetition occ=2 earlier=[0] cycle=4"]);
     assert_eq!(a.summary.plies, 4);
 
     let g = game("1. e4 -- 2. d4 *\n");
@@ -309,4 +316,141 @@ fn other_variants_are_skipped_with_their_name() {
     assert_eq!(g.variant.name(), "Crazyhouse");
     let g = game("[Variant \"From Position\"]\n[FEN \"4k3/8/8/8/8/8/8/4K2R w K - 0 1\"]\n\n1. Kf1 *\n");
     assert_eq!((g.status().as_str(), g.variant.name()), ("ok", "standard"));
+}
+
+/// White's queen checks from f8 and f5 while Black's king steps between h8 and h7: every
+/// White move checks, no Black move does.
+const QUEEN_CHECKS_FROM_TWO_SQUARES: &str = "7k/6p1/7p/5Q2/8/8/1qr2PPP/6K1 w - - 0 1";
+
+#[test]
+fn perpetual_check_by_a_queen_from_two_squares() {
+    let g = game(&format!(
+        "[FEN \"{QUEEN_CHECKS_FROM_TWO_SQUARES}\"]\n[Result \"1/2-1/2\"]\n\n\
+         1. Qf8+ Kh7 2. Qf5+ Kh8 3. Qf8+ Kh7 4. Qf5+ Kh8 1/2-1/2\n"
+    ));
+    assert_events(
+        &g,
+        &[
+            "4 repetition occ=2 earlier=[0] cycle=4 perpetual=white",
+            "5 repetition occ=2 earlier=[1] cycle=4 perpetual=white",
+            "6 repetition occ=2 earlier=[2] cycle=4 perpetual=white",
+            "7 repetition occ=2 earlier=[3] cycle=4 perpetual=white",
+            "7 claim_by_move Kh8 h7h8 occ=3 earlier=[0, 4] played",
+            "8 repetition occ=3 earlier=[0, 4] cycle=4 perpetual=white claimable",
+            "8 claim_by_move Qf8+ f5f8 occ=3 earlier=[1, 5]",
+        ],
+    );
+    let s = summary(&g);
+    assert_eq!((s.first_threefold_span, s.first_threefold_perpetual), (Some(8), Some(Perpetual::White)));
+    assert_eq!(s.draw_reason.map(|r| r.as_str()), Some("threefold"), "draw_reason stays as it is");
+}
+
+#[test]
+fn perpetual_check_alternating_queen_and_knight() {
+    // Qc8+, Nc7+, Qe8+, Ne6+ and again: the king walks c4-d5-c6-c5-c4, a cycle of 8 plies with
+    // no position repeated inside it.
+    let g = game(
+        "[FEN \"4Q1q1/8/K3N3/8/2k2r2/8/8/8 w - - 0 1\"]\n[Result \"1/2-1/2\"]\n\n\
+         1. Qc8+ Kd5 2. Nc7+ Kc6 3. Qe8+ Kc5 4. Ne6+ Kc4 5. Qc8+ Kd5 6. Nc7+ Kc6 7. Qe8+ Kc5 8. Ne6+ Kc4 1/2-1/2\n",
+    );
+    let mut expected: Vec<String> =
+        (8..16).map(|k| format!("{k} repetition occ=2 earlier=[{}] cycle=8 perpetual=white", k - 8)).collect();
+    expected.extend([
+        // Only the king's step back to c4 reaches a position seen twice (plies 0 and 8); a move
+        // by White leaves Black's king where it is, so it reaches only the cycle's next position.
+        "15 claim_by_move Kc4 c5c4 occ=3 earlier=[0, 8] played".to_owned(),
+        "16 repetition occ=3 earlier=[0, 8] cycle=8 perpetual=white claimable".to_owned(),
+        "16 claim_by_move Qc8+ e8c8 occ=3 earlier=[1, 9]".to_owned(),
+    ]);
+    assert_eq!(rendered(&g), expected);
+    let s = summary(&g);
+    assert_eq!((s.first_threefold_span, s.first_threefold_perpetual), (Some(16), Some(Perpetual::White)));
+}
+
+#[test]
+fn a_cycle_with_checks_on_some_moves_only_is_no_perpetual() {
+    // White checks with 1.Qf8+ and 3.Qf5+ but not with 2.Kf1 and 4.Kg1: the cycle of 8 plies is
+    // no perpetual check (nor a shorter one: no position repeats inside it).
+    let g = game(&format!(
+        "[FEN \"{QUEEN_CHECKS_FROM_TWO_SQUARES}\"]\n\n1. Qf8+ Kh7 2. Kf1 Rd2 3. Qf5+ Kh8 4. Kg1 Rc2 5. Qf8+ *\n"
+    ));
+    assert_events(&g, &["8 repetition occ=2 earlier=[0] cycle=8", "9 repetition occ=2 earlier=[1] cycle=8"]);
+    let s = summary(&g);
+    assert_eq!((s.first_threefold_span, s.first_threefold_perpetual), (None, None));
+}
+
+#[test]
+fn chess960_perpetual_check_by_black() {
+    // White starts in check from Qf1; Black's queen checks from f1 and f4. Black keeps both
+    // castling rights (rooks a8 and g8, king c8): Shredder letters `ga` in every identity.
+    let g = game(
+        "[Variant \"Chess960\"]\n[FEN \"r1k3r1/1R6/8/8/8/7P/6P1/5q1K w ga - 0 1\"]\n[Result \"1/2-1/2\"]\n\n\
+         1. Kh2 Qf4+ 2. Kh1 Qf1+ 3. Kh2 Qf4+ 4. Kh1 Qf1+ 1/2-1/2\n",
+    );
+    assert_eq!(g.variant.name(), "chess960");
+    assert_events(
+        &g,
+        &[
+            "4 repetition occ=2 earlier=[0] cycle=4 perpetual=black",
+            "5 repetition occ=2 earlier=[1] cycle=4 perpetual=black",
+            "6 repetition occ=2 earlier=[2] cycle=4 perpetual=black",
+            "7 repetition occ=2 earlier=[3] cycle=4 perpetual=black",
+            "7 claim_by_move Qf1+ f4f1 occ=3 earlier=[0, 4] played",
+            "8 repetition occ=3 earlier=[0, 4] cycle=4 perpetual=black claimable",
+            "8 claim_by_move Kh2 h1h2 occ=3 earlier=[1, 5]",
+        ],
+    );
+    let events = &g.analysis.as_ref().unwrap().events;
+    assert_eq!(events[0].identity.fen(), "r1k3r1/1R6/8/8/8/7P/6P1/5q1K w ga -");
+    let s = summary(&g);
+    assert_eq!((s.first_threefold_span, s.first_threefold_perpetual), (Some(8), Some(Perpetual::Black)));
+}
+
+#[test]
+fn perpetual_check_from_a_fen_where_black_moves_first() {
+    // The first move is Black's: White's moves reach the even plies, and they all check.
+    let g = game(
+        "[FEN \"5Q1k/6p1/7p/8/8/8/1qr2PPP/6K1 b - - 5 40\"]\n[Result \"1/2-1/2\"]\n\n\
+         40... Kh7 41. Qf5+ Kh8 42. Qf8+ Kh7 43. Qf5+ Kh8 44. Qf8+ 1/2-1/2\n",
+    );
+    assert_events(
+        &g,
+        &[
+            "4 repetition occ=2 earlier=[0] cycle=4 perpetual=white",
+            "5 repetition occ=2 earlier=[1] cycle=4 perpetual=white",
+            "6 repetition occ=2 earlier=[2] cycle=4 perpetual=white",
+            "7 repetition occ=2 earlier=[3] cycle=4 perpetual=white",
+            "7 claim_by_move Qf8+ f5f8 occ=3 earlier=[0, 4] played",
+            "8 repetition occ=3 earlier=[0, 4] cycle=4 perpetual=white claimable",
+            "8 claim_by_move Kh7 h8h7 occ=3 earlier=[1, 5]",
+        ],
+    );
+    let e = &g.analysis.as_ref().unwrap().events[0];
+    assert_eq!((e.fullmove, e.halfmove_clock, e.turn), (42, 9, shakmaty::Color::Black));
+    let s = summary(&g);
+    assert_eq!((s.first_threefold_span, s.first_threefold_perpetual), (Some(8), Some(Perpetual::White)));
+    assert_eq!(s.first_claim_color, Some(shakmaty::Color::White), "White, to move at ply 7, may claim by 44.Qf8+");
+}
+
+#[test]
+fn the_cycle_is_exact_past_the_listed_earlier_plies() {
+    // Twenty turns of the queen's checks: at ply 80 the position stands for the 21st time, the
+    // event lists the earliest 16 plies (0 to 60), and the cycle still counts from ply 76.
+    let moves: String = (0..20).map(|i| format!("{}. Qf8+ Kh7 {}. Qf5+ Kh8 ", 2 * i + 1, 2 * i + 2)).collect();
+    let g = game(&format!("[FEN \"{QUEEN_CHECKS_FROM_TWO_SQUARES}\"]\n\n{moves}*\n"));
+    let at_80: Vec<String> = rendered(&g).into_iter().filter(|l| l.starts_with("80 ")).collect();
+    let earliest: Vec<String> = (0..16).map(|i| (4 * i).to_string()).collect();
+    assert_eq!(
+        at_80,
+        [
+            format!(
+                "80 repetition occ=21 earlier=[{}] cycle=4 perpetual=white claimable automatic",
+                earliest.join(", ")
+            ),
+            "80 claim_by_move Qf8+ f5f8 occ=21 earlier=[1, 5, 9, 13, 17, 21, 25, 29, 33, 37, 41, 45, 49, 53, 57, 61]"
+                .to_owned(),
+        ]
+    );
+    let s = summary(&g);
+    assert_eq!((s.first_threefold_span, s.first_threefold_perpetual), (Some(8), Some(Perpetual::White)));
 }

@@ -2,10 +2,12 @@
 //! window counts equal a naive recount over every earlier position, using shakmaty's own
 //! FIDE equality (`Chess: Eq`) instead of our `Key`, and claim-by-move found by trying every
 //! legal move at every ply (no shortcut). Each event's Zobrist key (updated move by move in the
-//! engine) must equal shakmaty's key of the position computed from scratch.
+//! engine) must equal shakmaty's key of the position computed from scratch, and each
+//! repetition's cycle and perpetual check (and the summary's first threefold) a recount of the
+//! checks over all plies between.
 
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position, fen::Fen, san::SanPlus, zobrist::Zobrist64};
-use threefold::{Detail, EARLIER_PLIES_MAX, GameResult, Replay, Start};
+use threefold::{Detail, EARLIER_PLIES_MAX, GameResult, Perpetual, Replay, Start};
 
 /// The earliest plies, as many as an event lists.
 fn listed(plies: &[usize]) -> &[usize] {
@@ -28,14 +30,29 @@ impl Rng {
 }
 
 /// A random game that mostly shuffles pieces back and forth, so positions recur often, with
-/// occasional pawn moves, captures, castling and king moves that change the rights.
-fn random_game(rng: &mut Rng, start: &Chess, max_plies: usize) -> Vec<Move> {
+/// occasional pawn moves, captures, castling and king moves that change the rights; with
+/// `checks`, half the moves are a quiet check where there is one (perpetual checks).
+fn random_game(rng: &mut Rng, start: &Chess, max_plies: usize, checks: bool) -> Vec<Move> {
     let mut pos = start.clone();
     let mut moves: Vec<Move> = Vec::new();
     while moves.len() < max_plies {
         let legal = pos.legal_moves();
         if legal.is_empty() {
             break;
+        }
+        if checks && rng.below(2) == 0 {
+            let gives_check = |m: &Move| {
+                let mut after = pos.clone();
+                after.play_unchecked(*m);
+                !m.is_zeroing() && after.is_check()
+            };
+            let quiet_checks: Vec<Move> = legal.iter().copied().filter(gives_check).collect();
+            if !quiet_checks.is_empty() {
+                let m = quiet_checks[rng.below(quiet_checks.len())];
+                pos.play_unchecked(m);
+                moves.push(m);
+                continue;
+            }
         }
         // Undo our own move of two plies ago when possible.
         let back = moves.len().checked_sub(2).map(|i| moves[i]).and_then(|m| {
@@ -68,7 +85,20 @@ fn same_fen(a: &Chess, b: &Chess) -> bool {
         && a.ep_square(EnPassantMode::Always) == b.ep_square(EnPassantMode::Always)
 }
 
-/// Every event the naive recount expects, rendered as text.
+/// Who gave check with every move from ply `from` to ply `to`, asked of each position.
+fn naive_perpetual(positions: &[Chess], from: usize, to: usize) -> Option<Perpetual> {
+    let all = |white: bool| {
+        (from + 1..=to).filter(|&j| positions[j - 1].turn().is_white() == white).all(|j| positions[j].is_check())
+    };
+    match (all(true), all(false)) {
+        (true, true) => Some(Perpetual::Both),
+        (true, false) => Some(Perpetual::White),
+        (false, true) => Some(Perpetual::Black),
+        (false, false) => None,
+    }
+}
+
+/// Every event the naive recount expects, rendered as text, and last the first threefold.
 fn naive_events(start: &Chess, moves: &[Move]) -> Vec<String> {
     let mut positions = vec![start.clone()];
     for &m in moves {
@@ -77,6 +107,7 @@ fn naive_events(start: &Chess, moves: &[Move]) -> Vec<String> {
         positions.push(p);
     }
     let mut out = Vec::new();
+    let mut first_threefold = None;
     for (k, pos) in positions.iter().enumerate() {
         let earlier = &positions[..k];
         let fide: Vec<usize> = (0..k).filter(|&j| earlier[j] == *pos).collect();
@@ -85,7 +116,12 @@ fn naive_events(start: &Chess, moves: &[Move]) -> Vec<String> {
         let n = fide.len() + 1;
         let zobrist = |p: &Chess| p.zobrist_hash::<Zobrist64>(EnPassantMode::Legal).0;
         if n >= 2 {
-            out.push(format!("{k} repetition {n} {:?} {:016x}", listed(&fide), zobrist(pos)));
+            let (previous, cycle) = (fide[n - 2], k - fide[n - 2]);
+            let perpetual = naive_perpetual(&positions, previous, k);
+            out.push(format!("{k} repetition {n} {:?} {:016x} {cycle} {perpetual:?}", listed(&fide), zobrist(pos)));
+        }
+        if n == 3 && first_threefold.is_none() {
+            first_threefold = Some((k - fide[0], naive_perpetual(&positions, fide[0], k)));
         }
         if board.len() + 1 > n {
             out.push(format!("{k} pseudo {} {n} {:?}", board.len() + 1, listed(&board)));
@@ -111,6 +147,8 @@ fn naive_events(start: &Chess, moves: &[Move]) -> Vec<String> {
         }
         out.extend(claims);
     }
+    let (span, perpetual) = first_threefold.map_or((None, None), |(s, p)| (Some(s as u32), p));
+    out.push(format!("first threefold {span:?} {perpetual:?}"));
     out
 }
 
@@ -121,14 +159,16 @@ fn engine_events(start: &Chess, mode: CastlingMode, moves: &[Move]) -> Vec<Strin
         replay.play(m);
     }
     let analysis = replay.finish(GameResult::Unknown);
+    let s = &analysis.summary;
+    let first_threefold = format!("first threefold {:?} {:?}", s.first_threefold_span, s.first_threefold_perpetual);
     analysis
         .events
         .iter()
         .map(|e| {
             let (k, z) = (e.ply, e.identity.zobrist);
             match &e.detail {
-                Detail::Repetition { occurrence, earlier_plies, .. } => {
-                    format!("{k} repetition {occurrence} {earlier_plies:?} {z:016x}")
+                Detail::Repetition { occurrence, earlier_plies, cycle_plies, perpetual, .. } => {
+                    format!("{k} repetition {occurrence} {earlier_plies:?} {z:016x} {cycle_plies} {perpetual:?}")
                 }
                 Detail::PseudoRepetition { board_occurrence, fide_occurrence, earlier_plies, .. } => {
                     format!("{k} pseudo {board_occurrence} {fide_occurrence} {earlier_plies:?}")
@@ -141,6 +181,7 @@ fn engine_events(start: &Chess, mode: CastlingMode, moves: &[Move]) -> Vec<Strin
                 }
             }
         })
+        .chain([first_threefold])
         .collect()
 }
 
@@ -149,17 +190,29 @@ fn check(start: &Chess, seeds: std::ops::Range<u64>, max_plies: usize) -> usize 
 }
 
 fn check_mode(start: &Chess, mode: CastlingMode, seeds: std::ops::Range<u64>, max_plies: usize) -> usize {
-    let mut events = 0;
+    check_games(start, mode, seeds, max_plies, false).len()
+}
+
+/// The engine's lines of every game, checked against the naive recount (the summary's line left
+/// out).
+fn check_games(
+    start: &Chess,
+    mode: CastlingMode,
+    seeds: std::ops::Range<u64>,
+    max_plies: usize,
+    checks: bool,
+) -> Vec<String> {
+    let mut events = Vec::new();
     for seed in seeds {
         let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
-        let moves = random_game(&mut rng, start, max_plies);
+        let moves = random_game(&mut rng, start, max_plies, checks);
         let mut expected = naive_events(start, &moves);
         let mut got = engine_events(start, mode, &moves);
         // The engine orders claims by move generation, the naive list too; sort both to compare sets per ply.
         expected.sort();
         got.sort();
         assert_eq!(got, expected, "seed {seed}");
-        events += got.len();
+        events.extend(got.into_iter().filter(|l| !l.starts_with("first threefold")));
     }
     events
 }
@@ -190,4 +243,24 @@ fn incremental_counts_equal_naive_recount_in_chess960() {
     let start: Chess = fen.into_position(CastlingMode::Chess960).unwrap();
     let events = check_mode(&start, CastlingMode::Chess960, 0..300, 120);
     assert!(events > 1000, "got {events} events");
+}
+
+#[test]
+fn cycles_and_perpetual_checks_equal_a_recount_of_the_checks() {
+    // Queens and open kings, half the moves checks: perpetual checks by either side, and cycles
+    // in which only some moves check. Black to move first in half the games. (No `both`: a
+    // mutual perpetual check is impossible with the orthodox pieces; the unit tests of `checks`
+    // and `event` cover it.)
+    let mut kinds = std::collections::BTreeMap::new();
+    for fen in ["3qk3/8/8/8/8/8/8/3QK3 w - - 0 1", "3qk3/8/2r5/8/8/5R2/8/3QK3 b - - 0 1"] {
+        let start: Chess = fen.parse::<Fen>().unwrap().into_position(CastlingMode::Standard).unwrap();
+        for line in check_games(&start, CastlingMode::Standard, 0..150, 160, true) {
+            if line.contains(" repetition ") {
+                *kinds.entry(line.rsplit(' ').next().unwrap().to_owned()).or_insert(0) += 1;
+            }
+        }
+    }
+    for kind in ["None", "Some(White)", "Some(Black)"] {
+        assert!(kinds.get(kind).is_some_and(|&n| n > 20), "{kinds:?}");
+    }
 }

@@ -13,7 +13,7 @@ use std::{
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_threefold");
-const QUERIES: [&str; 8] = [
+const QUERIES: [&str; 9] = [
     "missed_claims",
     "claim_by_move_only",
     "castling_rights_edge_cases",
@@ -22,6 +22,7 @@ const QUERIES: [&str; 8] = [
     "automatic_draw_ignored",
     "repetition_rate_by_rating",
     "first_threefold_ply",
+    "repetition_kinds",
 ];
 
 mod common;
@@ -169,6 +170,8 @@ struct Engine {
     after_fivefold: u64,
     after_75_moves: u64,
     buckets: BTreeMap<u64, u64>,
+    /// Threefold and fivefold draws by `first_threefold_perpetual` (`none` for null).
+    perpetual_draws: BTreeMap<String, u64>,
 }
 
 fn engine_counts(files: &[PathBuf]) -> Engine {
@@ -200,6 +203,10 @@ fn engine_counts(files: &[PathBuf]) -> Engine {
             }
             if let Some(reason) = s["draw_reason"].as_str() {
                 *e.draws.entry(reason.to_owned()).or_default() += 1;
+                if reason == "threefold" || reason == "fivefold" {
+                    let kind = s["first_threefold_perpetual"].as_str().unwrap_or("none");
+                    *e.perpetual_draws.entry(kind.to_owned()).or_default() += 1;
+                }
             }
             e.after_fivefold += u64::from(n("plies_after_fivefold") > 0);
             e.after_75_moves += u64::from(s["first_ply_halfmove_150"].as_u64().is_some_and(|f| f < n("plies")));
@@ -307,6 +314,22 @@ fn check_queries_against_engine(q: &BTreeMap<String, Vec<Value>>, e: &Engine) {
     let buckets: BTreeMap<u64, u64> =
         q["first_threefold_ply"].iter().map(|r| (num(&r["from_ply"]), num(&r["games"]))).collect();
     assert_eq!(buckets, e.buckets);
+
+    // Every split of the repetition draws adds up to the engine's count of each perpetual kind.
+    for split in ["all", "time_class", "venue", "checking_side"] {
+        let mut kinds: BTreeMap<String, u64> = BTreeMap::new();
+        for r in q["repetition_kinds"].iter().filter(|r| r["split"] == split) {
+            *kinds.entry(r["perpetual"].as_str().unwrap().to_owned()).or_default() += num(&r["games"]);
+        }
+        assert_eq!(kinds, e.perpetual_draws, "repetition_kinds split {split}");
+    }
+    let stronger_or_weaker: u64 = q["repetition_kinds"]
+        .iter()
+        .filter(|r| r["split"] == "checking_side" && r["checking_side"] != "n/a")
+        .map(|r| num(&r["games"]))
+        .sum();
+    let one_side = ["white", "black"].iter().map(|k| e.perpetual_draws.get(*k).copied().unwrap_or(0)).sum::<u64>();
+    assert_eq!(stronger_or_weaker, one_side, "a checking side for every perpetual by one side");
 }
 
 /// The report's figures (`--json`) equal the queries' wherever both give one.
@@ -374,6 +397,20 @@ fn check_report_against_queries(report: &Value, q: &BTreeMap<String, Vec<Value>>
     assert_eq!(report["after_fivefold"], auto["games_after_fivefold"]);
     assert_eq!(report["after_75_moves"], auto["games_after_75_moves"]);
     close(per_1000(&report["after_fivefold"]), &auto["after_fivefold_per_1000_games"]);
+
+    let kinds: BTreeMap<String, u64> = q["repetition_kinds"]
+        .iter()
+        .filter(|r| r["split"] == "all")
+        .map(|r| (r["perpetual"].as_str().unwrap().to_owned(), num(&r["games"])))
+        .collect();
+    let reported: BTreeMap<String, u64> = report["repetition_draws_by_perpetual"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| num(&c["games"]) > 0)
+        .map(|c| (c["label"].as_str().unwrap().to_owned(), num(&c["games"])))
+        .collect();
+    assert_eq!(reported, kinds, "report: repetition draws by perpetual");
 
     let buckets: Vec<(Value, Value)> =
         q["first_threefold_ply"].iter().map(|r| (r["from_ply"].clone(), r["games"].clone())).collect();
@@ -485,6 +522,10 @@ fn data_samples() {
     let example = report["examples"].as_array().unwrap().iter().find(|e| e["case"] == "castling").unwrap();
     assert_eq!((&example["white"], &example["round"]), (&Value::from("Karpov, Anatoly"), &Value::from("13")));
     assert!(html.contains("Karpov, Anatoly"));
+    // The samples hold threefold draws by a perpetual check of either side and by a shuffle.
+    let kinds: Vec<&Value> =
+        queries["repetition_kinds"].iter().filter(|r| r["split"] == "all").map(|r| &r["perpetual"]).collect();
+    assert_eq!(kinds, ["white", "black", "none"]);
 }
 
 #[test]

@@ -16,7 +16,7 @@ use shakmaty::{CastlingSide, Chess, Color, Position, Square};
 use super::{input_failed, open};
 use crate::{
     engine::{
-        event::{Detail, Event},
+        event::{Detail, Event, Perpetual},
         start::Start,
     },
     pgn::{self, Game},
@@ -90,23 +90,41 @@ impl Timeline {
     }
 }
 
+/// A repetition event in words: which earlier positions, a perpetual check, a claim.
+fn repetition(t: &Timeline, e: &Event) -> String {
+    let Detail::Repetition { occurrence, earlier_plies, claimable, automatic, cycle_plies, perpetual } = &e.detail
+    else {
+        return String::new();
+    };
+    let mut line = format!(
+        "{}: the same position (9.2.2) as after {} occurs for the {} time.",
+        t.label(e.ply),
+        t.labels(earlier_plies),
+        ordinal(*occurrence)
+    );
+    if let Some(p) = perpetual {
+        let who = match p {
+            Perpetual::White => "White",
+            Perpetual::Black => "Black",
+            Perpetual::Both => "both sides",
+        };
+        let whose = if *p == Perpetual::Both { "every move" } else { &format!("every {who} move") };
+        let since = t.label(e.ply - cycle_plies);
+        let _ = write!(line, " Perpetual check by {who}: {whose} since {since} gave check.");
+    }
+    if *automatic {
+        line.push_str(" The game is drawn automatically (fivefold, 9.6.1).");
+    } else if *claimable {
+        let _ = write!(line, " {}, to move, may claim a draw (9.2.1.2).", color_name(e.turn));
+    }
+    line
+}
+
 fn describe(t: &Timeline, e: &Event, out: &mut String) {
     let here = t.label(e.ply);
     let mover = color_name(e.turn);
     let _ = match &e.detail {
-        Detail::Repetition { occurrence, earlier_plies, claimable, automatic } => {
-            let mut line = format!(
-                "{here}: the same position (9.2.2) as after {} occurs for the {} time.",
-                t.labels(earlier_plies),
-                ordinal(*occurrence)
-            );
-            if *automatic {
-                line.push_str(" The game is drawn automatically (fivefold, 9.6.1).");
-            } else if *claimable {
-                let _ = write!(line, " {mover}, to move, may claim a draw (9.2.1.2).");
-            }
-            writeln!(out, "  {line}")
-        }
+        Detail::Repetition { .. } => writeln!(out, "  {}", repetition(t, e)),
         Detail::PseudoRepetition { board_occurrence, fide_occurrence, earlier_plies, .. } => {
             let first = earlier_plies.first().copied().unwrap_or(0);
             let mut why = Vec::new();
@@ -229,4 +247,42 @@ pub fn run(file: &Path, number: u64) -> Result<ExitCode> {
     let mut out = io::stdout().lock();
     out.write_all(explain(&game).as_bytes())?;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn explained(pgn_text: &str) -> String {
+        let mut out = String::new();
+        pgn::for_each_game_with(pgn_text.as_bytes(), pgn::GameVisitor::keeping_moves(), |game| {
+            out = explain(&game);
+            ControlFlow::Break(())
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn a_perpetual_check_is_named() {
+        let text = explained(
+            "[FEN \"7k/6p1/7p/5Q2/8/8/1qr2PPP/6K1 w - - 0 1\"]\n\n1. Qf8+ Kh7 2. Qf5+ Kh8 3. Qf8+ Kh7 4. Qf5+ Kh8 *\n",
+        );
+        assert!(
+            text.contains(
+                "2...Kh8: the same position (9.2.2) as after the start position occurs for the 2nd time. \
+                 Perpetual check by White: every White move since the start position gave check."
+            ),
+            "{text}"
+        );
+        assert!(
+            text.contains(
+                "4...Kh8: the same position (9.2.2) as after the start position, 2...Kh8 occurs for the 3rd time. \
+                 Perpetual check by White: every White move since 2...Kh8 gave check. White, to move, may claim"
+            ),
+            "{text}"
+        );
+        let text = explained("1. Nf3 Nf6 2. Ng1 Ng8 *\n");
+        assert!(text.contains("occurs for the 2nd time.\n") && !text.contains("Perpetual"), "{text}");
+    }
 }

@@ -114,14 +114,16 @@ impl Dataset {
     pub fn open(dir: &Path) -> Result<Dataset> {
         fs::create_dir_all(dir).with_context(|| format!("cannot create output directory {}", dir.display()))?;
         let root = fs::canonicalize(dir).with_context(|| format!("cannot resolve {}", dir.display()))?;
-        let has_manifest = root.join(MANIFEST).is_file();
         // A run killed while writing its first manifest leaves only that temporary file (and
-        // another run may be writing its own right now: left alone), and the lock files.
-        let mut empty = true;
+        // another run may be writing its own right now: left alone), and the lock files. The
+        // manifest is looked for in the same listing: a run that starts beside another one sees
+        // the other's first manifest before anything else it writes.
+        let (mut has_manifest, mut empty) = (false, true);
         for entry in fs::read_dir(&root).with_context(|| format!("cannot list {}", root.display()))? {
             let name = entry.with_context(|| format!("cannot list {}", root.display()))?.file_name();
             let name = name.to_string_lossy();
-            empty &= name.starts_with("_manifest.tmp-") || name == ".locks";
+            has_manifest |= name == MANIFEST;
+            empty &= name.starts_with("_manifest.tmp-") || name == ".locks" || name == MANIFEST;
         }
         if !has_manifest && !empty {
             bail!(

@@ -61,6 +61,8 @@ pub mod col {
     pub const FIRST_PLY_HALFMOVE_150: &str = "first_ply_halfmove_150";
     pub const FINAL_STATUS: &str = "final_status";
     pub const DRAW_REASON: &str = "draw_reason";
+    pub const FIRST_THREEFOLD_SPAN: &str = "first_threefold_span";
+    pub const FIRST_THREEFOLD_PERPETUAL: &str = "first_threefold_perpetual";
 
     pub const PLY: &str = "ply";
     pub const KIND: &str = "kind";
@@ -76,6 +78,8 @@ pub mod col {
     pub const OCCURRENCE: &str = "occurrence";
     pub const CLAIMABLE: &str = "claimable";
     pub const AUTOMATIC: &str = "automatic";
+    pub const CYCLE_PLIES: &str = "cycle_plies";
+    pub const PERPETUAL: &str = "perpetual";
     pub const SAN: &str = "san";
     pub const UCI: &str = "uci";
     pub const PLAYED: &str = "played";
@@ -148,7 +152,7 @@ static GAME_COLUMNS: [Column<Game>; 7] = [
 ];
 
 /// `games` summary columns (all null for a skipped game).
-static SUMMARY_COLUMNS: [Column<Summary>; 19] = [
+static SUMMARY_COLUMNS: [Column<Summary>; 21] = [
     Column::null(col::PLIES, U32(|s| Some(s.plies))),
     Column::null(col::MAX_OCCURRENCE, U32(|s| Some(s.max_occurrence))),
     Column::null(col::FIRST_PLY_OCCURRENCE_2, U32(|s| s.first_ply_occurrence_2)),
@@ -168,12 +172,14 @@ static SUMMARY_COLUMNS: [Column<Summary>; 19] = [
     Column::null(col::FIRST_PLY_HALFMOVE_150, U32(|s| s.first_ply_halfmove_150)),
     Column::null(col::FINAL_STATUS, Str(|s| Some(s.final_status.as_str().into()))),
     Column::null(col::DRAW_REASON, Str(|s| s.draw_reason.map(|r| r.as_str().into()))),
+    Column::null(col::FIRST_THREEFOLD_SPAN, U32(|s| s.first_threefold_span)),
+    Column::null(col::FIRST_THREEFOLD_PERPETUAL, Str(|s| s.first_threefold_perpetual.map(|p| p.as_str().into()))),
 ];
 
 /// `events` columns after `source` and `game_index`. Identity columns describe the position that
 /// repeats (for `claim_by_move`, the one the move would produce); the kind's own columns are null
 /// in the rows of other kinds.
-static EVENT_COLUMNS: [Column<Event>; 21] = [
+static EVENT_COLUMNS: [Column<Event>; 23] = [
     Column::required(col::PLY, U32(|e| Some(e.ply))),
     Column::required(col::KIND, Str(|e| Some(e.kind().as_str().into()))),
     Column::required(col::FULLMOVE, U32(|e| Some(e.fullmove))),
@@ -203,6 +209,20 @@ static EVENT_COLUMNS: [Column<Event>; 21] = [
         col::AUTOMATIC,
         Bool(|e| match e.detail {
             Detail::Repetition { automatic, .. } => Some(automatic),
+            _ => None,
+        }),
+    ),
+    Column::null(
+        col::CYCLE_PLIES,
+        U32(|e| match e.detail {
+            Detail::Repetition { cycle_plies, .. } => Some(cycle_plies),
+            _ => None,
+        }),
+    ),
+    Column::null(
+        col::PERPETUAL,
+        Str(|e| match e.detail {
+            Detail::Repetition { perpetual, .. } => perpetual.map(|p| p.as_str().into()),
             _ => None,
         }),
     ),

@@ -50,6 +50,44 @@ impl Differs {
     }
 }
 
+/// Which side gave check with every one of its moves over a cycle: a perpetual check. `Both` is
+/// the word for the case; with the orthodox pieces no cycle has it (a mutual perpetual
+/// check is impossible), so no game shows it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Perpetual {
+    White,
+    Black,
+    Both,
+}
+
+impl Perpetual {
+    pub const ALL: [Perpetual; 3] = [Perpetual::White, Perpetual::Black, Perpetual::Both];
+
+    /// The value a `perpetual` value names.
+    pub fn parse(name: &str) -> Option<Perpetual> {
+        Perpetual::ALL.into_iter().find(|p| p.as_str() == name)
+    }
+
+    /// The kind of a span in which White gave check with every move (`white`) or not, and
+    /// Black likewise.
+    pub fn of(white: bool, black: bool) -> Option<Perpetual> {
+        match (white, black) {
+            (true, true) => Some(Perpetual::Both),
+            (true, false) => Some(Perpetual::White),
+            (false, true) => Some(Perpetual::Black),
+            (false, false) => None,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Perpetual::White => "white",
+            Perpetual::Black => "black",
+            Perpetual::Both => "both",
+        }
+    }
+}
+
 /// What the event is, with the fields of its kind (`kind` names it as [`EventKind`] does).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
@@ -62,6 +100,10 @@ pub enum Detail {
         claimable: bool,
         /// occurrence >= 5: the game is drawn (9.6.1).
         automatic: bool,
+        /// Plies since the previous occurrence (exact, even when `earlier_plies` is cut short).
+        cycle_plies: u32,
+        /// Who gave check with every move over those plies, if anyone did.
+        perpetual: Option<Perpetual>,
     },
     /// The side to move may claim by declaring this move (9.2.1.1).
     ClaimByMove {
@@ -108,7 +150,7 @@ impl EventKind {
     }
 }
 
-serialize_as_str!(Differs, EventKind);
+serialize_as_str!(Differs, EventKind, Perpetual);
 
 impl Event {
     pub fn kind(&self) -> EventKind {
@@ -134,11 +176,30 @@ impl Event {
 mod tests {
     use super::*;
 
+    #[test]
+    fn perpetual_kinds() {
+        assert_eq!(Perpetual::of(true, true), Some(Perpetual::Both));
+        assert_eq!(Perpetual::of(true, false), Some(Perpetual::White));
+        assert_eq!(Perpetual::of(false, true), Some(Perpetual::Black));
+        assert_eq!(Perpetual::of(false, false), None);
+        for p in Perpetual::ALL {
+            assert_eq!(Perpetual::parse(p.as_str()), Some(p));
+            assert_eq!(serde_json::to_value(p).unwrap(), p.as_str());
+        }
+    }
+
     /// `dump`'s `kind` (serde's name of the detail) is the `kind` column's ([`EventKind::as_str`]).
     #[test]
     fn dump_and_parquet_name_each_kind_alike() {
         let details = [
-            Detail::Repetition { occurrence: 2, earlier_plies: vec![0], claimable: false, automatic: false },
+            Detail::Repetition {
+                occurrence: 2,
+                earlier_plies: vec![0],
+                claimable: false,
+                automatic: false,
+                cycle_plies: 4,
+                perpetual: None,
+            },
             Detail::ClaimByMove {
                 san: "Nf3".into(),
                 uci: "g1f3".into(),

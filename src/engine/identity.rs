@@ -80,6 +80,13 @@ impl Key {
     pub fn same_rights(&self, other: &Key) -> bool {
         self.castling == other.castling && self.legal_ep == other.legal_ep
     }
+
+    /// Whether the side to move is in check: the move that led here gave check.
+    pub fn in_check(&self) -> bool {
+        self.board
+            .king_of(self.turn)
+            .is_some_and(|king| self.board.attacks_to(king, !self.turn, self.board.occupied()).any())
+    }
 }
 
 /// The Polyglot Zobrist key of the pieces on `board` and of `turn` to move, without castling

@@ -1,9 +1,10 @@
 //! The rules: where a game starts ([`start`]), its moves played with `shakmaty` ([`replay`];
 //! [`san`] finds most of them without a move list),
 //! how often each position occurred in the window that can still recur ([`tracker`], by its
-//! exact FIDE [`identity`]), and the records that come out: [`event`]s and a [`summary`] (whose
-//! words [`vocabulary`] spells).
+//! exact FIDE [`identity`]; [`checks`] notes which moves of a long one gave check), and the records that come
+//! out: [`event`]s and a [`summary`] (whose words [`vocabulary`] spells).
 
+pub mod checks;
 pub mod event;
 pub mod identity;
 pub mod replay;

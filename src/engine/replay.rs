@@ -11,7 +11,7 @@ use shakmaty::{
 };
 
 use crate::{
-    engine::event::{Detail, Differs, Event},
+    engine::event::{Detail, Differs, Event, Perpetual},
     engine::identity::{self, Identity, Key},
     engine::start::{ErrorKind, GameError, Start},
     engine::summary::{DrawReason, FinalStatus, Summary},
@@ -80,6 +80,9 @@ struct Stats {
     /// Last ply's counts and whether a claim by move existed there.
     last_counts: Counts,
     last_claim_by_move: bool,
+    /// Plies from the first occurrence of the first position to occur thrice to its third, and
+    /// who gave check with every move between.
+    first_threefold: Option<(u32, Option<Perpetual>)>,
 }
 
 #[derive(Default)]
@@ -234,6 +237,11 @@ impl Replay {
         }
         if counts.fide == 3 {
             st.positions_reaching_3 += 1;
+            if st.first_threefold.is_none() {
+                // The earliest plies are listed: the first is the first occurrence.
+                let first = self.tracker.fide_earlier()[0];
+                st.first_threefold = Some((ply - first, self.tracker.perpetual(first, ply)));
+            }
         }
 
         let key = self.tracker.last_key().expect("just observed");
@@ -245,6 +253,8 @@ impl Replay {
                 earlier_plies: self.tracker.fide_earlier().to_vec(),
                 claimable: counts.fide >= 3,
                 automatic: counts.fide >= 5,
+                cycle_plies: ply - self.tracker.previous(),
+                perpetual: self.tracker.perpetual(self.tracker.previous(), ply),
             }));
         }
         if counts.board > counts.fide {
@@ -370,6 +380,8 @@ impl Replay {
             first_ply_halfmove_150: st.first_halfmove_150,
             final_status,
             draw_reason,
+            first_threefold_span: st.first_threefold.map(|(span, _)| span),
+            first_threefold_perpetual: st.first_threefold.and_then(|(_, perpetual)| perpetual),
         };
         Analysis { error, summary, events }
     }

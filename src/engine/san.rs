@@ -19,7 +19,8 @@ use shakmaty::{
 /// (`e4`, `exd5`, `Nbd7`, `R1xe2+`, `e8=Q#`) are read here byte by byte, at a third of the cost;
 /// anything else (castling, drops, null moves, lowercase promotions, errors) by `shakmaty`.
 /// Debug builds assert the two agree on every token; `tests/san_agrees.rs` checks every short
-/// string.
+/// string. Inlined into the movetext scanner, once per move of every game.
+#[inline]
 pub fn parse(token: &[u8]) -> Result<SanPlus, ParseSanError> {
     let found = parse_normal(token).map_or_else(|| SanPlus::from_ascii(token), Ok);
     debug_assert_eq!(
@@ -32,6 +33,7 @@ pub fn parse(token: &[u8]) -> Result<SanPlus, ParseSanError> {
 }
 
 /// A piece or pawn move, read as `shakmaty`'s SAN reader reads it; `None`: ask shakmaty.
+#[inline]
 fn parse_normal(token: &[u8]) -> Option<SanPlus> {
     let (suffix, t) = match token.split_last()? {
         (b'+', rest) => (Some(Suffix::Check), rest),

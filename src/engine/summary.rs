@@ -3,7 +3,7 @@
 use serde::Serialize;
 use shakmaty::Color;
 
-use crate::engine::vocabulary::serialize_as_str;
+use crate::engine::{event::Perpetual, vocabulary::serialize_as_str};
 
 /// Status of the final position of the replayed moves.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -103,6 +103,11 @@ pub struct Summary {
     pub first_ply_halfmove_150: Option<u32>,
     pub final_status: FinalStatus,
     pub draw_reason: Option<DrawReason>,
+    /// Plies from the first occurrence of the first position to occur a third time to that third
+    /// occurrence.
+    pub first_threefold_span: Option<u32>,
+    /// Who gave check with every move of that span, if anyone did.
+    pub first_threefold_perpetual: Option<Perpetual>,
 }
 
 serialize_as_str!(FinalStatus, DrawReason);
@@ -130,6 +135,8 @@ impl Summary {
             first_ply_halfmove_150: None,
             final_status: FinalStatus::None,
             draw_reason: None,
+            first_threefold_span: None,
+            first_threefold_perpetual: None,
         }
     }
 }

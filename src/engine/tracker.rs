@@ -15,7 +15,7 @@ use std::{
 
 use shakmaty::{Bitboard, Board, ByColor, Color, Role, Square};
 
-use crate::engine::identity::Key;
+use crate::engine::{checks::Checks, event::Perpetual, identity::Key};
 
 /// At most this many earlier plies are listed with an event (the earliest ones); the occurrence
 /// numbers still count them all. Keeps a game of thousands of shuffling moves small.
@@ -55,6 +55,8 @@ pub struct Tracker {
     long: Long,
     is_long: bool,
     last: Option<Key>,
+    /// Which moves of a long window gave check (a short one asks its positions).
+    long_checks: Checks,
     /// The short window's length at which [`Self::observe`] turns to the long one: [`SCAN_MAX`],
     /// or 0 once the window is long (one test per position for both).
     long_from: usize,
@@ -62,6 +64,9 @@ pub struct Tracker {
     twice: ByColor<u32>,
     board_earlier: Vec<u32>,
     fide_earlier: Vec<u32>,
+    /// Ply of the latest earlier FIDE-equal position, when there is one (set only then: no cost
+    /// for the many positions that occur once).
+    previous: u32,
 }
 
 impl Default for Tracker {
@@ -72,10 +77,12 @@ impl Default for Tracker {
             long: Long::default(),
             is_long: false,
             last: None,
+            long_checks: Checks::default(),
             long_from: SCAN_MAX,
             twice: ByColor::default(),
             board_earlier: Vec::new(),
             fide_earlier: Vec::new(),
+            previous: 0,
         }
     }
 }
@@ -87,6 +94,7 @@ impl Tracker {
         self.repeated.clear();
         if self.is_long {
             self.long.clear();
+            self.long_checks.clear();
             self.is_long = false;
             self.long_from = SCAN_MAX;
         }
@@ -114,6 +122,7 @@ impl Tracker {
             }
             if e.key.same_rights(&key) {
                 counts.fide += 1;
+                self.previous = e.ply;
                 if self.fide_earlier.len() < EARLIER_PLIES_MAX {
                     self.fide_earlier.push(e.ply);
                 }
@@ -150,10 +159,11 @@ impl Tracker {
         }
         self.board_earlier.clear();
         self.fide_earlier.clear();
-        let counts = self.long.observe(&key, ply, &mut self.board_earlier, &mut self.fide_earlier);
+        let counts = self.long.observe(&key, ply, &mut self.board_earlier, &mut self.fide_earlier, &mut self.previous);
         if counts.fide >= 2 {
             self.twice[key.turn] += 1;
         }
+        self.long_checks.record(ply, key.in_check());
         self.last = Some(key);
         counts
     }
@@ -164,7 +174,8 @@ impl Tracker {
         for e in self.window.drain(..) {
             self.board_earlier.clear();
             self.fide_earlier.clear();
-            self.long.observe(&e.key, e.ply, &mut self.board_earlier, &mut self.fide_earlier);
+            self.long.observe(&e.key, e.ply, &mut self.board_earlier, &mut self.fide_earlier, &mut self.previous);
+            self.long_checks.record(e.ply, e.key.in_check());
         }
         self.repeated.clear();
         self.is_long = true;
@@ -182,6 +193,33 @@ impl Tracker {
 
     pub fn fide_earlier(&self) -> &[u32] {
         &self.fide_earlier
+    }
+
+    /// Ply of the previous occurrence of the position observed last, when its FIDE count is 2
+    /// or more: exact, unlike [`Self::fide_earlier`], which keeps the earliest plies.
+    pub fn previous(&self) -> u32 {
+        self.previous
+    }
+
+    /// Which side gave check with every one of its moves from window ply `from` to the position
+    /// observed last, at ply `to`. Asked at repetitions only, so the hot path computes no check:
+    /// a short window asks its positions, a long one the bits it recorded.
+    pub fn perpetual(&self, from: u32, to: u32) -> Option<Perpetual> {
+        let to_move = self.last_key()?.turn;
+        if self.is_long {
+            return self.long_checks.perpetual(from, to, to_move);
+        }
+        let (mut white, mut black) = (true, true);
+        // The side to move at a position did not make the move that reached it.
+        for e in self.window.iter().rev().take_while(|e| e.ply > from) {
+            if !e.key.in_check() {
+                *e.key.turn.fold_wb(&mut black, &mut white) = false;
+                if !(white || black) {
+                    break;
+                }
+            }
+        }
+        Perpetual::of(white, black)
     }
 
     /// Whether some window position with `turn` to move has occurred at least twice: only then
@@ -285,18 +323,19 @@ struct Fen {
     next: u32,
 }
 
-/// How often something occurred, and the plies of its earliest occurrences (as many as an event
-/// lists).
+/// How often something occurred, the plies of its earliest occurrences (as many as an event
+/// lists) and of its latest.
 struct Seen {
     count: u32,
     plies: [u32; EARLIER_PLIES_MAX],
+    last: u32,
 }
 
 impl Seen {
     fn first(ply: u32) -> Seen {
         let mut plies = [0; EARLIER_PLIES_MAX];
         plies[0] = ply;
-        Seen { count: 1, plies }
+        Seen { count: 1, plies, last: ply }
     }
 
     /// The plies of the earliest occurrences.
@@ -311,6 +350,7 @@ impl Seen {
         if let Some(slot) = self.plies.get_mut(self.count as usize) {
             *slot = ply;
         }
+        self.last = ply;
         self.count += 1;
         self.count - 1
     }
@@ -391,8 +431,16 @@ impl Long {
     }
 
     /// Records an occurrence of `key` at `ply`; its counts as [`Tracker::observe`] gives them,
-    /// and the earlier plies in `board_earlier` and `fide_earlier` (empty on entry).
-    fn observe(&mut self, key: &Key, ply: u32, board_earlier: &mut Vec<u32>, fide_earlier: &mut Vec<u32>) -> Counts {
+    /// the earlier plies in `board_earlier` and `fide_earlier` (empty on entry), and the
+    /// previous FIDE-equal ply in `previous` when there is one.
+    fn observe(
+        &mut self,
+        key: &Key,
+        ply: u32,
+        board_earlier: &mut Vec<u32>,
+        fide_earlier: &mut Vec<u32>,
+        previous: &mut u32,
+    ) -> Counts {
         let mut counts = Counts { board: 1, fide: 1, fen: 1, ..Counts::default() };
         let Some(p) = self.find(key) else {
             let identities = self.new_identity(key, ply, NONE);
@@ -427,6 +475,7 @@ impl Long {
             return counts;
         };
         let id = &mut self.identities[i];
+        *previous = id.seen.last;
         counts.fide += id.seen.again(ply, fide_earlier);
         let mut f = id.fens;
         while f != NONE && self.fens[f as usize].ep != key.fen_ep {
@@ -494,9 +543,10 @@ mod tests {
         state.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
 
-    /// Everything a tracker tells about the position `pos` just observed, and about the
-    /// positions each of its quiet moves would reach.
-    fn answers(tracker: &Tracker, pos: &Chess, counts: Counts) -> String {
+    /// Everything a tracker tells about the position `pos` just observed at `ply` (with the
+    /// perpetual check since its previous occurrence), and about the positions each of its quiet
+    /// moves would reach.
+    fn answers(tracker: &Tracker, pos: &Chess, counts: Counts, ply: u32) -> String {
         let mut out = format!(
             "{counts:?} {:?} {:?} {} {} {:?}",
             tracker.board_earlier(),
@@ -505,6 +555,9 @@ mod tests {
             tracker.any_twice(Color::Black),
             tracker.last_key().map(|k| k.zobrist()),
         );
+        if counts.fide >= 2 {
+            out += &format!(" {} {:?}", tracker.previous(), tracker.perpetual(tracker.previous(), ply));
+        }
         let mut plies = Vec::new();
         for m in pos.legal_moves().into_iter().filter(|m| !m.is_zeroing()) {
             let mut after = pos.clone();
@@ -551,7 +604,7 @@ mod tests {
                 for ply in 0..300u32 {
                     let was_long = short.is_long;
                     let (a, b) = (short.observe(Key::of(&pos), ply), long.observe(Key::of(&pos), ply));
-                    assert_eq!(answers(&short, &pos, a), answers(&long, &pos, b), "seed {seed}, ply {ply}");
+                    assert_eq!(answers(&short, &pos, a, ply), answers(&long, &pos, b, ply), "seed {seed}, ply {ply}");
                     windows_turned_long += usize::from(short.is_long && !was_long);
                     let legal = pos.legal_moves();
                     if legal.is_empty() {
@@ -623,6 +676,10 @@ mod tests {
             let counts = tracker.observe(Key::of(&pos), ply);
             assert_eq!(counts.fide, ply / 4 + 1);
             assert_eq!(tracker.fide_earlier().len(), (ply as usize / 4).min(EARLIER_PLIES_MAX));
+            // The previous occurrence is exact past the earliest plies listed.
+            if ply >= 4 {
+                assert_eq!(tracker.previous(), ply - 4);
+            }
             let uci: shakmaty::uci::UciMove = shuffle[ply as usize % 4].parse().unwrap();
             pos.play_unchecked(uci.to_move(&pos).unwrap());
         }

@@ -16,7 +16,7 @@ use arrow_array::{
 
 use crate::{
     dataset::schema::col,
-    engine::event::{Differs, EventKind},
+    engine::event::{Differs, EventKind, Perpetual},
     engine::summary::DrawReason,
     pgn::GameStatus,
 };
@@ -222,7 +222,7 @@ impl EventPass {
     }
 }
 
-const GAME_COLUMNS: [&str; 24] = [
+const GAME_COLUMNS: [&str; 25] = [
     col::SOURCE,
     col::GAME_INDEX,
     "Event",
@@ -247,7 +247,11 @@ const GAME_COLUMNS: [&str; 24] = [
     col::PLIES_AFTER_FIVEFOLD,
     col::FIRST_PLY_HALFMOVE_150,
     col::DRAW_REASON,
+    col::FIRST_THREEFOLD_PERPETUAL,
 ];
+
+/// How the report (and `queries/repetition_kinds.sql`) names a null `first_threefold_perpetual`.
+pub const NO_PERPETUAL: &str = "none";
 
 #[derive(Default)]
 struct GamePass {
@@ -260,6 +264,8 @@ struct GamePass {
     time_classes: HashMap<String, Rates>,
     drawn: u64,
     reasons: HashMap<String, u64>,
+    /// Threefold and fivefold draws by [`Perpetual::ALL`], then with none.
+    perpetual: [u64; 4],
     claimant: Outcome,
     after_fivefold: u64,
     after_75_moves: u64,
@@ -275,6 +281,7 @@ struct GameColumns<'a> {
     status: &'a StringArray,
     time_class: &'a StringArray,
     draw_reason: &'a StringArray,
+    perpetual: &'a StringArray,
     tags: [&'a StringArray; 7],
     game_index: &'a UInt64Array,
     utc_date: &'a Date32Array,
@@ -307,6 +314,7 @@ impl<'a> GameColumns<'a> {
             status: s(col::STATUS)?,
             time_class: s(col::TIME_CLASS)?,
             draw_reason: s(col::DRAW_REASON)?,
+            perpetual: s(col::FIRST_THREEFOLD_PERPETUAL)?,
             tags: tags.try_into().map_err(|_| anyhow::anyhow!("internal error: tag columns"))?,
             game_index: read::numbers::<UInt64Type>(batch, col::GAME_INDEX)?,
             utc_date: read::numbers::<Date32Type>(batch, "UTCDate")?,
@@ -338,6 +346,15 @@ impl<'a> GameColumns<'a> {
 }
 
 impl GamePass {
+    /// Counts a threefold or fivefold draw by its perpetual check.
+    fn repetition_draw(&mut self, reason: &str, perpetual: Option<&str>) {
+        if [DrawReason::Threefold, DrawReason::Fivefold].iter().any(|r| r.as_str() == reason) {
+            let kind = perpetual.and_then(Perpetual::parse);
+            let k = Perpetual::ALL.iter().position(|&p| Some(p) == kind).unwrap_or(Perpetual::ALL.len());
+            self.perpetual[k] += 1;
+        }
+    }
+
     fn batch(&mut self, batch: &arrow_array::RecordBatch) -> Result<()> {
         let c = GameColumns::of(batch)?;
         for i in 0..batch.num_rows() {
@@ -387,6 +404,7 @@ impl GamePass {
         if let Some(reason) = get_str(c.draw_reason, i) {
             self.drawn += 1;
             *self.reasons.entry(reason.to_owned()).or_default() += 1;
+            self.repetition_draw(reason, get_str(c.perpetual, i));
         }
         if let Some(p) = get(c.first3, i) {
             *self.buckets.entry(p / 10 * 10).or_default() += 1;
@@ -486,6 +504,13 @@ pub fn compute(dir: &Path) -> Result<Report> {
         by_time_class,
         drawn: games.drawn,
         draw_reasons,
+        repetition_draws_by_perpetual: Perpetual::ALL
+            .iter()
+            .map(|p| p.as_str())
+            .chain([NO_PERPETUAL])
+            .zip(games.perpetual)
+            .map(|(label, games)| Count { label: label.to_owned(), games })
+            .collect(),
         claimant: games.claimant,
         claims: events.totals.claims,
         castling: events.totals.castling,

@@ -3,6 +3,7 @@
 //! same rows, so a number can only be printed one way.
 
 use super::model::{Group, Rates, Report};
+use crate::engine::event::Perpetual;
 
 /// One figure: a bar in a chart, or a line of the headline table.
 #[derive(Debug, Clone)]
@@ -151,6 +152,31 @@ fn headline(r: &Report) -> Chart {
     }
 }
 
+/// Threefold and fivefold draws by who gave perpetual check over the first threefold's moves.
+fn perpetual(r: &Report) -> Chart {
+    let draws: u64 = r.repetition_draws_by_perpetual.iter().map(|c| c.games).sum();
+    let label = |kind: &str| match Perpetual::parse(kind) {
+        Some(Perpetual::White) => "perpetual check by White",
+        Some(Perpetual::Black) => "perpetual check by Black",
+        Some(Perpetual::Both) => "perpetual check by both sides",
+        None => "no perpetual check",
+    };
+    Chart {
+        id: "repetition_draws_by_perpetual",
+        title: "Threefold and fivefold draws: perpetual check or not (moves to the first threefold)".into(),
+        over: format!("over the {} drawn by threefold or fivefold", games_text(draws)),
+        label_header: "kind",
+        count_header: "games",
+        bars: true,
+        rows: scaled(
+            r.repetition_draws_by_perpetual
+                .iter()
+                .map(|c| row(label(&c.label), pct(c.games, draws), c.games, draws))
+                .collect(),
+        ),
+    }
+}
+
 /// Every figure of the report, in display order.
 pub fn charts(r: &Report) -> Vec<Chart> {
     let mut all = vec![headline(r)];
@@ -228,6 +254,7 @@ fn share_charts(r: &Report) -> Vec<Chart> {
             "games",
             scaled(r.draw_reasons.iter().map(|d| row(&d.label, pct(d.games, r.drawn), d.games, r.drawn)).collect()),
         ),
+        perpetual(r),
         chart(
             "claimant_outcome",
             "Final result of the player who let the first claim pass",

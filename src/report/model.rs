@@ -140,6 +140,9 @@ pub struct Report {
     /// Drawn games with an inferred `draw_reason`.
     pub drawn: u64,
     pub draw_reasons: Vec<Count>,
+    /// Games drawn by `threefold` or `fivefold`, by `first_threefold_perpetual` (`white`,
+    /// `black`, `both`, `none`).
+    pub repetition_draws_by_perpetual: Vec<Count>,
     pub claimant: Outcome,
     pub claims: Claims,
     /// Pseudo-repetitions with differs `castling` or `both`.

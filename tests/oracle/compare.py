@@ -197,13 +197,18 @@ def self_test():
     assert not same({"a": [1]}, {"a": [1.0]}) and not same({"a": 1}, {"a": 1, "b": None})
     r = {"index": 0, "white": "Gr\u00fcnfeld", "black": None, "result": "1-0", "status": "ok",
          "variant": "chess960", "error": None, "events": [{"ply": 4, "kind": "repetition",
-         "zobrist": "bced8ef86f33e687", "claimable": False}],
-         "summary": {"claimant_score_after_first_missed": 1.0}}
+         "zobrist": "bced8ef86f33e687", "claimable": False, "cycle_plies": 4, "perpetual": "white"}],
+         "summary": {"claimant_score_after_first_missed": 1.0, "first_threefold_span": 8,
+                     "first_threefold_perpetual": "white"}}
     o = json.loads(json.dumps(r))
     assert first_diff(normalize(r), normalize(o)) is None
     for path, value in ((("summary", "claimant_score_after_first_missed"), 1),
                         (("events", 0, "claimable"), 0),
                         (("events", 0, "zobrist"), "bced8ef86f33e688"),
+                        (("events", 0, "perpetual"), None),
+                        (("events", 0, "cycle_plies"), 8),
+                        (("summary", "first_threefold_perpetual"), "black"),
+                        (("summary", "first_threefold_span"), None),
                         (("white",), "Grnfeld")):
         o = json.loads(json.dumps(r))
         target = o

@@ -418,6 +418,8 @@ def empty_summary():
         "first_ply_halfmove_150": None,
         "final_status": "none",
         "draw_reason": None,
+        "first_threefold_span": None,
+        "first_threefold_perpetual": None,
     }
 
 
@@ -446,6 +448,8 @@ class Analyzer:
         self.occ = []        # per ply: fide occurrence
         self.turns = []      # per ply: turn (bool)
         self.clocks = []     # per ply: halfmove clock
+        self.checks = []     # per ply: the side to move is in check (the move there gave check)
+        self.first_threefold = None  # (span, perpetual) of the first position to occur thrice
         self.reached3 = set()
         self.claim_plies = set()
         self.claims_at = {}  # ply -> number of claim_by_move events
@@ -508,6 +512,9 @@ class Analyzer:
         self.occ.append(n)
         self.turns.append(b.turn)
         self.clocks.append(b.halfmove_clock)
+        self.checks.append(b.is_check())
+        if n == 3 and self.first_threefold is None:
+            self.first_threefold = (self.ply - plies[0], self.perpetual(plies[0], self.ply))
         if n >= 3:
             self.reached3.add(key)
             self.claim_plies.add(self.ply)
@@ -518,7 +525,8 @@ class Analyzer:
             ev = {"kind": "repetition"}
             ev.update(common)
             ev.update({"occurrence": n, "earlier_plies": plies[:min(n - 1, EARLIER_PLIES_MAX)],
-                       "claimable": n >= 3, "automatic": n >= 5})
+                       "claimable": n >= 3, "automatic": n >= 5,
+                       "cycle_plies": self.ply - plies[-2], "perpetual": self.perpetual(plies[-2], self.ply)})
             self.events.append(ev)
         if board_occ >= 2 and board_occ > n:
             if common is None:
@@ -545,6 +553,22 @@ class Analyzer:
                        "earlier_plies": plies[:min(n - 1, EARLIER_PLIES_MAX)]})
             self.events.append(ev)
             self.hidden += 1
+
+    def perpetual(self, first, last):
+        """Who gave check with every move from ply `first` to ply `last` (the moves reaching plies
+        first+1 .. last; the mover of the move reaching ply j is the side to move at ply j - 1):
+        "white", "black", "both" or None."""
+        gave = {chess.WHITE: True, chess.BLACK: True}
+        for j in range(first + 1, last + 1):
+            if not self.checks[j]:
+                gave[self.turns[j - 1]] = False
+        if gave[chess.WHITE] and gave[chess.BLACK]:
+            return "both"
+        if gave[chess.WHITE]:
+            return "white"
+        if gave[chess.BLACK]:
+            return "black"
+        return None
 
     def _claims(self, played):
         b = self.board
@@ -626,6 +650,8 @@ class Analyzer:
             s["plies_after_fivefold"] = plies - s["first_ply_occurrence_5"]
         s["pseudo_repetitions"] = self.pseudo
         s["hidden_repetitions"] = self.hidden
+        if self.first_threefold is not None:
+            s["first_threefold_span"], s["first_threefold_perpetual"] = self.first_threefold
         s["first_ply_halfmove_100"] = next((k for k, c in enumerate(self.clocks) if c >= 100), None)
         s["first_ply_halfmove_150"] = next((k for k, c in enumerate(self.clocks) if c >= 150), None)
         if b.is_checkmate():
