@@ -231,3 +231,26 @@ fn runs_started_together_all_succeed_and_agree() {
     // The runs did overlap: some found a source another one was writing.
     assert!(waited > 0, "no run found a source held by another");
 }
+
+/// A killed `--force` run leaves staged parts of an input that is up to date; the next run, which
+/// skips the input, removes them (the crash test found them left behind).
+#[test]
+fn regression_staged_parts_of_an_up_to_date_input_are_removed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (dir, out) = (tmp.path().join("mirror"), tmp.path().join("ds"));
+    mirror(&dir);
+    ok(&["ingest", "--quiet", s(&dir), "--out", s(&out)]);
+    let staged = ["games/.staging-source=month-0", "events/.staging-source=month-0"].map(|d| out.join(d));
+    for d in &staged {
+        fs::create_dir_all(d).unwrap();
+        fs::write(d.join("part-00000.parquet.tmp"), b"").unwrap();
+    }
+    fs::create_dir_all(out.join(".staging")).unwrap();
+    fs::write(out.join(".staging/source=month-0.json"), b"{}").unwrap();
+    let said = ok(&["ingest", s(&dir), "--out", s(&out)]);
+    assert!(said.contains("0 ingested, 3 up to date"), "{said}");
+    for d in &staged {
+        assert!(!d.exists(), "{} left", d.display());
+    }
+    assert!(!out.join(".staging").exists());
+}

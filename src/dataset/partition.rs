@@ -164,6 +164,27 @@ fn resumable(root: &Path, source: &str, key: &ResumeKey) -> Option<Staging> {
     (staging.source == source && staging.key == *key && complete).then_some(staging)
 }
 
+/// Removes the staged parts of `source` and their record: an interrupted attempt at an input
+/// found up to date since (the caller holds the source's lock).
+pub fn discard_staging(root: &Path, source: &str) -> Result<()> {
+    for table in TABLES {
+        let staging = staging_dir(&root.join(table), source);
+        match fs::remove_dir_all(&staging) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(e).with_context(|| format!("cannot remove {}", staging.display()));
+            }
+            _ => {}
+        }
+    }
+    let record = record_path(root, source);
+    if fs::remove_file(&record).is_ok()
+        && let Some(dir) = record.parent()
+    {
+        let _ = fs::remove_dir(dir);
+    }
+    Ok(())
+}
+
 impl Partition {
     /// Starts writing `source`'s partition, going on from staged parts when `key` matches them
     /// (else removing them); columns are encoded on `encoders` (or on the writing thread). The

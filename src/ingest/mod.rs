@@ -158,6 +158,8 @@ fn ingest_one(
     dataset::remove_leftovers(leftovers)?;
     let fingerprint = if input.is_stdin() { None } else { Fingerprint::of(&input.path).ok() };
     if let Some(entry) = up_to_date(input, dataset, fingerprint.as_ref(), plan.force) {
+        // Parts a killed `--force` run staged for it are of no use now.
+        dataset::partition::discard_staging(dataset.root(), &input.source)?;
         if !plan.quiet {
             eprintln!("threefold: {}: up to date (source {:?})", input.path.display(), input.source);
         }
