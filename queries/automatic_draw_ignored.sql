@@ -7,7 +7,7 @@
 --   first_ply_halfmove_150 < plies. Rates are over games with status 'ok' or 'error' (skipped
 --   variants are not replayed and would dilute them); time_class 'unknown' without TimeControl.
 -- Output: the totals (games; games that went on after a fivefold, after the 75-move rule, and per
---   1,000 games each) on every row, then one row per such game by source and game_index, at most
+--   1,000 games each) on every row, then one row per such game by source and key (frame_offset, byte_offset), at most
 --   100 rows (one row of totals with empty game columns when there is none).
 -- Run:
 --   duckdb -init DIR/views.sql -c ".read queries/automatic_draw_ignored.sql"
@@ -20,7 +20,7 @@ WITH base AS (
     WHERE status <> 'skipped'
 ),
 examples AS (
-    SELECT source, game_index, White, Black, Event,
+    SELECT source, frame_offset, byte_offset, White, Black, Event,
            coalesce(Date, strftime(UTCDate, '%Y.%m.%d')) AS date, Round, Result, Site,
            coalesce(time_class, 'unknown') AS time_class, plies,
            first_ply_occurrence_5, plies_after_fivefold,
@@ -42,5 +42,5 @@ totals AS (
 )
 SELECT t.*, e.*
 FROM totals t LEFT JOIN examples e ON true
-ORDER BY e.source, e.game_index
+ORDER BY e.source, e.frame_offset, e.byte_offset
 LIMIT 100;

@@ -2,7 +2,7 @@
 --   play this move, and the position will then stand for the third time"), as against a claim on
 --   the board (9.2.1.2)? Lichess cannot take such claims; over the board the player has to write the
 --   move down and stop the clock instead of playing it.
--- Columns: events.kind, claimable, played, source, game_index, ply; games.status, time_class.
+-- Columns: events.kind, claimable, played, source, frame_offset, byte_offset, ply; games.status, time_class.
 -- Rules: an opportunity is a ply where the side to move could claim: a `repetition` with
 --   claimable = true (on the board), or at least one `claim_by_move` event. It is "by move only"
 --   when that ply has claim_by_move events but no claimable repetition. by_move_only_played counts
@@ -16,28 +16,28 @@
 --   duckdb -init DIR/views.sql -c ".read queries/claim_by_move_only.sql"
 --   python -c "import duckdb; con=duckdb.connect(); con.execute(open('DIR/views.sql').read()); print(con.sql(open('queries/claim_by_move_only.sql').read()))"
 WITH base AS (
-    SELECT source, game_index, coalesce(time_class, 'unknown') AS time_class,
+    SELECT source, frame_offset, byte_offset, coalesce(time_class, 'unknown') AS time_class,
            list_position(['ultrabullet', 'bullet', 'blitz', 'rapid', 'classical', 'correspondence', 'unknown'],
                          coalesce(time_class, 'unknown')) AS time_class_order
     FROM games
     WHERE status <> 'skipped'
 ),
 opportunities AS (
-    SELECT source, game_index, ply,
+    SELECT source, frame_offset, byte_offset, ply,
            bool_or(kind = 'repetition') AS on_board,
            bool_or(kind = 'claim_by_move' AND played) AS move_played
     FROM events
     WHERE (kind = 'repetition' AND claimable) OR kind = 'claim_by_move'
-    GROUP BY source, game_index, ply
+    GROUP BY source, frame_offset, byte_offset, ply
 ),
 per_game AS (
-    SELECT source, game_index,
+    SELECT source, frame_offset, byte_offset,
            count(*) AS opportunities,
            count(*) FILTER (on_board) AS on_board,
            count(*) FILTER (NOT on_board) AS by_move_only,
            count(*) FILTER (NOT on_board AND move_played) AS by_move_only_played
     FROM opportunities
-    GROUP BY source, game_index
+    GROUP BY source, frame_offset, byte_offset
 )
 SELECT
     CASE grouping(time_class) WHEN 1 THEN 'all' ELSE 'time_class' END AS split,
@@ -52,6 +52,6 @@ SELECT
     count(*) FILTER (on_board > 0) AS games_with_on_board,
     count(*) FILTER (by_move_only > 0) AS games_with_by_move_only,
     count(*) FILTER (by_move_only > 0 AND on_board = 0) AS games_only_by_move
-FROM base LEFT JOIN per_game USING (source, game_index)
+FROM base LEFT JOIN per_game USING (source, frame_offset, byte_offset)
 GROUP BY GROUPING SETS ((), (time_class))
 ORDER BY grouping(time_class) DESC, CASE WHEN grouping(time_class) = 0 THEN min(time_class_order) END;

@@ -12,7 +12,7 @@
 --   with status 'ok' or 'error' (skipped variants are not replayed and would dilute them).
 -- Output: the totals (games; games with an e.p. pseudo-repetition, with a hidden repetition, and
 --   per 1,000 games each) on every row, then one row per game with either case: flagged games
---   first, then by source and game_index, at most 100 rows (one row of totals with empty game
+--   first, then by source and key (frame_offset, byte_offset), at most 100 rows (one row of totals with empty game
 --   columns when there is no case).
 -- Run:
 --   duckdb -init DIR/views.sql -c ".read queries/en_passant_edge_cases.sql"
@@ -21,7 +21,7 @@ WITH base AS (
     SELECT * FROM games WHERE status <> 'skipped'
 ),
 cases AS (
-    SELECT source, game_index,
+    SELECT source, frame_offset, byte_offset,
            count(*) FILTER (kind = 'pseudo_repetition') AS pseudo_events,
            count(*) FILTER (kind = 'hidden_repetition') AS hidden_events,
            min(ply) AS first_ply,
@@ -32,12 +32,12 @@ cases AS (
                AS fen_misses_claim
     FROM events
     WHERE (kind = 'pseudo_repetition' AND differs IN ('en_passant', 'both')) OR kind = 'hidden_repetition'
-    GROUP BY source, game_index
+    GROUP BY source, frame_offset, byte_offset
 ),
 examples AS (
     SELECT c.*, g.White, g.Black, g.Event,
            coalesce(g.Date, strftime(g.UTCDate, '%Y.%m.%d')) AS date, g.Round, g.Result, g.Site
-    FROM cases c JOIN base g USING (source, game_index)
+    FROM cases c JOIN base g USING (source, frame_offset, byte_offset)
 ),
 counts AS (
     SELECT (SELECT count(*) FROM base) AS games,
@@ -50,8 +50,8 @@ totals AS (
            games_with_hidden, round(1000.0 * games_with_hidden / nullif(games, 0), 3) AS hidden_per_1000_games
     FROM counts
 )
-SELECT t.*, e.source, e.game_index, e.White, e.Black, e.Event, e.date, e.Round, e.Result, e.Site,
+SELECT t.*, e.source, e.frame_offset, e.byte_offset, e.White, e.Black, e.Event, e.date, e.Round, e.Result, e.Site,
        e.first_ply, e.first_move, e.pseudo_events, e.hidden_events, e.would_be_claim, e.fen_misses_claim
 FROM totals t LEFT JOIN examples e ON true
-ORDER BY (e.would_be_claim OR e.fen_misses_claim) DESC NULLS LAST, e.source, e.game_index
+ORDER BY (e.would_be_claim OR e.fen_misses_claim) DESC NULLS LAST, e.source, e.frame_offset, e.byte_offset
 LIMIT 100;

@@ -66,7 +66,7 @@ fn manifest_entries(out: &Path) -> BTreeMap<String, Value> {
         .collect()
 }
 
-/// `(game_index, ply, kind)` of every event, as `threefold dump` reports them; and the game count.
+/// `(game number, ply, kind)` of every event, as `threefold dump` reports them; and the game count.
 fn dump_events(path: &Path) -> (u64, Vec<(u64, u64, String)>) {
     let out = run(&["dump", s(path)]);
     assert!(out.status.success(), "dump {} failed", path.display());
@@ -82,16 +82,23 @@ fn dump_events(path: &Path) -> (u64, Vec<(u64, u64, String)>) {
     (games, events)
 }
 
-fn parquet_events(path: &Path) -> Vec<(u64, u64, String)> {
+/// The keys (`frame_offset`, `byte_offset`) of a table's rows.
+fn keys(b: &RecordBatch) -> Vec<(u64, u64)> {
+    let (f, o) = (column::<UInt64Array>(b, "frame_offset"), column::<UInt64Array>(b, "byte_offset"));
+    (0..b.num_rows()).map(|i| (f.value(i), o.value(i))).collect()
+}
+
+/// `(game number, ply, kind)` of every event of a partition (its game numbered by its key's
+/// place among the games').
+fn parquet_events(out: &Path, source: &str) -> Vec<(u64, u64, String)> {
+    let games: Vec<(u64, u64)> = batches(&part(out, "games", source)).iter().flat_map(keys).collect();
+    assert!(games.is_sorted(), "games in key order");
     let mut events = Vec::new();
-    for b in batches(path) {
-        let (g, p, k) = (
-            column::<UInt64Array>(&b, "game_index"),
-            column::<UInt32Array>(&b, "ply"),
-            column::<StringArray>(&b, "kind"),
-        );
-        for i in 0..b.num_rows() {
-            events.push((g.value(i), u64::from(p.value(i)), k.value(i).to_owned()));
+    for b in batches(&part(out, "events", source)) {
+        let (p, k) = (column::<UInt32Array>(&b, "ply"), column::<StringArray>(&b, "kind"));
+        for (i, key) in keys(&b).into_iter().enumerate() {
+            let game = games.binary_search(&key).expect("an event's game is in games") as u64;
+            events.push((game, u64::from(p.value(i)), k.value(i).to_owned()));
         }
     }
     events
@@ -144,7 +151,7 @@ fn games_and_events_match_the_reader(inputs: &[&Path]) -> BTreeMap<String, u64> 
         if tags > 0 && !NOT_ONE_GAME_PER_EVENT_TAG.contains(&name) && !made {
             assert_eq!(games, tags, "games of {} against its [Event lines", path.display());
         }
-        let events = parquet_events(&part(&out, "events", source));
+        let events = parquet_events(&out, source);
         assert_eq!(events.len(), dump_events.len(), "events of {}", path.display());
         assert!(events == dump_events, "events of {} differ from dump", path.display());
         files.insert(source.to_owned(), games);
@@ -544,7 +551,7 @@ con = duckdb.connect()
 con.execute(open(out + "/views.sql").read())
 g = con.execute("select count(*), count(distinct source) from games").fetchone()
 e = con.execute("select count(*) from events").fetchone()[0]
-j = con.execute("select count(*) from events join games using (source, game_index)").fetchone()[0]
+j = con.execute("select count(*) from events join games using (source, frame_offset, byte_offset)").fetchone()[0]
 k = con.execute("select count(*) from events where source = 'karpov_miles_tilburg_1986' and kind = 'pseudo_repetition'").fetchone()[0]
 t = con.execute("select typeof(WhiteElo), typeof(UTCDate), typeof(UTCTime), typeof(earlier_plies) from games, events limit 1").fetchone()
 p = pl.scan_parquet(out + "/games/**/*.parquet", hive_partitioning=True).select(pl.len()).collect().item()

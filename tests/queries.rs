@@ -428,18 +428,18 @@ fn check_report_against_queries(report: &Value, q: &BTreeMap<String, Vec<Value>>
         ("en_passant", "en_passant_edge_cases"),
         ("automatic_draw_ignored", "automatic_draw_ignored"),
     ] {
-        let shown: Vec<(Value, Value)> = report["examples"]
+        let shown: Vec<(Value, Value, Value)> = report["examples"]
             .as_array()
             .unwrap()
             .iter()
             .filter(|e| e["case"] == case)
-            .map(|e| (e["source"].clone(), e["game_index"].clone()))
+            .map(|e| (e["source"].clone(), e["frame_offset"].clone(), e["byte_offset"].clone()))
             .collect();
-        let listed: Vec<(Value, Value)> = q[query]
+        let listed: Vec<(Value, Value, Value)> = q[query]
             .iter()
             .filter(|r| !r["source"].is_null())
             .take(5)
-            .map(|r| (r["source"].clone(), r["game_index"].clone()))
+            .map(|r| (r["source"].clone(), r["frame_offset"].clone(), r["byte_offset"].clone()))
             .collect();
         assert_eq!(shown, listed, "{case} examples");
     }

@@ -57,16 +57,22 @@ enum Command {
     /// input could not be read to its end or failed --verify-sha256 (see the manifest); 2 on a
     /// usage error or an output error (disk full, ...), which stops the run.
     ///
+    /// With --shard K/N, N runs (on N machines sharing DIR, or one after another) each process
+    /// a deterministic 1/N of every input and together write the dataset one run would; the
+    /// last shard to finish commits each source (--finish does what a killed one left undone).
+    ///
     /// Examples:
     ///   threefold ingest lichess_db_standard_rated_2024-01.pgn.zst --out dataset
     ///   threefold ingest data-samples/ --out dataset --threads 4
+    ///   threefold ingest /data/lichess --out dataset --shard 2/8   (the third of eight)
+    ///   threefold ingest --out dataset --finish
     ///   zstdcat x.pgn.zst | threefold ingest - --out dataset --source 2024-01
     ///   duckdb -c ".read dataset/views.sql" -c "SELECT count(*) FROM games"
     #[command(verbatim_doc_comment)]
     Ingest {
         /// PGN files (plain, .zst, .bz2, .gz; detected from their bytes), directories (searched
         /// recursively for .pgn, .pgn.zst, .pgn.bz2, .pgn.gz), or - for stdin.
-        #[arg(required = true)]
+        #[arg(required_unless_present = "finish")]
         inputs: Vec<PathBuf>,
         /// Dataset directory: new, empty, or an earlier threefold dataset.
         #[arg(long, value_name = "DIR")]
@@ -91,6 +97,16 @@ enum Command {
         /// format as Lichess publishes it (`<hex>  <file name>`); a mismatch fails that input.
         #[arg(long, value_name = "FILE")]
         verify_sha256: Option<PathBuf>,
+        /// Process shard K of N (K from 0): pzstd frames and plain-text bytes m·K/N to m·(K+1)/N
+        /// of each input (cut at game starts), and every N-th input that is one compressed
+        /// stream. Each shard stages its share; the last one complete commits the source.
+        #[arg(long, value_name = "K/N")]
+        shard: Option<crate::ingest::shard::Shard>,
+        /// Commit every sharded source in DIR whose shards are all complete, and list those that
+        /// are not (exit status 1); takes no inputs. For the job that runs after a cluster's
+        /// shards (whose last one normally commits already).
+        #[arg(long)]
+        finish: bool,
         /// Games per part file of a partition: a killed run's next run resumes after the last
         /// complete part (testing; the default suits any machine).
         #[arg(long, hide = true, default_value_t = crate::dataset::partition::PART_GAMES)]
@@ -150,19 +166,31 @@ fn run(command: Command) -> Result<ExitCode> {
     match command {
         Command::Dump { file, limit } => dump::run(&file, limit),
         Command::Explain { file, game } => explain::run(&file, game),
-        Command::Ingest { inputs, out, source, threads, quiet, force, verify_sha256, part_games, chunk_bytes } => {
-            ingest::run(ingest::Options {
-                inputs,
-                out,
-                source,
-                threads,
-                quiet,
-                chunk_bytes,
-                part_games,
-                force,
-                verify_sha256,
-            })
-        }
+        Command::Ingest {
+            inputs,
+            out,
+            source,
+            threads,
+            quiet,
+            force,
+            verify_sha256,
+            shard,
+            finish,
+            part_games,
+            chunk_bytes,
+        } => ingest::run(ingest::Options {
+            inputs,
+            out,
+            source,
+            threads,
+            quiet,
+            chunk_bytes,
+            part_games,
+            force,
+            verify_sha256,
+            shard,
+            finish,
+        }),
         Command::Views { dir } => {
             crate::dataset::write_views(&dir)?;
             eprintln!("threefold: wrote {}", dir.join("views.sql").display());

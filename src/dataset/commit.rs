@@ -510,8 +510,9 @@ mod tests {
             schema_version: String::new(),
             part_games: 10,
             chunk_bytes: 1,
+            shard: None,
         };
-        let committed = dataset.partition("y", key, &None).unwrap().commit(&entry).unwrap();
+        let committed = dataset.partition("y", "source=y", key, &None).unwrap().commit(&entry).unwrap();
         assert_eq!(hidden(&root), [format!("{RECORD_PREFIX}y-{}.json", std::process::id())]);
         dataset.update_manifest(entry, Some(committed)).unwrap();
         assert!(hidden(&root).is_empty(), "{:?}", hidden(&root));

@@ -54,7 +54,13 @@ fn claimed(mut file: File, path: &Path) -> Result<Lock> {
 
 /// Takes the lock of `source` if no other run holds it; otherwise says who holds it.
 pub fn try_source(root: &Path, source: &str) -> Result<std::result::Result<Lock, String>> {
-    let (mut file, path) = lock_file(root, &format!("source={source}.lock"))?;
+    try_unit(root, &format!("source={source}"))
+}
+
+/// Takes the lock of a partition being written (a source's, or a shard's: `unit`), as
+/// [`try_source`].
+pub fn try_unit(root: &Path, unit: &str) -> Result<std::result::Result<Lock, String>> {
+    let (mut file, path) = lock_file(root, &format!("{unit}.lock"))?;
     match file.try_lock() {
         Ok(()) => claimed(file, &path).map(Ok),
         Err(TryLockError::WouldBlock) => {

@@ -48,7 +48,10 @@ pub struct ManifestEntry {
     pub decompressed_bytes: u64,
     /// Why the input failed.
     pub error: Option<String>,
-    /// The decompressed byte where reading failed.
+    /// The decompressed byte where reading failed (from the start of the pzstd frame
+    /// `error_frame_offset`, when that is given).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error_frame_offset: Option<u64>,
     pub error_offset: Option<u64>,
     pub events: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -68,9 +71,13 @@ pub struct ManifestEntry {
     /// running tool's makes the partition stale (re-ingested by the next run).
     pub rules_version: Option<String>,
     pub schema_version: Option<String>,
+    /// Seconds of ingest (for a sharded source, summed over its shards).
     pub seconds: f64,
     /// The input's SHA-256, when it was checked against `--verify-sha256`.
     pub sha256: Option<String>,
+    /// The number of shards (`--shard K/N`) that wrote the partition; absent for one run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shards: Option<u32>,
     /// The input's size in bytes (null for stdin).
     pub size: Option<u64>,
     pub skipped_variants: u64,

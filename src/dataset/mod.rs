@@ -16,6 +16,7 @@ pub mod manifest;
 pub mod parquet_file;
 pub mod partition;
 pub mod schema;
+pub mod shards;
 
 use std::{
     collections::{HashMap, HashSet},
@@ -57,9 +58,9 @@ fn writer_properties(source: &str) -> Result<WriterProperties> {
     let mut builder = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::try_new(1)?))
         .set_dictionary_enabled(true);
-    // Row numbers and offsets only grow (by one, or by a game's length): deltas store them in a
+    // Offsets only grow (by a game's length, or stay with the frame): deltas store them in a
     // few bits, where a dictionary of unique values costs a hash per row and then gives up.
-    for column in ["game_index", "byte_offset"] {
+    for column in ["frame_offset", "byte_offset"] {
         builder = builder
             .set_column_dictionary_enabled(ColumnPath::from(column), false)
             .set_column_encoding(ColumnPath::from(column), Encoding::DELTA_BINARY_PACKED);
@@ -150,14 +151,16 @@ impl Dataset {
         &self.root
     }
 
-    /// Starts writing the partition of `source` ([`Partition::open`]).
+    /// Starts writing the partition of `source`, or of one shard of it: `unit`
+    /// ([`Partition::open`]).
     pub fn partition(
         &self,
         source: &str,
+        unit: &str,
         key: ResumeKey,
         encoders: &Option<Arc<rayon::ThreadPool>>,
     ) -> Result<Partition> {
-        Partition::open(&self.root, source, key, encoders)
+        Partition::open(&self.root, source, unit, key, encoders)
     }
 
     /// Writes `views.sql` ([`write_views`]).

@@ -29,6 +29,7 @@ use super::{
     TABLES, commit, commit::Committed, manifest::ManifestEntry, parquet_file::ParallelWriter, schema, write_atomic,
     writer_properties,
 };
+use crate::read::key::GameKey;
 
 /// Games per part unless `--part-games` says otherwise: about 100 MB of `games` Parquet, a few
 /// seconds to a minute of replay depending on the cores.
@@ -70,17 +71,26 @@ pub struct ResumeKey {
     pub schema_version: String,
     pub part_games: u64,
     pub chunk_bytes: usize,
+    /// The shard (`K/N`) whose partition this is, if the source is sharded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
 }
 
-/// The staging record of a source.
+/// The staging record of a source (or of one shard of it).
 #[derive(Clone, Debug, Serialize, Deserialize)]
-struct Staging {
-    source: String,
-    key: ResumeKey,
-    /// Counts over the staged parts, and where the next part's first chunk starts.
-    counts: Counts,
-    end_offset: u64,
-    parts: u32,
+pub struct Staging {
+    pub source: String,
+    pub key: ResumeKey,
+    /// Counts over the staged parts, the key of their last game (the next part starts after
+    /// it), and the decompressed bytes they cover.
+    pub counts: Counts,
+    pub last: Option<GameKey>,
+    pub bytes: u64,
+    pub parts: u32,
+    /// A shard's partition: all of it is staged ([`Partition::complete`]), with its manifest
+    /// entry so far; the source is committed once every shard's is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub complete: Option<ManifestEntry>,
 }
 
 /// One table's files of the partition.
@@ -142,33 +152,52 @@ pub struct Partition {
     tables: [Table; 2],
     record: PathBuf,
     staging: Staging,
-    /// Counts of the part being written.
+    /// Counts of the part being written, its last game's key and its decompressed bytes.
     current: Counts,
+    current_last: Option<GameKey>,
+    current_bytes: u64,
     /// Whether a staging record exists (written by this run or the one resumed).
     recorded: bool,
 }
 
-fn record_path(root: &Path, source: &str) -> PathBuf {
-    root.join(".staging").join(format!("source={source}.json"))
+/// The name of a partition being written: a source's, or one shard's of it.
+pub fn unit_name(source: &str, shard: Option<(u32, u32)>) -> String {
+    match shard {
+        None => format!("source={source}"),
+        Some((k, n)) => format!("source={source},shard={k}-of-{n}"),
+    }
 }
 
-fn staging_dir(table: &Path, source: &str) -> PathBuf {
-    table.join(format!(".staging-source={source}"))
+pub(crate) fn record_path(root: &Path, unit: &str) -> PathBuf {
+    root.join(".staging").join(format!("{unit}.json"))
 }
 
-/// The staging record of `source` if it is one to resume with `key`: its parts all there.
-fn resumable(root: &Path, source: &str, key: &ResumeKey) -> Option<Staging> {
-    let staging: Staging = serde_json::from_slice(&fs::read(record_path(root, source)).ok()?).ok()?;
-    let complete = (0..staging.parts)
-        .all(|part| TABLES.iter().all(|t| staging_dir(&root.join(t), source).join(Table::part_name(part)).is_file()));
-    (staging.source == source && staging.key == *key && complete).then_some(staging)
+pub(crate) fn staging_dir(table: &Path, unit: &str) -> PathBuf {
+    table.join(format!(".staging-{unit}"))
 }
 
-/// Removes the staged parts of `source` and their record: an interrupted attempt at an input
-/// found up to date since (the caller holds the source's lock).
-pub fn discard_staging(root: &Path, source: &str) -> Result<()> {
+/// The staging record of `unit`, if there is one that reads.
+pub(crate) fn read_record(root: &Path, unit: &str) -> Option<Staging> {
+    serde_json::from_slice(&fs::read(record_path(root, unit)).ok()?).ok()
+}
+
+/// Whether the staged parts `staging` lists are all there.
+pub(crate) fn parts_present(root: &Path, unit: &str, staging: &Staging) -> bool {
+    (0..staging.parts)
+        .all(|part| TABLES.iter().all(|t| staging_dir(&root.join(t), unit).join(Table::part_name(part)).is_file()))
+}
+
+/// The staging record of `unit` if it is one to resume with `key`: its parts all there.
+fn resumable(root: &Path, source: &str, unit: &str, key: &ResumeKey) -> Option<Staging> {
+    let staging = read_record(root, unit)?;
+    (staging.source == source && staging.key == *key && parts_present(root, unit, &staging)).then_some(staging)
+}
+
+/// Removes the staged parts of `unit` and their record: an interrupted attempt at an input
+/// found up to date since (the caller holds the unit's lock).
+pub fn discard_staging(root: &Path, unit: &str) -> Result<()> {
     for table in TABLES {
-        let staging = staging_dir(&root.join(table), source);
+        let staging = staging_dir(&root.join(table), unit);
         match fs::remove_dir_all(&staging) {
             Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                 return Err(e).with_context(|| format!("cannot remove {}", staging.display()));
@@ -176,7 +205,7 @@ pub fn discard_staging(root: &Path, source: &str) -> Result<()> {
             _ => {}
         }
     }
-    let record = record_path(root, source);
+    let record = record_path(root, unit);
     if fs::remove_file(&record).is_ok()
         && let Some(dir) = record.parent()
     {
@@ -192,15 +221,16 @@ impl Partition {
     pub fn open(
         root: &Path,
         source: &str,
+        unit: &str,
         key: ResumeKey,
         encoders: &Option<Arc<rayon::ThreadPool>>,
     ) -> Result<Partition> {
-        let record = record_path(root, source);
-        let resumed = resumable(root, source, &key);
+        let record = record_path(root, unit);
+        let resumed = resumable(root, source, unit, &key);
         let mut tables = Vec::new();
         for (table, schema) in TABLES.into_iter().zip([schema::games_schema(), schema::events_schema()]) {
             let parent = root.join(table);
-            let staging = staging_dir(&parent, source);
+            let staging = staging_dir(&parent, unit);
             if resumed.is_none() && staging.exists() {
                 fs::remove_dir_all(&staging).with_context(|| format!("cannot remove {}", staging.display()))?;
             }
@@ -213,8 +243,10 @@ impl Partition {
             source: source.to_owned(),
             key,
             counts: Counts::default(),
-            end_offset: 0,
+            last: None,
+            bytes: 0,
             parts: 0,
+            complete: None,
         });
         let mut partition = Partition {
             root: root.to_owned(),
@@ -224,16 +256,18 @@ impl Partition {
             record,
             staging,
             current: Counts::default(),
+            current_last: None,
+            current_bytes: 0,
             recorded,
         };
         partition.open_part()?;
         Ok(partition)
     }
 
-    /// What staged parts already hold: their counts, and the decompressed byte where the input
-    /// goes on (0 when starting afresh).
-    pub fn resumed(&self) -> (&Counts, u64, u32) {
-        (&self.staging.counts, self.staging.end_offset, self.staging.parts)
+    /// What staged parts already hold: their counts, the key of their last game (the input
+    /// goes on after it; `None` when starting afresh), their decompressed bytes and their number.
+    pub fn resumed(&self) -> (&Counts, Option<GameKey>, u64, u32) {
+        (&self.staging.counts, self.staging.last, self.staging.bytes, self.staging.parts)
     }
 
     fn open_part(&mut self) -> Result<()> {
@@ -251,29 +285,48 @@ impl Partition {
         self.tables[1].write(events, part)
     }
 
-    /// Counts the chunk just written, which ends at decompressed byte `end_offset`; the part is
-    /// staged once it holds `part_games` games.
-    pub fn chunk_done(&mut self, counts: &Counts, end_offset: u64) -> Result<()> {
+    /// Counts the chunk just written: its last game's key and the decompressed bytes it
+    /// covers; the part is staged once it holds `part_games` games.
+    pub fn chunk_done(&mut self, counts: &Counts, last: Option<GameKey>, bytes: u64) -> Result<()> {
         self.current.add(counts);
+        self.current_bytes += bytes;
+        if last.is_some() {
+            self.current_last = last;
+        }
         if self.current.games < self.staging.key.part_games {
             return Ok(());
         }
-        self.stage_part(end_offset)?;
+        self.stage_part()?;
         self.write_record()?;
         self.open_part()
     }
 
     /// Closes the current part into the staging folders.
-    fn stage_part(&mut self, end_offset: u64) -> Result<()> {
+    fn stage_part(&mut self) -> Result<()> {
         let part = self.staging.parts;
         for table in &mut self.tables {
             table.close(part)?;
         }
         self.staging.parts += 1;
         self.staging.counts.add(&self.current);
-        self.staging.end_offset = end_offset;
+        self.staging.bytes += std::mem::take(&mut self.current_bytes);
+        self.staging.last = self.current_last.or(self.staging.last);
         self.current = Counts::default();
         Ok(())
+    }
+
+    /// A shard's partition is written: its last part is staged and its record says so, with
+    /// `entry`, the shard's share of the source's manifest entry. The source is committed by
+    /// [`crate::dataset::shards`] once every shard is complete.
+    pub fn complete(mut self, entry: &ManifestEntry) -> Result<()> {
+        let part = self.staging.parts;
+        if self.current.games > 0 || part == 0 {
+            self.stage_part()?;
+        } else {
+            self.tables.iter_mut().for_each(|t| t.drop_current(part));
+        }
+        self.staging.complete = Some(entry.clone());
+        self.write_record()
     }
 
     /// Records the staged parts, for a later run to resume after them.
@@ -303,7 +356,7 @@ impl Partition {
         // The last part needs no record: the commit follows at once (a small input, one part,
         // writes none).
         if self.current.games > 0 || part == 0 {
-            self.stage_part(entry.decompressed_bytes)?;
+            self.stage_part()?;
         } else {
             // The last chunk closed a part: the one opened after it stays empty.
             self.tables.iter_mut().for_each(|t| t.drop_current(part));

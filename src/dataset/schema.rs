@@ -9,7 +9,7 @@ use std::{
 };
 
 use arrow_array::{
-    Array, ArrayRef, RecordBatch, UInt64Array,
+    ArrayRef, RecordBatch,
     builder::{
         Date32Builder, Int16Builder, MapBuilder, MapFieldNames, StringBuilder, Time32MillisecondBuilder, UInt64Builder,
     },
@@ -26,12 +26,13 @@ use crate::{
     engine::vocabulary::{color_word, turn_letter},
     pgn::Game,
     pgn::tags,
+    read::key::GameKey,
 };
 
 /// Column names, for code that reads the tables back (the report).
 pub mod col {
     pub const SOURCE: &str = "source";
-    pub const GAME_INDEX: &str = "game_index";
+    pub const FRAME_OFFSET: &str = "frame_offset";
     pub const BYTE_OFFSET: &str = "byte_offset";
     pub const TAGS: &str = "tags";
     pub const LICHESS_ID: &str = "lichess_id";
@@ -176,7 +177,7 @@ static SUMMARY_COLUMNS: [Column<Summary>; 21] = [
     Column::null(col::FIRST_THREEFOLD_PERPETUAL, Str(|s| s.first_threefold_perpetual.map(|p| p.as_str().into()))),
 ];
 
-/// `events` columns after `source` and `game_index`. Identity columns describe the position that
+/// `events` columns after the game's key (`source`, `frame_offset`, `byte_offset`). Identity columns describe the position that
 /// repeats (for `claim_by_move`, the one the move would produce); the kind's own columns are null
 /// in the rows of other kinds.
 static EVENT_COLUMNS: [Column<Event>; 23] = [
@@ -288,7 +289,7 @@ fn string_map_type() -> DataType {
 static GAMES: LazyLock<SchemaRef> = LazyLock::new(|| {
     let mut fields = vec![
         Field::new(col::SOURCE, DataType::Utf8, false),
-        Field::new(col::GAME_INDEX, DataType::UInt64, false),
+        Field::new(col::FRAME_OFFSET, DataType::UInt64, false),
         Field::new(col::BYTE_OFFSET, DataType::UInt64, false),
     ];
     fields.extend(TAG_COLUMNS.iter().map(|&(name, ty)| Field::new(name, ty.data_type(), true)));
@@ -299,8 +300,11 @@ static GAMES: LazyLock<SchemaRef> = LazyLock::new(|| {
 });
 
 static EVENTS: LazyLock<SchemaRef> = LazyLock::new(|| {
-    let mut fields =
-        vec![Field::new(col::SOURCE, DataType::Utf8, false), Field::new(col::GAME_INDEX, DataType::UInt64, false)];
+    let mut fields = vec![
+        Field::new(col::SOURCE, DataType::Utf8, false),
+        Field::new(col::FRAME_OFFSET, DataType::UInt64, false),
+        Field::new(col::BYTE_OFFSET, DataType::UInt64, false),
+    ];
     fields.extend(EVENT_COLUMNS.iter().map(Column::field));
     Arc::new(Schema::new(fields))
 });
@@ -371,7 +375,7 @@ impl TagColumn {
 /// Rows of the `games` table.
 pub struct GamesBuilder {
     source: StringBuilder,
-    game_index: UInt64Builder,
+    frame_offset: UInt64Builder,
     byte_offset: UInt64Builder,
     tag_columns: Vec<TagColumn>,
     tags: MapBuilder<StringBuilder, StringBuilder>,
@@ -390,7 +394,7 @@ impl GamesBuilder {
     pub fn new() -> GamesBuilder {
         GamesBuilder {
             source: StringBuilder::new(),
-            game_index: UInt64Builder::new(),
+            frame_offset: UInt64Builder::new(),
             byte_offset: UInt64Builder::new(),
             tag_columns: TAG_COLUMNS.iter().map(|&(_, ty)| TagColumn::new(ty)).collect(),
             tags: MapBuilder::new(
@@ -412,12 +416,11 @@ impl GamesBuilder {
         self.rows == 0
     }
 
-    /// Appends one game: `game_index` is its position in its input (from 0), `byte_offset` where
-    /// it starts in the decompressed stream.
-    pub fn append(&mut self, source: &str, game_index: u64, byte_offset: u64, game: &Game) {
+    /// Appends one game, found at `key` in its input ([`GameKey`]).
+    pub fn append(&mut self, source: &str, key: GameKey, game: &Game) {
         self.source.append_value(source);
-        self.game_index.append_value(game_index);
-        self.byte_offset.append_value(byte_offset);
+        self.frame_offset.append_value(key.frame_offset);
+        self.byte_offset.append_value(key.byte_offset);
 
         // A tag's first value goes to its own column; every other tag (and repeat) to the map.
         let mut typed: [Option<&str>; TAG_COLUMNS.len()] = [None; TAG_COLUMNS.len()];
@@ -444,7 +447,7 @@ impl GamesBuilder {
     pub fn finish(&mut self) -> Result<RecordBatch, ArrowError> {
         let mut columns: Vec<ArrayRef> = vec![
             Arc::new(self.source.finish()),
-            Arc::new(self.game_index.finish()),
+            Arc::new(self.frame_offset.finish()),
             Arc::new(self.byte_offset.finish()),
         ];
         columns.extend(self.tag_columns.iter_mut().map(TagColumn::finish));
@@ -459,7 +462,8 @@ impl GamesBuilder {
 /// Rows of the `events` table.
 pub struct EventsBuilder {
     source: StringBuilder,
-    game_index: UInt64Builder,
+    frame_offset: UInt64Builder,
+    byte_offset: UInt64Builder,
     event: Columns<Event>,
     rows: usize,
 }
@@ -474,7 +478,8 @@ impl EventsBuilder {
     pub fn new() -> EventsBuilder {
         EventsBuilder {
             source: StringBuilder::new(),
-            game_index: UInt64Builder::new(),
+            frame_offset: UInt64Builder::new(),
+            byte_offset: UInt64Builder::new(),
             event: Columns::new(&EVENT_COLUMNS),
             rows: 0,
         }
@@ -488,37 +493,26 @@ impl EventsBuilder {
         self.rows == 0
     }
 
-    /// Appends one event of the game at `game_index`.
-    pub fn append(&mut self, source: &str, game_index: u64, event: &Event) {
+    /// Appends one event of the game at `key`.
+    pub fn append(&mut self, source: &str, key: GameKey, event: &Event) {
         self.source.append_value(source);
-        self.game_index.append_value(game_index);
+        self.frame_offset.append_value(key.frame_offset);
+        self.byte_offset.append_value(key.byte_offset);
         self.event.append(Some(event));
         self.rows += 1;
     }
 
     /// The rows appended since the last call, as a batch of [`events_schema`].
     pub fn finish(&mut self) -> Result<RecordBatch, ArrowError> {
-        let mut columns: Vec<ArrayRef> = vec![Arc::new(self.source.finish()), Arc::new(self.game_index.finish())];
+        let mut columns: Vec<ArrayRef> = vec![
+            Arc::new(self.source.finish()),
+            Arc::new(self.frame_offset.finish()),
+            Arc::new(self.byte_offset.finish()),
+        ];
         columns.extend(self.event.finish());
         self.rows = 0;
         RecordBatch::try_new(events_schema(), columns)
     }
-}
-
-/// `batch` (of either table) with `base` added to its `game_index` column: workers number the
-/// games of a chunk from 0, the writer knows where the chunk starts.
-pub fn offset_game_index(batch: &RecordBatch, base: u64) -> Result<RecordBatch, ArrowError> {
-    if base == 0 {
-        return Ok(batch.clone());
-    }
-    let i = batch.schema().index_of("game_index")?;
-    let Some(column) = batch.column(i).as_any().downcast_ref::<UInt64Array>() else {
-        return Err(ArrowError::SchemaError("game_index is not uint64".into()));
-    };
-    let shifted: Vec<u64> = column.values().iter().map(|v| v + base).collect();
-    let mut columns = batch.columns().to_vec();
-    columns[i] = Arc::new(UInt64Array::from(shifted));
-    RecordBatch::try_new(batch.schema(), columns)
 }
 
 #[cfg(test)]
@@ -537,9 +531,9 @@ mod tests {
         let mut games = GamesBuilder::new();
         let mut events = EventsBuilder::new();
         crate::pgn::for_each_game(pgn.as_bytes(), |game| {
-            games.append("s", 0, 0, &game);
+            games.append("s", GameKey::default(), &game);
             for e in &game.analysis.as_ref().unwrap().events {
-                events.append("s", 0, e);
+                events.append("s", GameKey::default(), e);
             }
             std::ops::ControlFlow::Continue(())
         })

@@ -18,13 +18,15 @@
 pub mod fingerprint;
 pub mod plan;
 pub mod progress;
+pub mod reader;
+pub mod shard;
+mod sharded;
 
 pub use plan::{Options, Plan, Threads};
 
 use std::{
     collections::BTreeMap,
-    fs::{self, File},
-    io,
+    fs, io,
     path::{Path, PathBuf},
     process::ExitCode,
     sync::{Arc, atomic::Ordering::Relaxed},
@@ -36,7 +38,11 @@ use arrow_array::RecordBatch;
 use crossbeam_channel::{Receiver, Sender, bounded};
 use std::ops::ControlFlow;
 
-use self::{fingerprint::Fingerprint, plan::Input};
+use self::{
+    fingerprint::Fingerprint,
+    plan::Input,
+    reader::{Digest, ReadEnd, ReadSettings, ReaderEnds, Span, Work},
+};
 use crate::{
     dataset::commit::Committed,
     dataset::manifest::{InputStatus, ManifestEntry},
@@ -44,13 +50,13 @@ use crate::{
     dataset::{self, RULES_VERSION, TOOL_VERSION, lock},
     dataset::{
         Dataset,
-        partition::{Counts, Partition, ResumeKey},
+        partition::{self, Counts, Partition, ResumeKey},
     },
     engine::event::EventKind,
     ingest::progress::{Counters, Progress, RunShare},
     pgn::{GameStatus, GameVisitor},
-    read::chunk::{Chunk, ChunkBytes, ReadError},
-    read::input::{self, Compression},
+    read::chunk::{ChunkBytes, ReadError},
+    read::key::GameKey,
 };
 
 /// Counts over games ([`Counts`]), per chunk, input and run.
@@ -87,6 +93,10 @@ enum Outcome {
     Failed,
     /// Another run holds its source.
     Busy,
+    /// This shard's span is staged; the source waits for its other shards.
+    Staged,
+    /// Another shard reads it (an input that is read whole).
+    OtherShard,
 }
 
 /// What a run did, input by input.
@@ -97,12 +107,17 @@ struct RunTally {
     up_to_date: usize,
     failed: usize,
     busy: usize,
+    staged: usize,
+    other_shard: usize,
 }
 
 pub fn run(options: Options) -> Result<ExitCode> {
     let started = Instant::now();
     let plan = Plan::new(options)?;
     let mut dataset = Dataset::open(&plan.out)?;
+    if plan.finish {
+        return sharded::finish_all(&mut dataset, plan.quiet);
+    }
     let pools = Pools::new(&plan.threads)?;
     // The views read every partition by a glob, so they do not depend on what this run adds;
     // written first, they are there for the partitions committed even if the run stops early.
@@ -111,9 +126,14 @@ pub fn run(options: Options) -> Result<ExitCode> {
     let mut run = RunTally::default();
     let sizes: Vec<u64> = plan.inputs.iter().map(|i| fs::metadata(&i.path).map_or(0, |m| m.len())).collect();
     let mut share = RunShare { started, total: sizes.iter().sum(), before: 0, read_before: 0 };
+    let mut whole_inputs = 0;
     for (input, size) in plan.inputs.iter().zip(&sizes) {
         let leftovers = leftovers.remove(&input.source).unwrap_or_default();
-        let (outcome, tally) = ingest_one(input, &mut dataset, &pools, &plan, &leftovers, share)?;
+        let context = Run { dataset: &mut dataset, pools: &pools, plan: &plan, leftovers: &leftovers, share };
+        let (outcome, tally) = match plan.shard {
+            None => ingest_one(input, Unit::whole(&input.source), context)?,
+            Some(shard) => sharded::ingest_shard(input, shard, &mut whole_inputs, context)?,
+        };
         share.before += size;
         if outcome == Outcome::Ingested {
             share.read_before += size;
@@ -124,6 +144,8 @@ pub fn run(options: Options) -> Result<ExitCode> {
             Outcome::UpToDate => run.up_to_date += 1,
             Outcome::Failed => run.failed += 1,
             Outcome::Busy => run.busy += 1,
+            Outcome::Staged => run.staged += 1,
+            Outcome::OtherShard => run.other_shard += 1,
         }
     }
     dataset.flush_manifest()?;
@@ -133,16 +155,20 @@ pub fn run(options: Options) -> Result<ExitCode> {
     Ok(if run.failed > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
 }
 
+/// What ingesting one input needs of the run.
+struct Run<'a> {
+    dataset: &'a mut Dataset,
+    pools: &'a Pools,
+    plan: &'a Plan,
+    /// Folders that killed runs left for the input's source.
+    leftovers: &'a [PathBuf],
+    share: RunShare,
+}
+
 /// Ingests one input unless another run holds its source or it is up to date, and records it in
 /// the manifest.
-fn ingest_one(
-    input: &Input,
-    dataset: &mut Dataset,
-    pools: &Pools,
-    plan: &Plan,
-    leftovers: &[PathBuf],
-    share: RunShare,
-) -> Result<(Outcome, Tally)> {
+fn ingest_one(input: &Input, unit: Unit, context: Run) -> Result<(Outcome, Tally)> {
+    let Run { dataset, pools, plan, leftovers, share } = context;
     let _lock = match lock::try_source(dataset.root(), &input.source)? {
         Ok(lock) => lock,
         Err(holder) => {
@@ -159,14 +185,14 @@ fn ingest_one(
     let fingerprint = if input.is_stdin() { None } else { Fingerprint::of(&input.path).ok() };
     if let Some(entry) = up_to_date(input, dataset, fingerprint.as_ref(), plan.force) {
         // Parts a killed `--force` run staged for it are of no use now.
-        dataset::partition::discard_staging(dataset.root(), &input.source)?;
+        dataset::partition::discard_staging(dataset.root(), &unit.name)?;
         if !plan.quiet {
             eprintln!("threefold: {}: up to date (source {:?})", input.path.display(), input.source);
         }
         dataset.update_manifest(entry, None)?;
         return Ok((Outcome::UpToDate, Tally::default()));
     }
-    let (entry, tally, committed) = ingest_input(input, dataset, pools, plan, fingerprint, share)?;
+    let (entry, tally, committed) = ingest_input(input, &unit, dataset, pools, plan, fingerprint, share)?;
     let outcome = if entry.status == InputStatus::Ok { Outcome::Ingested } else { Outcome::Failed };
     if let Some(error) = &entry.error {
         eprintln!("threefold: {error}");
@@ -208,7 +234,13 @@ fn print_summary(plan: &Plan, run: &RunTally, secs: f64, root: &Path) {
     let total = &run.games;
     let kinds: Vec<String> =
         EventKind::ALL.iter().zip(total.events).map(|(k, n)| format!("{} {n}", k.as_str())).collect();
-    let busy = if run.busy > 0 { format!(", {} written by another run", run.busy) } else { String::new() };
+    let mut busy = if run.busy > 0 { format!(", {} written by another run", run.busy) } else { String::new() };
+    if let Some(shard) = plan.shard {
+        busy += &format!(
+            "; shard {shard}: {} staged for other shards to complete, {} read whole by another shard",
+            run.staged, run.other_shard
+        );
+    }
     eprintln!(
         "threefold: {} input(s): {} ingested, {} up to date, {} failed{busy}; {} games ({} with errors, {} skipped variants); {} events ({}); {secs:.1} s, {:.0} games/s; dataset {}",
         plan.inputs.len(),
@@ -228,21 +260,23 @@ fn print_summary(plan: &Plan, run: &RunTally, secs: f64, root: &Path) {
 /// What a worker made of one chunk.
 struct Replayed {
     seq: u64,
-    /// The decompressed byte where the chunk ends.
-    end: u64,
+    /// The key of the chunk's last game, and the decompressed bytes it covers.
+    last: Option<GameKey>,
+    bytes: u64,
     games: RecordBatch,
     events: RecordBatch,
     tally: Tally,
 }
 
-/// Replays the games of one chunk; `game_index` in the batches counts from 0 within the chunk.
-fn replay_chunk(chunk: &Chunk, source: &str, visitor: &mut GameVisitor) -> Result<Replayed> {
+/// Replays the games of one chunk, each named by its key.
+fn replay_chunk(work: &Work, source: &str, visitor: &mut GameVisitor) -> Result<Replayed> {
     let mut games = GamesBuilder::new();
     let mut events = EventsBuilder::new();
     let mut tally = Tally::default();
     let mut index = 0u64;
-    let _ = visitor.read_chunk(chunk, |offset, game| {
-        games.append(source, index, chunk.offset + offset as u64, &game);
+    let _ = visitor.read_chunk(&work.chunk, |offset, game| {
+        let key = work.key(offset);
+        games.append(source, key, &game);
         match game.status() {
             GameStatus::Error => tally.errors += 1,
             GameStatus::Skipped => tally.skipped += 1,
@@ -250,7 +284,7 @@ fn replay_chunk(chunk: &Chunk, source: &str, visitor: &mut GameVisitor) -> Resul
         }
         if let Some(analysis) = &game.analysis {
             for event in &analysis.events {
-                events.append(source, index, event);
+                events.append(source, key, event);
                 tally.events[event.kind() as usize] += 1;
             }
         }
@@ -258,99 +292,13 @@ fn replay_chunk(chunk: &Chunk, source: &str, visitor: &mut GameVisitor) -> Resul
         ControlFlow::Continue(())
     });
     tally.games = index;
-    let end = chunk.offset + chunk.data.len() as u64;
-    Ok(Replayed { seq: chunk.seq, end, games: games.finish()?, events: events.finish()?, tally })
-}
-
-/// Where the reader leaves an input's SHA-256 once it has read all of it.
-type Digest = Arc<std::sync::Mutex<Option<String>>>;
-
-/// How reading an input ended.
-struct ReadEnd {
-    compression: Option<Compression>,
-    bytes: u64,
-    error: Option<ReadError>,
-}
-
-impl ReadEnd {
-    /// Reading that could not start.
-    fn failed(error: io::Error) -> ReadEnd {
-        ReadEnd { compression: None, bytes: 0, error: Some(ReadError { offset: 0, error }) }
-    }
-}
-
-/// The reader stage: opens, decompresses and splits one input, sending chunks while it holds
-/// slots. With `decoders` > 0, a pzstd file or plain text is read in blocks that that many
-/// threads decompress and survey for game starts ([`input::chunker`], [`crate::read::blocks`]).
-/// The reader's ends of the pipes.
-struct ReaderEnds {
-    chunks: Sender<Chunk>,
-    slots: Receiver<()>,
-    recycled: Receiver<ChunkBytes>,
-    /// Where the input goes on after staged parts (0: from the start).
-    resume_at: u64,
-}
-
-fn read_input(
-    path: &Path,
-    chunk_bytes: usize,
-    decoders: usize,
-    digest: Option<Digest>,
-    counters: Arc<Counters>,
-    ends: ReaderEnds,
-) -> ReadEnd {
-    let ReaderEnds { chunks, slots, recycled, resume_at } = ends;
-    // Chunks before `resume_at` are in staged parts already: read, not replayed; the others are
-    // numbered from 0 for the writer.
-    let mut skipped = 0u64;
-    let raw = counters.clone();
-    let count = move |n| {
-        raw.raw_bytes.fetch_add(n, Relaxed);
-    };
-    let opened = match digest {
-        _ if path.as_os_str() == "-" => {
-            input::chunker(input::Counted { inner: io::stdin(), count }, decoders, chunk_bytes)
-        }
-        // Read in order (not at the blocks' offsets) so that the bytes are hashed as they come.
-        Some(digest) => File::open(path).and_then(|f| {
-            input::chunker(input::Counted { inner: input::Hashed::new(f, digest), count }, decoders, chunk_bytes)
-        }),
-        None => File::open(path).and_then(|f| input::chunker_file(f, count, decoders, chunk_bytes)),
-    };
-    let (compression, mut chunker) = match opened {
-        Ok(x) => x,
-        Err(error) => return ReadEnd::failed(error),
-    };
-    loop {
-        while let Ok(buffer) = recycled.try_recv() {
-            chunker.recycle(buffer);
-        }
-        match chunker.next_chunk() {
-            Ok(Some(mut chunk)) => {
-                counters.bytes.fetch_add(chunk.data.len() as u64, Relaxed);
-                if chunk.offset < resume_at {
-                    skipped += 1;
-                    chunker.recycle(chunk.data);
-                    continue;
-                }
-                chunk.seq -= skipped;
-                // The writer gone means it failed; it reports why.
-                if slots.recv().is_err() || chunks.send(chunk).is_err() {
-                    break;
-                }
-            }
-            Ok(None) => break,
-            Err(error) => {
-                return ReadEnd { compression: Some(compression), bytes: error.offset, error: Some(error) };
-            }
-        }
-    }
-    ReadEnd { compression: Some(compression), bytes: chunker.bytes_read(), error: None }
+    let (seq, last, bytes) = (work.chunk.seq, work.last, work.bytes);
+    Ok(Replayed { seq, last, bytes, games: games.finish()?, events: events.finish()?, tally })
 }
 
 /// Channels between the stages of one input, each bounded by the chunks in flight.
 struct Pipes {
-    chunks: (Sender<Chunk>, Receiver<Chunk>),
+    chunks: (Sender<Work>, Receiver<Work>),
     results: (Sender<Result<Replayed>>, Receiver<Result<Replayed>>),
     /// A slot per chunk in flight: the reader takes one before each chunk, the writer gives it
     /// back after writing it.
@@ -377,9 +325,9 @@ fn spawn_workers(pool: &rayon::ThreadPool, workers: usize, source: &str, pipes: 
         let source = source.to_owned();
         pool.spawn(move || {
             let mut visitor = GameVisitor::new();
-            while let Ok(chunk) = chunks.recv() {
-                let replayed = replay_chunk(&chunk, &source, &mut visitor);
-                let _ = recycle.try_send(chunk.data);
+            while let Ok(work) = chunks.recv() {
+                let replayed = replay_chunk(&work, &source, &mut visitor);
+                let _ = recycle.try_send(work.chunk.data);
                 if results.send(replayed).is_err() {
                     break;
                 }
@@ -403,10 +351,8 @@ fn write_in_order(
         let replayed = result?;
         waiting.insert(replayed.seq, replayed);
         while let Some(r) = waiting.remove(&next) {
-            let games = schema::offset_game_index(&r.games, tally.games)?;
-            let events = schema::offset_game_index(&r.events, tally.games)?;
-            partition.write(&games, &events)?;
-            partition.chunk_done(&r.tally, r.end)?;
+            partition.write(&r.games, &r.events)?;
+            partition.chunk_done(&r.tally, r.last, r.bytes)?;
             tally.add(&r.tally);
             counters.games.fetch_add(r.tally.games, Relaxed);
             counters.events.fetch_add(r.tally.event_total(), Relaxed);
@@ -418,11 +364,27 @@ fn write_in_order(
     Ok(tally)
 }
 
-/// Reads, replays and writes one input; returns its manifest entry, tally and commit (none when
-/// the input failed). Errors are output (dataset) errors, which stop the whole run; input errors
-/// are in the entry.
+/// The partition a run writes for one input: the source's whole, or one shard's span of it.
+pub struct Unit {
+    /// [`partition::unit_name`].
+    pub name: String,
+    pub shard: Option<(u32, u32)>,
+    pub span: Span,
+}
+
+impl Unit {
+    pub fn whole(source: &str) -> Unit {
+        Unit { name: partition::unit_name(source, None), shard: None, span: Span::default() }
+    }
+}
+
+/// Reads, replays and writes one input (or a shard's span of it); returns its manifest entry,
+/// tally and commit (none when the input failed, or for a shard, whose partition is staged
+/// complete for the source's commit). Errors are output (dataset) errors, which stop the whole
+/// run; input errors are in the entry.
 fn ingest_input(
     input: &Input,
+    unit: &Unit,
     dataset: &Dataset,
     pools: &Pools,
     plan: &Plan,
@@ -433,8 +395,8 @@ fn ingest_input(
     let size = fingerprint.as_ref().map(|f| f.size);
     let digest: Option<Digest> = input.sha256.as_ref().map(|_| Arc::default());
     let counters = Arc::new(Counters::default());
-    let mut partition = open_partition(input, dataset, pools, plan, fingerprint.as_ref())?;
-    let resume_at = partition.resumed().1;
+    let mut partition = open_partition(input, unit, dataset, pools, plan, fingerprint.as_ref())?;
+    let (_, resume_after, staged_bytes, _) = partition.resumed();
     let progress = Progress::start(&input.source, size, counters.clone(), plan.quiet, share);
     let pipes = Pipes::new(plan.threads.in_flight);
     spawn_workers(&pools.replay, plan.threads.replay, &input.source, &pipes);
@@ -442,11 +404,12 @@ fn ingest_input(
     let (read_end, written) = std::thread::scope(|scope| {
         let reader = {
             let (counters, path, decoders) = (counters.clone(), input.path.clone(), plan.threads.decoders);
-            let ends = ReaderEnds { chunks: chunks.0, slots: slots.1, recycled: recycle.1, resume_at };
-            let (digest, chunk_bytes) = (digest.clone(), plan.chunk_bytes);
+            let span = unit.span;
+            let ends = ReaderEnds { chunks: chunks.0, slots: slots.1, recycled: recycle.1, span, resume_after };
+            let settings = ReadSettings { chunk_bytes: plan.chunk_bytes, decoders, digest: digest.clone() };
             std::thread::Builder::new()
                 .name("read".into())
-                .spawn_scoped(scope, move || read_input(&path, chunk_bytes, decoders, digest, counters, ends))
+                .spawn_scoped(scope, move || reader::read_input(&path, settings, counters, ends))
         };
         drop((chunks.1, results.0, recycle.0));
         let written = write_in_order(&results.1, &slots.0, &mut partition, &counters);
@@ -467,8 +430,13 @@ fn ingest_input(
         }
     };
     let mut entry = manifest_entry(input, fingerprint.as_ref(), &read_end, &tally, started.elapsed().as_secs_f64());
+    entry.decompressed_bytes += staged_bytes;
     entry.sha256 = digest.and_then(|d| d.lock().ok()?.clone());
     match failure(input, &mut entry, read_end) {
+        None if unit.shard.is_some() => {
+            partition.complete(&entry)?;
+            Ok((entry, tally, None))
+        }
         None => {
             let committed = partition.commit(&entry)?;
             Ok((entry, tally, Some(committed)))
@@ -493,6 +461,7 @@ fn ingest_input(
 /// Opens the input's partition, going on from parts an interrupted run staged if it can.
 fn open_partition(
     input: &Input,
+    unit: &Unit,
     dataset: &Dataset,
     pools: &Pools,
     plan: &Plan,
@@ -505,10 +474,11 @@ fn open_partition(
         schema_version: schema::version().to_owned(),
         part_games: plan.part_games,
         chunk_bytes: plan.chunk_bytes,
+        shard: unit.shard.map(|(k, n)| format!("{k}/{n}")),
     };
-    let partition = dataset.partition(&input.source, key, &pools.encoders)?;
-    let (done, resume_at, parts) = partition.resumed();
-    if resume_at > 0 && !plan.quiet {
+    let partition = dataset.partition(&input.source, &unit.name, key, &pools.encoders)?;
+    let (done, resume_after, _, parts) = partition.resumed();
+    if resume_after.is_some() && !plan.quiet {
         eprintln!(
             "threefold: {}: resuming after {} games ({parts} part(s) staged by an interrupted run)",
             input.path.display(),
@@ -524,8 +494,12 @@ fn failure(input: &Input, entry: &mut ManifestEntry, read_end: ReadEnd) -> Optio
     match read_end.error {
         Some(ReadError { offset, error }) => {
             let what = if read_end.compression.is_none() { "cannot open" } else { "cannot read" };
-            entry.error_offset = Some(offset);
-            Some(format!("{what} {}: {error} (at decompressed byte {offset})", input.path.display()))
+            // Named as games are: a shard or a resumed run reads a stream that starts inside
+            // the input.
+            let at = read_end.error_at.unwrap_or(GameKey { frame_offset: 0, byte_offset: offset });
+            entry.error_offset = Some(at.byte_offset);
+            entry.error_frame_offset = (at.frame_offset > 0).then_some(at.frame_offset);
+            Some(format!("{what} {}: {error} (at {at})", input.path.display()))
         }
         None if input.sha256.is_some() && entry.sha256 != input.sha256 => Some(format!(
             "{}: its SHA-256 is {}, --verify-sha256 expects {}",

@@ -8,6 +8,8 @@ use std::{
 
 use anyhow::{Context, Result, bail};
 
+use crate::ingest::shard::Shard;
+
 /// What the command line asked for.
 pub struct Options {
     pub inputs: Vec<PathBuf>,
@@ -22,6 +24,10 @@ pub struct Options {
     pub force: bool,
     /// A `sha256sums.txt` (Lichess's: `<hex>  <file name>`) every input must be listed in.
     pub verify_sha256: Option<PathBuf>,
+    /// Process this shard's share of the inputs (`--shard K/N`).
+    pub shard: Option<Shard>,
+    /// Commit the sharded sources whose shards are all complete, and nothing else.
+    pub finish: bool,
 }
 
 /// One input to read, and the source (partition) it goes to.
@@ -84,11 +90,29 @@ pub struct Plan {
     pub part_games: u64,
     pub quiet: bool,
     pub force: bool,
+    pub shard: Option<Shard>,
+    pub finish: bool,
 }
 
 impl Plan {
     pub fn new(options: Options) -> Result<Plan> {
+        if options.finish && (!options.inputs.is_empty() || options.shard.is_some()) {
+            bail!("--finish commits the sharded sources already in --out; give it no inputs and no --shard");
+        }
+        if !options.finish && options.inputs.is_empty() {
+            bail!("no inputs given (give files or folders, or - for stdin)");
+        }
+        if options.shard.is_some() && options.verify_sha256.is_some() {
+            bail!(
+                "--verify-sha256 hashes each input whole while reading it, which a shard does not: check the files first (sha256sum -c), then run the shards without it"
+            );
+        }
         let mut inputs = inputs(&options)?;
+        if options.shard.is_some()
+            && let Some(stdin) = inputs.iter().find(|i| i.is_stdin())
+        {
+            bail!("--shard cannot split stdin ({}): give the file", stdin.path.display());
+        }
         if let Some(sums) = &options.verify_sha256 {
             let sums = read_sha256sums(sums)?;
             for input in &mut inputs {
@@ -113,6 +137,8 @@ impl Plan {
             part_games: options.part_games.max(1),
             quiet: options.quiet,
             force: options.force,
+            shard: options.shard,
+            finish: options.finish,
         })
     }
 }

@@ -51,6 +51,8 @@ pub struct Stitcher {
     unsurveyed: u64,
     blocks: u64,
     shared: u64,
+    /// The stream starts inside the input ([`crate::read::chunk::Splitter::inside`]).
+    inside: bool,
 }
 
 /// Chunk buffers kept for reuse.
@@ -74,7 +76,15 @@ impl Stitcher {
             unsurveyed: 0,
             blocks: 0,
             shared: 0,
+            inside: false,
         }
+    }
+
+    /// See [`crate::read::chunk::Splitter::inside`].
+    pub fn inside(mut self) -> Self {
+        self.lines = Lines::inside();
+        self.inside = true;
+        self
     }
 
     #[cfg(any(test, feature = "internals"))]
@@ -202,7 +212,8 @@ impl Stitcher {
         if let ChunkBytes::Shared(..) = data {
             self.shared += len;
         }
-        self.ready.push_back(Chunk { seq: self.seq, offset: self.offset, data, games });
+        let starts_input = self.offset == 0 && !self.inside;
+        self.ready.push_back(Chunk { seq: self.seq, offset: self.offset, data, games, starts_input });
         self.seq += 1;
         self.offset += len;
     }
@@ -242,6 +253,12 @@ pub struct BlockSplitter {
 impl BlockSplitter {
     pub fn new(blocks: FrameDecoder, target: usize) -> BlockSplitter {
         BlockSplitter { blocks, stitcher: Stitcher::new(target), error: None, ended: false }
+    }
+
+    /// See [`crate::read::chunk::Splitter::inside`].
+    pub fn inside(mut self) -> Self {
+        self.stitcher = self.stitcher.inside();
+        self
     }
 
     pub fn next_chunk(&mut self) -> Result<Option<Chunk>, ReadError> {

@@ -53,6 +53,8 @@ pub struct Chunk {
     /// are whitespace. The stream's first line may begin with a byte-order mark, which
     /// [`Chunk::game_slices`] leaves out of its game.
     pub games: Vec<usize>,
+    /// The chunk begins the input (not a stream started inside it: a shard, a resumed run).
+    pub starts_input: bool,
 }
 
 /// A chunk's bytes: a buffer of its own, or part of a block that several chunks share (cut
@@ -61,6 +63,16 @@ pub struct Chunk {
 pub enum ChunkBytes {
     Owned(Vec<u8>),
     Shared(Arc<Vec<u8>>, Range<usize>),
+}
+
+impl ChunkBytes {
+    /// Keeps the first `len` bytes.
+    pub fn truncate(&mut self, len: usize) {
+        match self {
+            ChunkBytes::Owned(bytes) => bytes.truncate(len),
+            ChunkBytes::Shared(_, range) => range.end = range.end.min(range.start + len),
+        }
+    }
 }
 
 impl Deref for ChunkBytes {
@@ -84,7 +96,7 @@ impl Chunk {
     /// the reader skips, and one at a slice's start is text, the start of a tagless game's
     /// movetext.
     pub fn game_slices(&self) -> impl Iterator<Item = (usize, &[u8])> {
-        let bom = if self.offset == 0 && self.data.starts_with(BOM) { BOM.len() } else { 0 };
+        let bom = if self.starts_input && self.data.starts_with(BOM) { BOM.len() } else { 0 };
         self.games.iter().enumerate().map(move |(i, &start)| {
             let end = self.games.get(i + 1).copied().unwrap_or(self.data.len());
             let start = if start == 0 { bom } else { start };
@@ -130,6 +142,45 @@ pub(crate) struct Lines {
 /// standard's first tag, `Event`, is a state of its own, any other is not known in advance.
 pub(crate) const CANDIDATES: usize = 7;
 
+/// The first game start in `block` (a line start) that every reading agrees on, whatever state
+/// the text before the block left the line model in, but one: inside a `{}` comment (text without
+/// braces could be a comment's for any length, so that reading never agrees). A reader that starts
+/// at the block (a shard) and one that comes from the input's start then see a game begin there,
+/// and the latter checks it (a comment left open across the block's start would be an error, not
+/// a wrong split). The readings from each candidate state go line by line (a line one of them
+/// cannot decide is read both ways) until they are all in one state. `None` if they never are
+/// within the block's whole lines.
+pub fn sure_start(block: &[u8]) -> Option<usize> {
+    let mut at = memchr(b'\n', block)? + 1;
+    let mut runs: Vec<Lines> = (0..CANDIDATES).map(Lines::guess).filter(|l| !l.in_comment()).collect();
+    let mut next: Vec<Lines> = Vec::new();
+    while let Some(n) = memchr(b'\n', &block[at..]) {
+        let line = &block[at..at + n];
+        next.clear();
+        let mut started = true;
+        for run in &runs {
+            let mut read = run.clone();
+            started &= read.line(line);
+            if read.undecided() {
+                next.extend(run.fork(line));
+            } else {
+                next.push(read);
+            }
+        }
+        if runs.len() == 1 && started {
+            return Some(at);
+        }
+        runs.clear();
+        for run in next.drain(..) {
+            if !runs.iter().any(|r| r.same_as(&run)) {
+                runs.push(run);
+            }
+        }
+        at += n + 1;
+    }
+    None
+}
+
 /// The first tag a tag section is guessed to have.
 const EVENT: &[u8] = b"Event";
 
@@ -141,6 +192,12 @@ fn tag_name(l: &[u8]) -> &[u8] {
 }
 
 impl Lines {
+    /// A model at the start of a line inside a stream, where a game starts (a shard or a resumed
+    /// run starts there): between games, and not the stream's first line.
+    pub(crate) fn inside() -> Lines {
+        Lines { first_line: false, ..Lines::new() }
+    }
+
     pub(crate) fn new() -> Lines {
         Lines {
             state: State::Between,
@@ -198,6 +255,22 @@ impl Lines {
 
     pub(crate) fn undecided(&self) -> bool {
         self.undecided
+    }
+
+    /// The two ways a line this model cannot decide may be read (it needs the section's first
+    /// tag, which it does not know): as the first tag of a new game, or as one more tag.
+    fn fork(&self, line: &[u8]) -> [Lines; 2] {
+        let lead = line.iter().take_while(|b| matches!(b, b' ' | b'\t' | b'\r')).count();
+        let name = tag_name(&line[lead..]);
+        let mut new = self.clone();
+        new.first_tag_unknown = false;
+        new.first_tag[..name.len()].copy_from_slice(name);
+        new.first_tag_len = name.len();
+        let mut more = self.clone();
+        more.blank_after_tag = false;
+        new.line(line);
+        more.line(line);
+        [new, more]
     }
 
     /// Inside a `{}` comment: no line without a `}` changes this model.
@@ -480,6 +553,8 @@ pub struct Splitter<R> {
     offset: u64,
     seq: u64,
     eof: bool,
+    /// The stream starts inside the input, at a game ([`Self::inside`]).
+    inside: bool,
 }
 
 /// Buffers kept for reuse; more are dropped.
@@ -501,7 +576,16 @@ impl<R: Read> Splitter<R> {
             offset: 0,
             seq: 0,
             eof: false,
+            inside: false,
         }
+    }
+
+    /// The stream starts inside the input, at a game's first byte (not at the input's start,
+    /// where a byte-order mark is skipped).
+    pub fn inside(mut self) -> Self {
+        self.lines = Lines::inside();
+        self.inside = true;
+        self
     }
 
     /// Bounds the bytes from a game's start to the end of the next game start's line
@@ -613,7 +697,8 @@ impl<R: Read> Splitter<R> {
     }
 
     fn emit(&mut self, data: Vec<u8>, games: Vec<usize>) -> Chunk {
-        let chunk = Chunk { seq: self.seq, offset: self.offset, data: ChunkBytes::Owned(data), games };
+        let starts_input = self.offset == 0 && !self.inside;
+        let chunk = Chunk { seq: self.seq, offset: self.offset, data: ChunkBytes::Owned(data), games, starts_input };
         self.seq += 1;
         self.offset += chunk.data.len() as u64;
         chunk

@@ -19,7 +19,10 @@ use std::{
 
 use crossbeam_channel::{Receiver, Sender, bounded};
 
-use crate::read::survey::Survey;
+use crate::read::{
+    key::{GameKey, SegmentLog},
+    survey::Survey,
+};
 
 /// Magic number of the skippable frame pzstd writes before each zstd frame (its 4-byte content
 /// is the compressed size of the frame that follows).
@@ -37,6 +40,46 @@ pub fn is_pzstd(head: &[u8]) -> bool {
     head.len() >= 16 && head[..4] == PZSTD_MAGIC && head[4..8] == [4, 0, 0, 0] && head[12..16] == ZSTD_MAGIC
 }
 
+/// The compressed offsets of a pzstd file's frames (of each frame's skippable header), read
+/// from the headers alone: each says how far the next one is. The list ends at the first thing
+/// that is not a pzstd frame (whatever follows is read with the last frame).
+#[cfg(unix)]
+pub fn frame_offsets(file: &File) -> io::Result<Vec<u64>> {
+    use std::os::unix::fs::FileExt;
+    let len = file.metadata()?.len();
+    let (mut offsets, mut at) = (Vec::new(), 0u64);
+    let mut head = [0u8; 16];
+    while at + 16 <= len {
+        file.read_exact_at(&mut head, at)?;
+        if !is_pzstd(&head) {
+            break;
+        }
+        offsets.push(at);
+        at += 12 + u64::from(u32::from_le_bytes([head[8], head[9], head[10], head[11]]));
+    }
+    Ok(offsets)
+}
+
+/// The decompressed bytes of the pzstd frame whose skippable header is at `offset`.
+#[cfg(unix)]
+pub fn decode_frame_at(file: &File, offset: u64) -> io::Result<Vec<u8>> {
+    use std::os::unix::fs::FileExt;
+    let mut head = [0u8; 16];
+    file.read_exact_at(&mut head, offset)?;
+    if !is_pzstd(&head) {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, format!("no pzstd frame at byte {offset}")));
+    }
+    let size = u32::from_le_bytes([head[8], head[9], head[10], head[11]]) as usize;
+    if size > MAX_FRAME {
+        return Err(io::Error::new(io::ErrorKind::InvalidData, format!("the frame at byte {offset} is too large")));
+    }
+    let mut compressed = vec![0u8; size];
+    file.read_exact_at(&mut compressed, offset + 12)?;
+    let mut data = Vec::new();
+    zstd::stream::read::Decoder::with_buffer(&compressed[..])?.single_frame().read_to_end(&mut data)?;
+    Ok(data)
+}
+
 /// One unit of output, in input order: the bytes of one frame (or one piece of a stream), and
 /// the error that ended them, if any.
 struct Decoded {
@@ -47,12 +90,26 @@ struct Decoded {
     /// Nothing follows (a block read at its offset that came back short): units after it,
     /// read later, would not follow on from it.
     last: bool,
+    /// The pzstd frame these bytes are of, and the offset of the first in it (see [`Origin`]).
+    frame: Option<GameKey>,
 }
 
 impl Decoded {
     fn new(seq: u64, data: Vec<u8>, error: Option<io::Error>) -> Decoded {
-        Decoded { seq, data, error, survey: None, last: false }
+        Decoded { seq, data, error, survey: None, last: false, frame: None }
     }
+}
+
+/// Where a decoder starts reading, and where it records the frames it hands out.
+#[derive(Clone, Debug, Default)]
+pub struct Origin {
+    /// The compressed offset of the input's first byte as given (a shard or a resumed run seeks
+    /// to a frame before handing the input over).
+    pub compressed: u64,
+    /// Decompressed bytes of the first frame to leave out: reading starts at a game inside it.
+    pub skip: u64,
+    /// Each frame's start in the decompressed stream handed out ([`crate::read::key`]).
+    pub log: Option<SegmentLog>,
 }
 
 /// One unit of work for a decoder thread.
@@ -62,6 +119,8 @@ struct Job {
     compressed: Vec<u8>,
     work: Work,
     error: Option<io::Error>,
+    /// A frame's compressed offset and the decompressed bytes to leave out at its start.
+    frame: Option<GameKey>,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq)]
@@ -119,6 +178,9 @@ pub struct FrameDecoder {
     ended: bool,
     /// The unit handed out last was the last ([`Decoded::last`]).
     last_seen: bool,
+    /// Where frames are recorded, and the decompressed bytes handed out so far.
+    log: Option<SegmentLog>,
+    stream: u64,
 }
 
 impl FrameDecoder {
@@ -126,27 +188,43 @@ impl FrameDecoder {
     /// Starts decoding `raw`, which should start with a pzstd frame (anything else is decoded as
     /// a stream), on `threads` decoder threads (at least 1) plus a dispatcher thread.
     pub fn new<R: Read + Send + 'static>(raw: R, threads: usize) -> io::Result<FrameDecoder> {
-        FrameDecoder::start(raw, threads, Mode::Frames)
+        FrameDecoder::start(raw, threads, Mode::Frames, Origin::default())
+    }
+
+    /// Decodes the frames of a pzstd file read from `origin` (a frame's start), unsurveyed (read
+    /// it as [`Read`]), and records where each frame starts in `origin.log`.
+    pub fn from_origin<R: Read + Send + 'static>(raw: R, threads: usize, origin: Origin) -> io::Result<FrameDecoder> {
+        FrameDecoder::start(raw, threads, Mode::Frames, origin)
+    }
+
+    /// [`Self::surveying`] from `origin`.
+    pub fn surveying_from<R: Read + Send + 'static>(
+        raw: R,
+        threads: usize,
+        origin: Origin,
+    ) -> io::Result<FrameDecoder> {
+        FrameDecoder::start(raw, threads, Mode::SurveyedFrames, origin)
     }
 
     /// Like [`Self::new`], and each block is surveyed for game starts on the thread that decoded
     /// it ([`crate::read::blocks`]); read it with [`Self::next_block`].
+    #[cfg(any(test, feature = "internals"))]
     pub fn surveying<R: Read + Send + 'static>(raw: R, threads: usize) -> io::Result<FrameDecoder> {
-        FrameDecoder::start(raw, threads, Mode::SurveyedFrames)
+        FrameDecoder::start(raw, threads, Mode::SurveyedFrames, Origin::default())
     }
 
     /// Reads plain text in blocks and surveys them on `threads` threads; read it with
     /// [`Self::next_block`].
     pub fn plain<R: Read + Send + 'static>(raw: R, threads: usize) -> io::Result<FrameDecoder> {
-        FrameDecoder::start(raw, threads, Mode::Plain)
+        FrameDecoder::start(raw, threads, Mode::Plain, Origin::default())
     }
 
     /// Like [`Self::plain`], but each decoder thread reads its blocks from the file itself.
     pub fn plain_at(source: Positional, threads: usize) -> io::Result<FrameDecoder> {
-        FrameDecoder::start(io::empty(), threads, Mode::PlainAt(Arc::new(source)))
+        FrameDecoder::start(io::empty(), threads, Mode::PlainAt(Arc::new(source)), Origin::default())
     }
 
-    fn start<R: Read + Send + 'static>(raw: R, threads: usize, mode: Mode) -> io::Result<FrameDecoder> {
+    fn start<R: Read + Send + 'static>(raw: R, threads: usize, mode: Mode, origin: Origin) -> io::Result<FrameDecoder> {
         let threads = threads.max(1);
         let survey = !matches!(mode, Mode::Frames);
         let in_flight = threads + 2;
@@ -200,7 +278,7 @@ impl FrameDecoder {
             match mode {
                 Mode::Plain => dispatch_plain(raw, slot_rx, &job_tx, recycle_rx),
                 Mode::PlainAt(source) => dispatch_at(&source, slot_rx, &job_tx),
-                _ => dispatch(raw, slot_rx, &job_tx, &result_tx, survey),
+                _ => dispatch(raw, slot_rx, &job_tx, &result_tx, survey, (origin.compressed, origin.skip)),
             }
             // Before the channels close, so that whoever sees the end sees this too.
             let seconds = thread_cpu_seconds();
@@ -222,6 +300,8 @@ impl FrameDecoder {
             error: None,
             ended: false,
             last_seen: false,
+            log: origin.log,
+            stream: 0,
         })
     }
 
@@ -230,6 +310,10 @@ impl FrameDecoder {
         loop {
             if let Some(unit) = self.waiting.remove(&self.next) {
                 self.next += 1;
+                if let (Some(log), Some(frame)) = (&self.log, unit.frame) {
+                    log.push(self.stream, frame);
+                }
+                self.stream += unit.data.len() as u64;
                 return Some(unit);
             }
             match self.results.recv() {
@@ -370,6 +454,32 @@ struct FrameWorker {
 impl FrameWorker {
     /// Decodes one frame; on an error, the bytes decoded before it and the error.
     fn decode(&mut self, job: Job) -> Decoded {
+        let frame = job.frame;
+        let mut decoded = self.decode_frame(job);
+        if let Some(frame) = frame {
+            decoded.frame = Some(frame);
+            // A reader that starts at a game inside the frame: the bytes before it are not its.
+            let skip = frame.byte_offset as usize;
+            if skip > 0 && decoded.error.is_none() {
+                if skip > decoded.data.len() {
+                    decoded.error = Some(io::Error::new(
+                        io::ErrorKind::InvalidData,
+                        format!(
+                            "the frame at byte {} holds {} bytes, fewer than the {skip} to start after (the file changed?)",
+                            frame.frame_offset,
+                            decoded.data.len()
+                        ),
+                    ));
+                    decoded.data.clear();
+                } else {
+                    decoded.data.drain(..skip);
+                }
+            }
+        }
+        decoded
+    }
+
+    fn decode_frame(&mut self, job: Job) -> Decoded {
         match (job.work, &self.source) {
             (Work::Block, _) => return Decoded::new(job.seq, job.compressed, job.error),
             (Work::ReadBlock, Some(source)) => return self.read_block(&source.clone(), job.seq),
@@ -407,7 +517,7 @@ impl FrameWorker {
     fn read_block(&mut self, source: &Positional, seq: u64) -> Decoded {
         let mut data = self.recycled.try_recv().unwrap_or_default();
         data.clear();
-        let offset = seq * PLAIN_BLOCK as u64;
+        let offset = source.base + seq * PLAIN_BLOCK as u64;
         let staging = self.staging.get_or_insert_with(Staging::new);
         let error = staging.read(&mut At { source, offset }, &mut data, PLAIN_BLOCK);
         let last = error.is_some() || data.len() < PLAIN_BLOCK;
@@ -476,7 +586,14 @@ fn read_full(raw: &mut impl Read, buf: &mut [u8]) -> (usize, Option<io::Error>) 
 
 /// The dispatcher: reads pzstd frames and sends them to the decoders while it holds slots; at
 /// anything else, decodes the rest of the input as a stream itself.
-fn dispatch<R: Read>(mut raw: R, slots: Receiver<()>, jobs: &Sender<Job>, results: &Sender<Decoded>, survey: bool) {
+fn dispatch<R: Read>(
+    mut raw: R,
+    slots: Receiver<()>,
+    jobs: &Sender<Job>,
+    results: &Sender<Decoded>,
+    survey: bool,
+    (mut at, skip): (u64, u64),
+) {
     let mut seq = 0u64;
     loop {
         if slots.recv().is_err() {
@@ -492,7 +609,13 @@ fn dispatch<R: Read>(mut raw: R, slots: Receiver<()>, jobs: &Sender<Job>, result
             return; // the end, between frames
         }
         let size = u32::from_le_bytes([header[8], header[9], header[10], header[11]]) as usize;
-        if got < 12 || header[..4] != PZSTD_MAGIC || header[4..8] != [4, 0, 0, 0] || size > MAX_FRAME {
+        let pzstd = got == 12 && header[..4] == PZSTD_MAGIC && header[4..8] == [4, 0, 0, 0] && size <= MAX_FRAME;
+        if !pzstd && seq == 0 && skip > 0 {
+            let error = io::Error::new(io::ErrorKind::InvalidData, format!("no pzstd frame at byte {at} to start in"));
+            let _ = results.send(Decoded::new(seq, Vec::new(), Some(error)));
+            return;
+        }
+        if !pzstd {
             return stream_rest(header[..got].to_vec(), raw, seq, slots, results, survey);
         }
         let mut compressed = vec![0u8; size];
@@ -502,6 +625,11 @@ fn dispatch<R: Read>(mut raw: R, slots: Receiver<()>, jobs: &Sender<Job>, result
             return;
         }
         if got_frame < size || size < 4 || compressed[..4] != ZSTD_MAGIC {
+            if seq == 0 && skip > 0 {
+                let error = io::Error::new(io::ErrorKind::InvalidData, format!("the frame at byte {at} is cut short"));
+                let _ = results.send(Decoded::new(seq, Vec::new(), Some(error)));
+                return;
+            }
             // Truncated, or not what the size frame announced: the streaming decoder says why,
             // after the bytes it can still decode.
             let mut prefix = header[..12].to_vec();
@@ -509,7 +637,10 @@ fn dispatch<R: Read>(mut raw: R, slots: Receiver<()>, jobs: &Sender<Job>, result
             prefix.extend_from_slice(&compressed);
             return stream_rest(prefix, raw, seq, slots, results, survey);
         }
-        if jobs.send(Job { seq, compressed, work: Work::Frame, error: None }).is_err() {
+        // Only the first frame is entered in its middle.
+        let frame = GameKey { frame_offset: at, byte_offset: if seq == 0 { skip } else { 0 } };
+        at += 12 + size as u64;
+        if jobs.send(Job { seq, compressed, work: Work::Frame, error: None, frame: Some(frame) }).is_err() {
             return;
         }
         seq += 1;
@@ -566,7 +697,9 @@ fn dispatch_plain<R: Read>(mut raw: R, slots: Receiver<()>, jobs: &Sender<Job>, 
         let error = staging.read(&mut raw, &mut block, PLAIN_BLOCK);
         let n = block.len();
         let end = error.is_some() || n < PLAIN_BLOCK;
-        if (n > 0 || error.is_some()) && jobs.send(Job { seq, compressed: block, work: Work::Block, error }).is_err() {
+        if (n > 0 || error.is_some())
+            && jobs.send(Job { seq, compressed: block, work: Work::Block, error, frame: None }).is_err()
+        {
             return;
         }
         if end {
@@ -581,7 +714,7 @@ fn dispatch_plain<R: Read>(mut raw: R, slots: Receiver<()>, jobs: &Sender<Job>, 
 fn dispatch_at(source: &Positional, slots: Receiver<()>, jobs: &Sender<Job>) {
     let mut seq = 0u64;
     while slots.recv().is_ok() && seq <= source.last.load(Ordering::Acquire) {
-        if jobs.send(Job { seq, compressed: Vec::new(), work: Work::ReadBlock, error: None }).is_err() {
+        if jobs.send(Job { seq, compressed: Vec::new(), work: Work::ReadBlock, error: None, frame: None }).is_err() {
             return;
         }
         seq += 1;
@@ -597,11 +730,18 @@ pub struct Positional {
     pub(crate) count: Box<dyn Fn(u64) + Send + Sync>,
     /// The lowest block found to be the last (short, or failed); `u64::MAX` until then.
     last: AtomicU64,
+    /// The file offset of block 0 (a shard or a resumed run starts inside the file).
+    base: u64,
 }
 
 impl Positional {
     pub fn new(file: File, count: impl Fn(u64) + Send + Sync + 'static) -> Positional {
-        Positional { file, count: Box::new(count), last: AtomicU64::new(u64::MAX) }
+        Positional { file, count: Box::new(count), last: AtomicU64::new(u64::MAX), base: 0 }
+    }
+
+    /// Reads from file offset `base` on.
+    pub fn starting_at(self, base: u64) -> Positional {
+        Positional { base, ..self }
     }
 
     fn read_at(&self, buf: &mut [u8], offset: u64) -> io::Result<usize> {

@@ -12,14 +12,15 @@
 
 use std::{
     fs::File,
-    io::{self, BufRead, BufReader, Read},
+    io::{self, BufRead, BufReader, Read, Seek, SeekFrom},
     path::Path,
 };
 
 use crate::{
     read::blocks::{BlockSplitter, Chunker},
     read::chunk::Splitter,
-    read::frames::{FrameDecoder, Positional, is_pzstd},
+    read::frames::{FrameDecoder, Origin, Positional, is_pzstd},
+    read::key::{GameKey, SegmentLog},
 };
 
 /// Compression of an input, detected from its magic bytes.
@@ -77,44 +78,128 @@ fn streaming<R: BufRead + Send + 'static>(compression: Compression, raw: R) -> i
 /// `decoders` > 0, a pzstd file or plain text is read in blocks that that many threads decode and
 /// survey ([`crate::read::blocks`]); anything else is decompressed as a stream and split on the
 /// calling thread. The chunks are the same either way.
+#[cfg(any(test, feature = "internals"))]
 pub fn chunker<R: Read + Send + 'static>(raw: R, decoders: usize, target: usize) -> io::Result<(Compression, Chunker)> {
+    chunker_at(raw, decoders, target, GameKey::default(), None)
+}
+
+/// [`chunker`] for `raw` positioned at `at` (see [`chunker_file_at`]), recording in `log` where
+/// each pzstd frame begins in the stream ([`crate::read::key`]); a pzstd file is then read in
+/// frames even without decoder threads (on one).
+pub fn chunker_at<R: Read + Send + 'static>(
+    raw: R,
+    decoders: usize,
+    target: usize,
+    at: GameKey,
+    log: Option<&SegmentLog>,
+) -> io::Result<(Compression, Chunker)> {
     let mut raw = BufReader::with_capacity(1 << 16, raw);
     let head = raw.fill_buf()?;
     let compression = Compression::detect(head);
-    let blocks = decoders > 0 && (is_pzstd(head) || compression == Compression::None);
+    let pzstd = is_pzstd(head);
+    let inside = at != GameKey::default();
+    let origin = Origin { compressed: at.frame_offset, skip: at.byte_offset, log: log.cloned() };
+    let blocks = decoders > 0 && (pzstd || compression == Compression::None);
     if !blocks {
-        return Ok((compression, Chunker::Lines(Splitter::new(streaming(compression, raw)?, target))));
+        let stream: Box<dyn Read + Send> = if pzstd && log.is_some() {
+            Box::new(FrameDecoder::from_origin(raw, 1, origin)?)
+        } else {
+            streaming(compression, raw)?
+        };
+        let splitter = Splitter::new(stream, target);
+        return Ok((compression, Chunker::Lines(if inside { splitter.inside() } else { splitter })));
     }
     let decoder = if compression == Compression::None {
         FrameDecoder::plain(raw, decoders)?
     } else {
-        FrameDecoder::surveying(raw, decoders)?
+        FrameDecoder::surveying_from(raw, decoders, origin)?
     };
-    Ok((compression, Chunker::Blocks(Box::new(BlockSplitter::new(decoder, target)))))
+    let splitter = BlockSplitter::new(decoder, target);
+    Ok((compression, Chunker::Blocks(Box::new(if inside { splitter.inside() } else { splitter }))))
+}
+
+/// How an input is laid out, from its first bytes: what a reader may start inside of.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// pzstd frames: a reader starts at a frame.
+    Frames,
+    /// Plain text: a reader starts at any byte.
+    Text,
+    /// One compressed stream: read from its start.
+    Stream,
+}
+
+impl Layout {
+    pub fn of(head: &[u8]) -> Layout {
+        if is_pzstd(head) {
+            Layout::Frames
+        } else if Compression::detect(head) == Compression::None {
+            Layout::Text
+        } else {
+            Layout::Stream
+        }
+    }
+
+    /// The layout of the file at `path`.
+    pub fn of_file(path: &Path) -> io::Result<Layout> {
+        let mut head = Vec::with_capacity(16);
+        File::open(path)?.take(16).read_to_end(&mut head)?;
+        Ok(Layout::of(&head))
+    }
+}
+
+/// Positions `file` at key `at` (a game's start, as [`crate::read::key`] names it) for a reader
+/// to start there: a pzstd frame's start (the frame's first `at.byte_offset` bytes are then left
+/// out), or plain text's byte. Errors if the input cannot be entered there.
+pub fn seek_to(file: &mut File, layout: Layout, at: GameKey) -> io::Result<()> {
+    match layout {
+        _ if at == GameKey::default() => Ok(()),
+        Layout::Frames => file.seek(SeekFrom::Start(at.frame_offset)).map(drop),
+        Layout::Text if at.frame_offset == 0 => file.seek(SeekFrom::Start(at.byte_offset)).map(drop),
+        _ => Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("cannot start reading at {at}: the input is one compressed stream"),
+        )),
+    }
 }
 
 /// [`chunker`] for an open file, which `count` is told the raw bytes read from. Plain text in a
 /// regular file is read by the decoder threads themselves, each at its blocks' offsets
 /// ([`FrameDecoder::plain_at`]); anything else as [`chunker`] reads it.
+#[cfg(any(test, feature = "internals"))]
 pub fn chunker_file(
     file: File,
     count: impl Fn(u64) + Send + Sync + 'static,
     decoders: usize,
     target: usize,
 ) -> io::Result<(Compression, Chunker)> {
+    chunker_file_at(file, count, decoders, target, GameKey::default(), None)
+}
+
+/// [`chunker_file`] from the game at `at` on ([`seek_to`]), recording frames in `log`
+/// ([`chunker_at`]).
+pub fn chunker_file_at(
+    mut file: File,
+    count: impl Fn(u64) + Send + Sync + 'static,
+    decoders: usize,
+    target: usize,
+    at: GameKey,
+    log: Option<&SegmentLog>,
+) -> io::Result<(Compression, Chunker)> {
+    let mut head = Vec::with_capacity(16);
+    (&file).take(16).read_to_end(&mut head)?;
+    let layout = Layout::of(&head);
     #[cfg(any(unix, windows))]
-    if decoders > 0 && file.metadata()?.is_file() {
-        let source = Positional::new(file, count);
-        let mut head = [0u8; 16];
-        let n = source.peek_at(&mut head, 0)?;
-        if Compression::detect(&head[..n]) == Compression::None {
-            let decoder = FrameDecoder::plain_at(source, decoders)?;
-            return Ok((Compression::None, Chunker::Blocks(Box::new(BlockSplitter::new(decoder, target)))));
-        }
-        let Positional { file, count, .. } = source;
-        return chunker(Counted { inner: file, count }, decoders, target);
+    if decoders > 0 && layout == Layout::Text && file.metadata()?.is_file() {
+        let source = Positional::new(file, count).starting_at(at.byte_offset);
+        let decoder = FrameDecoder::plain_at(source, decoders)?;
+        let splitter = BlockSplitter::new(decoder, target);
+        let inside = at != GameKey::default();
+        return Ok((Compression::None, Chunker::Blocks(Box::new(if inside { splitter.inside() } else { splitter }))));
     }
-    chunker(Counted { inner: file, count }, decoders, target)
+    file.seek(SeekFrom::Start(0))?;
+    seek_to(&mut file, layout, at)?;
+    chunker_at(Counted { inner: file, count }, decoders, target, at, log)
 }
 
 /// Opens a file (or `-` for stdin) and decompresses it.

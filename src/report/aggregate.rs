@@ -31,8 +31,8 @@ use super::{
 /// Example games per case in the report: enough to look at, short enough to read.
 pub const EXAMPLES_PER_CASE: usize = 5;
 
-/// Which game: sorts as the queries' `ORDER BY source, game_index`.
-type Key = (String, u64);
+/// Which game: sorts as the queries' `ORDER BY source, frame_offset, byte_offset`.
+type Key = (String, u64, u64);
 
 /// The `limit` smallest items seen so far.
 struct Smallest<T: Ord> {
@@ -87,9 +87,10 @@ struct EventPass {
     en_passant: Smallest<Candidate>,
 }
 
-const EVENT_COLUMNS: [&str; 10] = [
+const EVENT_COLUMNS: [&str; 11] = [
     col::SOURCE,
-    col::GAME_INDEX,
+    col::FRAME_OFFSET,
+    col::BYTE_OFFSET,
     col::PLY,
     col::KIND,
     col::CLAIMABLE,
@@ -112,7 +113,8 @@ impl EventPass {
 
     fn batch(&mut self, batch: &arrow_array::RecordBatch) -> Result<()> {
         let source = read::strings(batch, col::SOURCE)?;
-        let game_index = read::numbers::<UInt64Type>(batch, col::GAME_INDEX)?;
+        let frame_offset = read::numbers::<UInt64Type>(batch, col::FRAME_OFFSET)?;
+        let byte_offset = read::numbers::<UInt64Type>(batch, col::BYTE_OFFSET)?;
         let ply = read::numbers::<UInt32Type>(batch, col::PLY)?;
         let kind = read::strings(batch, col::KIND)?;
         let claimable = read::bools(batch, col::CLAIMABLE)?;
@@ -122,17 +124,21 @@ impl EventPass {
         let fide = read::numbers::<UInt32Type>(batch, col::FIDE_OCCURRENCE)?;
         let fen = read::numbers::<UInt32Type>(batch, col::FEN_OCCURRENCE)?;
         for i in 0..batch.num_rows() {
-            let (src, index) = (source.value(i), game_index.value(i));
-            let same = self.current.as_ref().is_some_and(|((s, g), _)| s == src && *g == index);
+            let (src, index) = (source.value(i), (frame_offset.value(i), byte_offset.value(i)));
+            let same = self.current.as_ref().is_some_and(|((s, f, b), _)| s == src && (*f, *b) == index);
             if !same {
-                if let Some(((s, g), _)) = &self.current {
+                if let Some(((s, f, b), _)) = &self.current {
                     // Counting distinct games relies on each game's events being contiguous.
-                    if s.as_str() == src && *g > index {
-                        bail!("events are not sorted by game ({src} game {g} before game {index})");
+                    if s.as_str() == src && (*f, *b) > index {
+                        bail!(
+                            "events are not sorted by game ({src}: the game at {f}:{b} before the one at {}:{})",
+                            index.0,
+                            index.1
+                        );
                     }
                 }
                 self.finish_game();
-                self.current = Some(((src.to_owned(), index), GameEvents::default()));
+                self.current = Some(((src.to_owned(), index.0, index.1), GameEvents::default()));
             }
             let Some((_, game)) = self.current.as_mut() else { continue };
             let ply = ply.value(i);
@@ -222,9 +228,10 @@ impl EventPass {
     }
 }
 
-const GAME_COLUMNS: [&str; 25] = [
+const GAME_COLUMNS: [&str; 26] = [
     col::SOURCE,
-    col::GAME_INDEX,
+    col::FRAME_OFFSET,
+    col::BYTE_OFFSET,
     "Event",
     "Site",
     "White",
@@ -283,7 +290,8 @@ struct GameColumns<'a> {
     draw_reason: &'a StringArray,
     perpetual: &'a StringArray,
     tags: [&'a StringArray; 7],
-    game_index: &'a UInt64Array,
+    frame_offset: &'a UInt64Array,
+    byte_offset: &'a UInt64Array,
     utc_date: &'a Date32Array,
     white_elo: &'a Int16Array,
     black_elo: &'a Int16Array,
@@ -316,7 +324,8 @@ impl<'a> GameColumns<'a> {
             draw_reason: s(col::DRAW_REASON)?,
             perpetual: s(col::FIRST_THREEFOLD_PERPETUAL)?,
             tags: tags.try_into().map_err(|_| anyhow::anyhow!("internal error: tag columns"))?,
-            game_index: read::numbers::<UInt64Type>(batch, col::GAME_INDEX)?,
+            frame_offset: read::numbers::<UInt64Type>(batch, col::FRAME_OFFSET)?,
+            byte_offset: read::numbers::<UInt64Type>(batch, col::BYTE_OFFSET)?,
             utc_date: read::numbers::<Date32Type>(batch, "UTCDate")?,
             white_elo: read::numbers::<Int16Type>(batch, "WhiteElo")?,
             black_elo: read::numbers::<Int16Type>(batch, "BlackElo")?,
@@ -414,7 +423,7 @@ impl GamePass {
     /// Fills the tags of an example the events pass found in row `i`, and offers row `i` as an
     /// example of an automatic draw ignored.
     fn examples(&mut self, c: &GameColumns, i: usize) {
-        let key = (c.source.value(i).to_owned(), c.game_index.value(i));
+        let key = (c.source.value(i).to_owned(), c.frame_offset.value(i), c.byte_offset.value(i));
         let ply_count = get(c.plies, i);
         let went_on_5 = get(c.after5, i).is_some_and(|n| n > 0);
         let went_on_75 = matches!((get(c.first150, i), ply_count), (Some(f), Some(p)) if f < p);
@@ -437,7 +446,8 @@ impl GamePass {
         let mut example = Example {
             case: "automatic_draw_ignored".into(),
             source: key.0.clone(),
-            game_index: key.1,
+            frame_offset: key.1,
+            byte_offset: key.2,
             detail: format!("went on {}", parts.join(" and ")),
             ..Example::default()
         };
@@ -448,8 +458,8 @@ impl GamePass {
     }
 }
 
-fn example(case: &str, (_, (source, game_index), detail): Candidate) -> Example {
-    Example { case: case.into(), source, game_index, detail, ..Example::default() }
+fn example(case: &str, (_, (source, frame_offset, byte_offset), detail): Candidate) -> Example {
+    Example { case: case.into(), source, frame_offset, byte_offset, detail, ..Example::default() }
 }
 
 /// Reads the dataset at `dir` and computes every figure of the report.
@@ -468,16 +478,14 @@ pub fn compute(dir: &Path) -> Result<Report> {
         .chain(events.en_passant.items.into_iter().map(|c| example("en_passant", c)))
         .collect();
     let mut games = GamePass {
-        wanted: candidates.iter().map(|e| ((e.source.clone(), e.game_index), e.clone())).collect(),
+        wanted: candidates.iter().map(|e| (e.key(), e.clone())).collect(),
         automatic: Some(Smallest::new(EXAMPLES_PER_CASE)),
         ..GamePass::default()
     };
     read::scan(&game_files, &GAME_COLUMNS, |b| games.batch(b))?;
 
-    let mut examples: Vec<Example> = candidates
-        .iter()
-        .map(|c| games.wanted.remove(&(c.source.clone(), c.game_index)).unwrap_or_else(|| c.clone()))
-        .collect();
+    let mut examples: Vec<Example> =
+        candidates.iter().map(|c| games.wanted.remove(&c.key()).unwrap_or_else(|| c.clone())).collect();
     examples.extend(games.automatic.take().map(|s| s.items).unwrap_or_default().into_iter().map(|(_, e)| e));
 
     let mut by_time_class: Vec<Group> =

@@ -153,14 +153,14 @@ fn examples(out: &mut String, examples: &[Example]) {
         let text = |v: &Option<String>| escape(v.as_deref().unwrap_or(""));
         let _ = writeln!(
             out,
-            "<tr class=\"example\" data-case=\"{}\" data-source=\"{}\" data-game-index=\"{}\"><td>{}</td><td>{} #{}</td>\
+            "<tr class=\"example\" data-case=\"{}\" data-source=\"{}\" data-frame-offset=\"{}\" data-byte-offset=\"{}\"><td>{}</td><td>{}</td>\
              <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             escape(&e.case),
             escape(&e.source),
-            e.game_index,
+            e.frame_offset,
+            e.byte_offset,
             escape(&e.case),
-            escape(&e.source),
-            e.game_index,
+            escape(&e.place()),
             text(&e.white),
             text(&e.black),
             text(&e.event),

@@ -110,7 +110,9 @@ pub struct Bucket {
 pub struct Example {
     pub case: String,
     pub source: String,
-    pub game_index: u64,
+    /// The game's key in its source (`frame_offset`, `byte_offset` of the tables).
+    pub frame_offset: u64,
+    pub byte_offset: u64,
     pub white: Option<String>,
     pub black: Option<String>,
     pub event: Option<String>,
@@ -157,4 +159,20 @@ pub struct Report {
     /// Games by `first_ply_occurrence_3` in buckets of 10 plies.
     pub first_threefold_ply: Vec<Bucket>,
     pub examples: Vec<Example>,
+}
+
+impl Example {
+    /// The game's key, as the tables join on it.
+    pub fn key(&self) -> (String, u64, u64) {
+        (self.source.clone(), self.frame_offset, self.byte_offset)
+    }
+
+    /// The game as a reader names it: its source and where it starts (`source @byte`, or
+    /// `source @frame:byte` in a pzstd file).
+    pub fn place(&self) -> String {
+        match self.frame_offset {
+            0 => format!("{} @{}", self.source, self.byte_offset),
+            frame => format!("{} @{frame}:{}", self.source, self.byte_offset),
+        }
+    }
 }

@@ -70,7 +70,7 @@ fn examples(out: &mut String, examples: &[Example]) {
     for e in examples {
         rows.push(vec![
             e.case.clone(),
-            format!("{}#{}", e.source, e.game_index),
+            e.place(),
             cell(&e.white),
             cell(&e.black),
             cell(&e.event),

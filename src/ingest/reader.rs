@@ -1,0 +1,224 @@
+//! The reader stage: opens one input, decompresses and cuts it into chunks of whole games, names
+//! each game by its key ([`crate::read::key`]), and sends the chunks of the games this run is to
+//! replay: those of its [`Span`] (a shard's share of the input), after the games that staged parts
+//! already hold (a resumed run).
+
+use std::{
+    fs::File,
+    io,
+    path::Path,
+    sync::{Arc, atomic::Ordering::Relaxed},
+};
+
+use crossbeam_channel::{Receiver, Sender};
+
+use crate::{
+    ingest::progress::Counters,
+    read::chunk::{Chunk, ChunkBytes, ReadError},
+    read::input::{self, Compression, Layout},
+    read::key::{GameKey, Segment, SegmentLog, key_in},
+};
+
+/// The games of an input a run replays: from the game at `lo` (the input's start by default)
+/// up to the one at `hi` (excluded; the input's end if `None`). Both are game starts that every
+/// reading of the input agrees on ([`crate::ingest::shard`]).
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct Span {
+    pub lo: GameKey,
+    pub hi: Option<GameKey>,
+}
+
+/// A chunk to replay, and what names its games.
+pub struct Work {
+    pub chunk: Chunk,
+    /// The segments of the stream the chunk lies in ([`key_in`] gives each game's key).
+    pub segments: Vec<Segment>,
+    /// The key of its last game, and the decompressed bytes it covers.
+    pub last: Option<GameKey>,
+    pub bytes: u64,
+}
+
+impl Work {
+    /// The key of the game at `offset` in the chunk.
+    pub fn key(&self, offset: usize) -> GameKey {
+        key_in(&self.segments, self.chunk.offset + offset as u64)
+    }
+}
+
+/// Where an input's SHA-256 is left once all of it has been read.
+pub type Digest = Arc<std::sync::Mutex<Option<String>>>;
+
+/// How reading an input ended.
+pub struct ReadEnd {
+    pub compression: Option<Compression>,
+    /// Decompressed bytes covered by the games sent (from the span's start to its end).
+    pub bytes: u64,
+    pub error: Option<ReadError>,
+    /// Where the error is, as a key (the error's offset counts in the stream read).
+    pub error_at: Option<GameKey>,
+}
+
+impl ReadEnd {
+    /// Reading that could not start.
+    pub fn failed(error: io::Error) -> ReadEnd {
+        ReadEnd { compression: None, bytes: 0, error: Some(ReadError { offset: 0, error }), error_at: None }
+    }
+}
+
+/// The reader's ends of the pipes, and what to read.
+pub struct ReaderEnds {
+    pub chunks: Sender<Work>,
+    pub slots: Receiver<()>,
+    pub recycled: Receiver<ChunkBytes>,
+    pub span: Span,
+    /// The last game the staged parts hold: the run goes on after it.
+    pub resume_after: Option<GameKey>,
+}
+
+/// Reading settings of the run.
+pub struct ReadSettings {
+    pub chunk_bytes: usize,
+    pub decoders: usize,
+    pub digest: Option<Digest>,
+}
+
+/// Where reading starts: the game the run starts at (seeking there when the input allows), and
+/// whether that game itself is already staged.
+fn start_of(span: Span, resume_after: Option<GameKey>) -> (GameKey, bool) {
+    match resume_after {
+        Some(last) if last >= span.lo => (last, true),
+        _ => (span.lo, false),
+    }
+}
+
+fn invalid(what: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, what)
+}
+
+/// Reads one input and sends the chunks of the games to replay, while it holds slots.
+pub fn read_input(path: &Path, settings: ReadSettings, counters: Arc<Counters>, ends: ReaderEnds) -> ReadEnd {
+    let ReaderEnds { chunks, slots, recycled, span, resume_after } = ends;
+    if span.hi == Some(span.lo) {
+        // An empty span (a shard whose frames hold no game start of their own).
+        let compression = input::open(path).ok().map(|(c, _)| c);
+        return ReadEnd { compression, bytes: 0, error: None, error_at: None };
+    }
+    let (start, start_staged) = start_of(span, resume_after);
+    let raw = counters.clone();
+    let count = move |n| {
+        raw.raw_bytes.fetch_add(n, Relaxed);
+    };
+    let ReadSettings { chunk_bytes, decoders, digest } = settings;
+    let stdin = path.as_os_str() == "-";
+    // Inputs in frames or plain text are entered at the start game; the rest is read from its
+    // beginning, and the games before the start are read, not replayed. Hashing reads it all.
+    let seek = !stdin
+        && digest.is_none()
+        && matches!(Layout::of_file(path), Ok(Layout::Frames | Layout::Text))
+        && std::fs::metadata(path).is_ok_and(|m| m.is_file());
+    let from = if seek { start } else { GameKey::default() };
+    let log = SegmentLog::starting_at(from);
+    let opened = match digest {
+        _ if stdin => {
+            input::chunker_at(input::Counted { inner: io::stdin(), count }, decoders, chunk_bytes, from, Some(&log))
+        }
+        Some(digest) => File::open(path).and_then(|f| {
+            let hashed = input::Counted { inner: input::Hashed::new(f, digest), count };
+            input::chunker_at(hashed, decoders, chunk_bytes, from, Some(&log))
+        }),
+        None => {
+            File::open(path).and_then(|f| input::chunker_file_at(f, count, decoders, chunk_bytes, from, Some(&log)))
+        }
+    };
+    let (compression, mut chunker) = match opened {
+        Ok(x) => x,
+        Err(error) => return ReadEnd::failed(error),
+    };
+    let fail = |offset: u64, error: io::Error| ReadEnd {
+        compression: Some(compression),
+        bytes: 0,
+        error: Some(ReadError { offset, error }),
+        error_at: Some(log.key_at(offset)),
+    };
+    // The stream offset where the games sent begin (the bytes before are the staged parts' or
+    // another shard's), and whether the start game has been seen.
+    let mut first: Option<u64> = None;
+    let mut found_start = start == GameKey::default();
+    let mut reached_hi = false;
+    let mut seq = 0u64;
+    let mut segments = Vec::new();
+    let mut keys: Vec<GameKey> = Vec::new();
+    let end = loop {
+        while let Ok(buffer) = recycled.try_recv() {
+            chunker.recycle(buffer);
+        }
+        let mut chunk = match chunker.next_chunk() {
+            Ok(Some(chunk)) => chunk,
+            Ok(None) => break chunker.bytes_read(),
+            Err(error) => return fail(error.offset, error.error),
+        };
+        counters.bytes.fetch_add(chunk.data.len() as u64, Relaxed);
+        log.covering(chunk.offset, chunk.offset + chunk.data.len() as u64, &mut segments);
+        keys.clear();
+        keys.extend(chunk.games.iter().map(|&g| key_in(&segments, chunk.offset + g as u64)));
+        if !found_start && let Some(&k) = keys.iter().find(|&&k| k >= start) {
+            if k != start {
+                let what = format!(
+                    "no game starts at {start} (the next is at {k}): the input is not the one whose games were staged or planned"
+                );
+                return fail(chunk.offset, invalid(what));
+            }
+            found_start = true;
+        }
+        // Games before the start (or the staged start game itself) are not this run's, and
+        // games from the span's end on are the next shard's.
+        let before = keys.iter().take_while(|&&k| k < start || (start_staged && k == start)).count();
+        let stop = span.hi.and_then(|hi| keys.iter().position(|&k| k >= hi));
+        if let (Some(at), Some(hi)) = (stop, span.hi)
+            && keys[at] != hi
+        {
+            let what = format!(
+                "no game starts at {hi}, where the next shard begins (the next is at {}): the input changed since the shards were planned",
+                keys[at]
+            );
+            return fail(chunk.offset, invalid(what));
+        }
+        let keep_to = stop.unwrap_or(keys.len());
+        if let Some(at) = stop {
+            reached_hi = true;
+            chunk.data.truncate(chunk.games[at]);
+            chunk.games.truncate(at);
+        }
+        let stream_end = chunk.offset + chunk.data.len() as u64;
+        if before >= keep_to {
+            chunker.recycle(chunk.data);
+            if reached_hi {
+                break stream_end;
+            }
+            continue;
+        }
+        chunk.games.drain(..before);
+        let from =
+            *first.get_or_insert(if start == GameKey::default() { 0 } else { chunk.offset + chunk.games[0] as u64 });
+        let bytes = stream_end - chunk.offset.max(from);
+        chunk.seq = seq;
+        seq += 1;
+        let work = Work { chunk, segments: segments.clone(), last: Some(keys[keep_to - 1]), bytes };
+        // The writer gone means it failed; it reports why.
+        if slots.recv().is_err() || chunks.send(work).is_err() || reached_hi {
+            break stream_end;
+        }
+    };
+    if !found_start {
+        let what =
+            format!("the input ends before {start}, where this run was to start: it is not the one planned or staged");
+        return fail(end, invalid(what));
+    }
+    if let (Some(hi), false) = (span.hi, reached_hi) {
+        let what = format!(
+            "the input ends before {hi}, where the next shard begins: it changed since the shards were planned"
+        );
+        return fail(end, invalid(what));
+    }
+    ReadEnd { compression: Some(compression), bytes: end - first.unwrap_or(end), error: None, error_at: None }
+}
