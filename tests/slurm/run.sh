@@ -63,7 +63,9 @@ if [ "$dry" != 1 ]; then
   fi
   [ -x "$bin" ] || fail "no threefold binary at $bin"
   bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")" # the jobs run elsewhere
-  "$bin" ingest --help | grep -q -- '--shard' || fail "$bin has no --shard option (built before sharding landed?)"
+  # Not `| grep -q`: grep leaving early would fail the pipeline (pipefail) when --shard is there.
+  help="$("$bin" ingest --help)" || fail "$bin ingest --help failed"
+  grep -q -- '--shard' <<< "$help" || fail "$bin has no --shard option (built before sharding landed?)"
   [ -x "$py" ] || fail "no Python with DuckDB at $py (scripts/test.sh makes .venv; or set THREEFOLD_PYTHON)"
   command -v pzstd > /dev/null || fail "pzstd is missing (Debian package zstd)"
 fi
@@ -72,6 +74,8 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/threefold-slurm.XXXXXX")"
 # munged wants every folder above its socket searchable by all (mktemp makes it 0700).
 chmod 755 "$work"
 mkdir -p "$work"/{munge,state,spool,run,log,logs}
+# Job steps (slurmstepd) end as orphans that init reaps a little later: wait for that at the end.
+steps_before=$(pgrep -xc slurmstepd || true)
 pids=() # the daemons this script started, in order: stopped in reverse order on exit
 jobs_submitted=()
 
@@ -102,6 +106,10 @@ cleanup() {
       echo "slurm test: a job step of this test's Slurm outlived slurmd: SIGKILL to $pid" >&2
       kill -KILL "$pid" 2> /dev/null || true
     fi
+  done
+  for ((i = 0; i < 25; i++)); do
+    [ "$(pgrep -xc slurmstepd || true)" -le "$steps_before" ] && break
+    sleep 0.2
   done
   rm -rf "$work"
   exit "$rc"
@@ -213,6 +221,7 @@ else
     zstd -dcq "$corpus/otb/pgnmentor-players.pgn.zst" > "$work/copy.pgn"
   else
     for _ in $(seq 400); do cat "$root/data-samples/lichess_db_standard_rated_2013-01-first300.pgn"; done > "$work/copy.pgn"
+    what="over a pzstd file of data-samples' first300 400 times"
   fi
   # As tests/crash/resume.sh: pzstd's frames hold 8 MiB of text at its default level (32 frames
   # for pgnmentor's 253 MiB, about 10 per shard).
