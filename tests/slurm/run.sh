@@ -215,7 +215,7 @@ else
 fi
 EOF
   chmod +x "$bin"
-  frames="no"
+  frames="0 (dry run: an empty file)"
 else
   if have_corpus "slurm test on pgnmentor-players (a sample repeated instead)"; then
     zstd -dcq "$corpus/otb/pgnmentor-players.pgn.zst" > "$work/copy.pgn"
@@ -240,27 +240,36 @@ if [ -z "$array" ] || [ -z "$finish" ]; then fail "submit.sh printed no job ids:
 jobs_submitted=("$array" "$finish")
 echo "slurm test: array job $array ($shards tasks), finish job $finish (afterany:$array); input with $frames pzstd frames"
 
-waited=0
-while :; do
-  queued="$(squeue -h -j "$array,$finish" -o '%i %T')" || { show_logs; fail "squeue failed"; }
-  [ -z "$queued" ] && break
-  [ "$waited" -lt "$timeout_s" ] || { show_logs; fail "the jobs are not done after $timeout_s s: $(tr '\n' ' ' <<< "$queued")"; }
-  sleep 2
-  waited=$((waited + 2))
-done
+# wait_jobs ID...: until the controller has none of them queued or running.
+wait_jobs() {
+  local ids queued waited=0
+  ids="$(tr ' ' , <<< "$*")"
+  while :; do
+    queued="$(squeue -h -j "$ids" -o '%i %T')" || { show_logs; fail "squeue failed"; }
+    [ -z "$queued" ] && return
+    [ "$waited" -lt "$timeout_s" ] || { show_logs; fail "the jobs are not done after $timeout_s s: $(tr '\n' ' ' <<< "$queued")"; }
+    sleep 2
+    waited=$((waited + 2))
+  done
+}
+# job_states ID...: "ID[_TASK] STATE EXITCODE" per job and array task, as the controller
+# remembers them after their end (MinJobAge).
+job_states() {
+  local id
+  for id in "$@"; do scontrol -o show job "$id"; done | awk '{
+    id = ""; array = ""; task = ""; st = ""; ec = ""
+    for (i = 1; i <= NF; i++) {
+      split($i, kv, "=")
+      if (kv[1] == "JobId") id = kv[2]; else if (kv[1] == "ArrayJobId") array = kv[2]
+      else if (kv[1] == "ArrayTaskId") task = kv[2]
+      else if (kv[1] == "JobState") st = kv[2]; else if (kv[1] == "ExitCode") ec = kv[2]
+    }
+    print (task == "" ? id : array "_" task), st, ec
+  }' | sort
+}
 
-# Each job's end as the controller remembers it (MinJobAge): one line per array task.
-states="$(scontrol -o show job "$array"; scontrol -o show job "$finish")"
-summary="$(awk '{
-  id = ""; array = ""; task = ""; st = ""; ec = ""
-  for (i = 1; i <= NF; i++) {
-    split($i, kv, "=")
-    if (kv[1] == "JobId") id = kv[2]; else if (kv[1] == "ArrayJobId") array = kv[2]
-    else if (kv[1] == "ArrayTaskId") task = kv[2]
-    else if (kv[1] == "JobState") st = kv[2]; else if (kv[1] == "ExitCode") ec = kv[2]
-  }
-  print (task == "" ? id : array "_" task), st, ec
-}' <<< "$states" | sort)"
+wait_jobs "$array" "$finish"
+summary="$(job_states "$array" "$finish")"
 while read -r line; do echo "slurm test: job $line"; done <<< "$summary"
 for f in "$work"/logs/*.out; do
   echo "--- job log $(basename "$f")"
@@ -285,7 +294,25 @@ if [ "$dry" = 1 ]; then
   grep -q -- "args: ingest --out $work/B --finish" "$DRY_DIR/finish" || fail "the finish job's arguments: $(grep args "$DRY_DIR/finish")"
   started="$(sed -n 's/^started_ns: //p' "$DRY_DIR/finish")"
   [ "$started" -gt "$last_end" ] || fail "the finish job started before the last task ended"
-  echo "slurm test: N=$shards array $what passed: tasks got --shard 0/3, 1/3, 2/3; the finish job started $(((started - last_end) / 1000000)) ms after the last task ended"
+  # One shard again, as docs/nightly.md says (SHARDS=3 with an array of 1), and the same without
+  # SHARDS, which ingest.sbatch must refuse (its array's size, 1, is not N).
+  mkdir -p "$DRY_DIR/rerun"
+  rerun="$(sbatch --parsable --array=1 --cpus-per-task=1 --output="$work/logs/rerun-%A_%a.out" \
+    --export="ALL,OUT=$work/B,SHARDS=$shards,THREEFOLD=$bin,DRY_DIR=$DRY_DIR/rerun" \
+    "$root/scripts/slurm/ingest.sbatch" "$work/copy.pgn.zst")"
+  unshard="$(sbatch --parsable --array=1 --cpus-per-task=1 --output="$work/logs/no-shards-%A_%a.out" \
+    --export="ALL,OUT=$work/B,THREEFOLD=$bin,DRY_DIR=$DRY_DIR/rerun" \
+    "$root/scripts/slurm/ingest.sbatch" "$work/copy.pgn.zst")"
+  jobs_submitted+=("$rerun" "$unshard")
+  wait_jobs "$rerun" "$unshard"
+  states="$(job_states "$rerun" "$unshard")"
+  if ! grep -qx "${rerun}_1 COMPLETED 0:0" <<< "$states" || ! grep -q -- "--shard 1/$shards " "$DRY_DIR/rerun/task-1"; then
+    fail "the rerun of shard 1 with SHARDS=$shards: $(tr '\n' ';' <<< "$states") $(cat "$DRY_DIR/rerun/task-1" 2> /dev/null)"
+  fi
+  if ! grep -qx "${unshard}_1 FAILED 2:0" <<< "$states" || ! grep -q "set SHARDS=N" "$work/logs/no-shards-${unshard}_1.out"; then
+    fail "an array of 1 without SHARDS was not refused: $(tr '\n' ';' <<< "$states") $(cat "$work/logs/no-shards-${unshard}_1.out")"
+  fi
+  echo "slurm test: N=$shards array $what passed: tasks got --shard 0/3, 1/3, 2/3; the finish job started $(((started - last_end) / 1000000)) ms after the last task ended; a rerun of shard 1 alone (SHARDS=3) got 1/3, without SHARDS it was refused"
 else
   "$py" "$root/tests/shard/compare.py" "$work/A" "$work/B" || fail "the sharded dataset differs from the unsharded run's"
   games="$("$py" -c 'import json, sys; print(json.load(open(sys.argv[1]))["games"])' "$work/A/_manifest.json")"
