@@ -8,7 +8,8 @@
 #             N = 4 most shards of that file have no game at all): byte ranges
 #   zstd      a folder of single-stream .zst files (pgnmentor-players.pgn.zst as published, and
 #             four smaller collections compressed with zstd): whole files
-# Also: `--finish` after the first shard of the pzstd input must exit 1 (its other shards are
+# Each shard of a split input (pzstd, plain) must read between 1/2N and 3/2N of the games (from
+# its summary line). Also: `--finish` after the first shard of the pzstd input must exit 1 (its other shards are
 # missing) and change nothing; after all shards it exits 0, twice.
 # Usage: bash tests/shard/sequential.sh   (needs the release build, zstd/pzstd, .venv with DuckDB)
 # Environment: THREEFOLD (default target/release/threefold), THREEFOLD_CORPUS, THREEFOLD_PYTHON.
@@ -19,6 +20,8 @@ source "$root/tests/corpus.sh"
 bin="${THREEFOLD:-$root/target/release/threefold}"
 py="${THREEFOLD_PYTHON:-$root/.venv/bin/python}"
 [ -x "$bin" ] || { echo "shard test: no threefold binary at $bin (cargo build --release)"; exit 1; }
+help="$("$bin" ingest --help)" # not `| grep -q`, which can fail the pipeline (SIGPIPE, pipefail)
+grep -q -- '--shard' <<< "$help" || { echo "shard test: $bin has no --shard option (built before sharding landed?)"; exit 1; }
 [ -x "$py" ] || { echo "shard test: no Python with DuckDB at $py (set THREEFOLD_PYTHON)"; exit 1; }
 command -v pzstd > /dev/null || { echo "shard test: pzstd is missing (Debian package zstd)"; exit 1; }
 work="$(mktemp -d)"
@@ -66,9 +69,14 @@ run() {
   shift 3
   out="$work/$name-$n"
   if [ "$order" = up ]; then ks=$(seq 0 $((n - 1))); else ks=$(seq $((n - 1)) -1 0); fi
+  local -a games=()
   for k in $ks; do
-    "$bin" ingest "$@" --out "$out" --shard "$k/$n" --quiet ||
-      { echo "shard test: $name N=$n: FAILED, shard $k/$n exited $?"; failed=$((failed + 1)); return; }
+    "$bin" ingest "$@" --out "$out" --shard "$k/$n" 2> "$work/shard.err" ||
+      { cat "$work/shard.err"; echo "shard test: $name N=$n: FAILED, shard $k/$n exited $?"; failed=$((failed + 1)); return; }
+    # The games this shard read, from its summary (`...; shard K/N: ...; G games (...`).
+    games[k]="$(grep -o "shard $k/$n: .*" "$work/shard.err" | grep -o '[0-9]* games (' | head -n 1 | cut -d' ' -f1 || true)"
+    [ -n "${games[k]}" ] ||
+      { cat "$work/shard.err"; echo "shard test: $name N=$n: FAILED, no game count in shard $k/$n's summary"; failed=$((failed + 1)); return; }
     if [ "$name" = pzstd ] && [ "$k" = "${ks%%$'\n'*}" ]; then
       # Only one shard of the input there: --finish must say a shard is missing, and commit nothing.
       local status=0
@@ -84,6 +92,18 @@ run() {
     "$bin" ingest --out "$out" --finish > "$work/finish.out" 2>&1 ||
       { cat "$work/finish.out"; echo "shard test: $name N=$n: FAILED, --finish ($k) after all shards exited $?"; failed=$((failed + 1)); return; }
   done
+  # Each shard does its 1/N of a split input (frames, bytes): within half of it either way.
+  local total=0 g
+  for g in "${games[@]}"; do total=$((total + g)); done
+  echo "shard test: $name N=$n: games per shard ${games[*]} (of $total)"
+  if [ "$name" != zstd ]; then
+    for g in "${games[@]}"; do
+      if [ $((2 * n * g)) -lt "$total" ] || [ $((2 * n * g)) -gt $((3 * total)) ]; then
+        echo "shard test: $name N=$n: FAILED, the shards' shares are not about 1/$n each"
+        failed=$((failed + 1)); return
+      fi
+    done
+  fi
   check "$name" "$n"
 }
 
