@@ -62,7 +62,7 @@ if [ "$dry" != 1 ]; then
     (cd "$root" && cargo build --release --locked)
   fi
   [ -x "$bin" ] || fail "no threefold binary at $bin"
-  bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")" # the jobs run elsewhere
+  bin="$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")" # absolute: the jobs run in another folder
   # Not `| grep -q`: grep leaving early would fail the pipeline (pipefail) when --shard is there.
   help="$("$bin" ingest --help)" || fail "$bin ingest --help failed"
   grep -q -- '--shard' <<< "$help" || fail "$bin has no --shard option (built before sharding landed?)"
