@@ -94,6 +94,16 @@ bash tests/crash/sigkill.sh 20
 bash tests/crash/disk_full.sh
 bash tests/crash/resume.sh
 
+# Sharded runs (--shard K/N): one after another, N = 3 and 4, against an unsharded run; then for
+# real on a single-node Slurm (installed when missing; it says why when it cannot run: not root,
+# no apt). Slurm runs once, not again in the fresh clone.
+bash tests/shard/sequential.sh
+if [ "${THREEFOLD_IN_FRESH_CLONE:-}" = 1 ]; then
+  echo "slurm test: ran in the tree this clone was made from"
+else
+  bash tests/slurm/run.sh
+fi
+
 # The same command on a clone with no corpus beside it (not again inside that clone).
 if [ "${THREEFOLD_IN_FRESH_CLONE:-}" != 1 ]; then
   bash scripts/fresh-clone.sh
