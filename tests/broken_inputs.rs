@@ -186,19 +186,22 @@ fn dump_and_explain_exit_1_on_an_unreadable_input() {
     let cut = write(tmp.path(), "cut.pgn", &text.stdout);
     assert_eq!(lines + 1, dump(&cut).len(), "whole games written before the error");
 
-    for args in [vec!["dump", missing], vec!["explain", missing], vec!["explain", truncated, "--game", "300000"]] {
+    // A key past the truncation: explain reads up to the error looking for it.
+    let far = "999999999999";
+    for args in [vec!["dump", missing], vec!["explain", missing], vec!["explain", truncated, "--game", far]] {
         let out = threefold(&args);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
         assert!(stderr.starts_with("threefold: "), "{args:?}: {stderr}");
     }
-    // Usage errors stay 2.
+    // Usage errors stay 2: a key where no game starts (inside the first game, past the last), or
+    // not a key at all.
     let good = write(tmp.path(), "good.pgn", &karpov());
-    for args in
-        [vec!["explain", good.to_str().unwrap(), "--game", "0"], vec!["explain", good.to_str().unwrap(), "--game", "3"]]
-    {
+    for key in ["3", far, "x"] {
+        let args = ["explain", good.to_str().unwrap(), "--game", key];
         assert_eq!(threefold(&args).status.code(), Some(2), "{args:?}");
     }
+    assert_eq!(threefold(&["explain", good.to_str().unwrap(), "--game", "0"]).status.code(), Some(0));
 }
 
 /// A reader that stops early (`threefold dump big.pgn.zst | head`) ends `dump` quietly with 0.
@@ -458,4 +461,19 @@ fn regression_zero_run_quadratic_scan() {
     let games: Vec<Value> = reader.join().unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(games.len(), 1);
     assert_eq!(games[0]["summary"]["plies"], 0);
+}
+
+/// Tag values never reach the terminal raw (issue 25): a `White` tag holding an escape sequence
+/// that would retitle the terminal is printed escaped by `explain`.
+#[test]
+fn regression_a_tag_with_an_escape_sequence_does_not_drive_the_terminal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pgn =
+        "[Event \"x\"]\n[White \"A\u{1b}]0;owned\u{7}B\"]\n[Black \"\u{9b}31mC\"]\n\n1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 *\n";
+    let file = write(tmp.path(), "escape.pgn", pgn.as_bytes());
+    let out = threefold(&["explain", file.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(!text.chars().any(|c| c.is_control() && c != '\n'), "{text:?}");
+    assert!(text.contains("A\\u{1b}]0;owned\\u{7}B - \\u{9b}31mC"), "{text}");
 }

@@ -633,3 +633,53 @@ fn schema_matches_the_format_docs() {
         assert_eq!(actual, readme_columns(table), "docs/format.md's `{table}` table must list every column in order");
     }
 }
+
+/// `explain` names a game as the tables do (issue 25: `game_index` counted from 0 and `explain
+/// --game` from 1 showed another game): for games in every frame of a pzstd file (entered at
+/// the frame) and across plain text (entered at a byte), `explain DIR --source S --game KEY` with
+/// a row's key shows that row's players.
+#[test]
+fn explain_shows_the_game_a_rows_key_names() {
+    let tmp = tempfile::tempdir().unwrap();
+    // Three copies of the Lichess sample (or the corpus's clocks sample), in pzstd frames of a
+    // few games each, and as plain text.
+    let file = common::corpus_file("lichess/lichess-2021-10-01-clocks-sample.pgn", "explain on the clocks sample")
+        .unwrap_or_else(|| sample("lichess_db_standard_rated_2013-01-first300.pgn"));
+    let text = fs::read(&file).unwrap().repeat(3);
+    let plain = tmp.path().join("plain.pgn");
+    fs::write(&plain, &text).unwrap();
+    let framed = tmp.path().join("framed.pgn.zst");
+    let mut out = Vec::new();
+    for piece in text.chunks(200_000) {
+        let frame = zstd::bulk::compress(piece, 1).unwrap();
+        out.extend_from_slice(&[0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0]);
+        out.extend_from_slice(&(frame.len() as u32).to_le_bytes());
+        out.extend_from_slice(&frame);
+    }
+    fs::write(&framed, out).unwrap();
+    for (input, source) in [(&framed, "framed"), (&plain, "plain")] {
+        let ds = tmp.path().join(source);
+        ingest(&[s(input), "--out", s(&ds), "--source", source]);
+        let mut checked = 0;
+        let mut frames = std::collections::BTreeSet::new();
+        for b in batches(&part(&ds, "games", source)) {
+            let (white, black) = (column::<StringArray>(&b, "White"), column::<StringArray>(&b, "Black"));
+            for (i, (frame, byte)) in keys(&b).into_iter().enumerate().step_by(97) {
+                let key = if frame == 0 { byte.to_string() } else { format!("{frame}:{byte}") };
+                let shown = run(&["explain", s(&ds), "--source", source, "--game", &key]);
+                assert!(shown.status.success(), "explain {key}: {}", String::from_utf8_lossy(&shown.stderr));
+                let second = String::from_utf8_lossy(&shown.stdout).lines().nth(1).unwrap_or_default().to_owned();
+                assert!(
+                    second.starts_with(&format!("{} - {},", white.value(i), black.value(i))),
+                    "{source} {key}: {second}"
+                );
+                frames.insert(frame);
+                checked += 1;
+            }
+        }
+        assert!(checked >= 20, "{source}: {checked} games checked");
+        if source == "framed" {
+            assert!(frames.len() >= 5, "games of {} frames checked", frames.len());
+        }
+    }
+}

@@ -13,13 +13,18 @@ use anyhow::{Result, bail};
 
 use shakmaty::{CastlingSide, Chess, Color, Position, Square};
 
-use super::{input_failed, open};
+use super::{
+    input_failed,
+    locate::{Found, find, key_text, source_input},
+};
 use crate::{
     engine::{
         event::{Detail, Event, Perpetual},
         start::Start,
+        vocabulary::printable,
     },
     pgn::{self, Game},
+    read::key::GameKey,
 };
 
 fn ordinal(n: u32) -> String {
@@ -174,7 +179,8 @@ fn describe(t: &Timeline, e: &Event, out: &mut String) {
 /// The whole timeline of `game` as text.
 pub fn explain(game: &Game) -> String {
     let mut out = String::new();
-    let tag = |n: &str| game.tag(n).unwrap_or("?");
+    // Tag values are the PGN's: never raw control characters on a terminal.
+    let tag = |n: &str| printable(game.tag(n).unwrap_or("?")).into_owned();
     let _ = writeln!(
         out,
         "{} - {}, {} {} (round {}), {}",
@@ -217,34 +223,47 @@ pub fn explain(game: &Game) -> String {
     out
 }
 
-/// Prints the timeline of game `number` (from 1) of `file`.
-pub fn run(file: &Path, number: u64) -> Result<ExitCode> {
-    if number == 0 {
-        bail!("--game counts from 1");
-    }
-    let input = match open(file) {
-        Ok(input) => input,
-        Err(err) => return Ok(input_failed(err)),
+/// Prints the timeline of the game at `key` (the first game if `None`) of `target`: a PGN file,
+/// or a dataset folder whose `source` (needed when it holds several) names the input.
+pub fn run(target: &Path, source: Option<&str>, key: Option<GameKey>) -> Result<ExitCode> {
+    let (file, source) = if target.is_dir() {
+        let (file, source) = source_input(target, source)?;
+        (file, Some(source))
+    } else if source.is_some() {
+        bail!("--source names a source of a dataset: give the dataset's folder, not {}", target.display());
+    } else {
+        (target.to_owned(), None)
     };
-    let mut found = None;
-    let mut seen = 0u64;
-    let read = pgn::for_each_game_with(input, pgn::GameVisitor::keeping_moves(), |game| {
-        seen += 1;
-        if seen == number {
-            found = Some(game);
-            return ControlFlow::Break(());
+    let found = match find(&file, key) {
+        Ok(found) => found,
+        Err(err) => {
+            return Ok(input_failed(anyhow::Error::new(err).context(format!("cannot read {}", file.display()))));
         }
-        ControlFlow::Continue(())
+    };
+    let (key, text) = match found {
+        Found::Game { key, text } => (key, text),
+        Found::NotAt { before, after } => {
+            let near: Vec<String> = [before, after].into_iter().flatten().map(key_text).collect();
+            bail!(
+                "no game starts at {} in {} (games start at {}); keys are the tables' frame_offset:byte_offset, or byte_offset alone when frame_offset is 0",
+                key.map(key_text).unwrap_or_default(),
+                file.display(),
+                if near.is_empty() { "no key: the input has no game".to_owned() } else { near.join(" and ") }
+            );
+        }
+    };
+    let mut game = None;
+    let read = pgn::for_each_game_with(&text[..], pgn::GameVisitor::keeping_moves(), |g| {
+        game = Some(g);
+        ControlFlow::Break(())
     });
-    if let Err(err) = read {
-        return Ok(input_failed(
-            anyhow::Error::new(err).context(format!("error reading {} after {seen} games", file.display())),
-        ));
-    }
-    let Some(game) = found else {
-        bail!("{} has {seen} games; there is no game {number}", file.display());
+    let (Ok(_), Some(game)) = (read, game) else {
+        bail!("cannot read the game at {} of {}", key_text(key), file.display());
     };
     let mut out = io::stdout().lock();
+    let site = printable(game.tag("Site").unwrap_or("?")).into_owned();
+    let name = source.map_or_else(|| file.display().to_string(), |s| format!("source {s} ({})", file.display()));
+    writeln!(out, "Game {} of {name}, Site {site}", key_text(key))?;
     out.write_all(explain(&game).as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }

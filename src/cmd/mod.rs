@@ -2,6 +2,7 @@
 
 pub mod dump;
 pub mod explain;
+pub mod locate;
 
 use std::{
     io,
@@ -39,13 +40,23 @@ enum Command {
     },
     /// Print a readable timeline of one game's repetition events.
     ///
-    /// Example: threefold explain karpov_miles.pgn --game 2
+    /// A game is named as the dataset names it: by its key, the tables' `byte_offset` (or
+    /// `frame_offset:byte_offset` when frame_offset is not 0), as `threefold report` prints it
+    /// after `@`. In a dataset folder, --source names the input (through the manifest).
+    ///
+    /// Examples:
+    ///   threefold explain karpov_miles_tilburg_1986.pgn --game 1021
+    ///   threefold explain dataset --source lichess_db_standard_rated_2024-01 --game 8388620:51233
+    #[command(verbatim_doc_comment)]
     Explain {
-        /// PGN file, or - for stdin.
+        /// PGN file, a dataset folder, or - for stdin.
         file: PathBuf,
-        /// Which game of the file, counting from 1.
-        #[arg(long, default_value_t = 1)]
-        game: u64,
+        /// The game's key: BYTE or FRAME:BYTE; default: the first game.
+        #[arg(long, value_name = "KEY", value_parser = locate::parse_key)]
+        game: Option<crate::read::key::GameKey>,
+        /// The dataset's source the game is in (when FILE is a dataset folder of several).
+        #[arg(long, value_name = "NAME")]
+        source: Option<String>,
     },
     /// Turn PGN collections into a Parquet dataset of games and repetition events.
     ///
@@ -165,7 +176,7 @@ pub fn main() -> ExitCode {
 fn run(command: Command) -> Result<ExitCode> {
     match command {
         Command::Dump { file, limit } => dump::run(&file, limit),
-        Command::Explain { file, game } => explain::run(&file, game),
+        Command::Explain { file, game, source } => explain::run(&file, source.as_deref(), game),
         Command::Ingest {
             inputs,
             out,

@@ -38,3 +38,26 @@ pub fn color_name<S: Serializer>(color: &Option<Color>, s: S) -> Result<S::Ok, S
 pub fn color_char<S: Serializer>(color: &Color, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(turn_letter(*color))
 }
+
+/// `text` with control characters (which could drive a terminal: escape sequences, a bell)
+/// written as `\u{..}` escapes: tag values come from the PGN.
+pub fn printable(text: &str) -> std::borrow::Cow<'_, str> {
+    if !text.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(
+        text.chars().map(|c| if c.is_control() { c.escape_unicode().to_string() } else { c.to_string() }).collect(),
+    )
+}
+
+#[cfg(test)]
+mod printable_tests {
+    use super::printable;
+
+    #[test]
+    fn control_characters_are_escaped() {
+        assert_eq!(printable("Kasparov, G"), "Kasparov, G");
+        assert_eq!(printable("a\u{1b}]0;x\u{7}b"), "a\\u{1b}]0;x\\u{7}b");
+        assert_eq!(printable("\u{9b}1m"), "\\u{9b}1m");
+    }
+}

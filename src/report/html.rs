@@ -135,7 +135,7 @@ fn site_cell(site: Option<&str>) -> String {
     }
 }
 
-fn examples(out: &mut String, examples: &[Example]) {
+fn examples(out: &mut String, examples: &[Example], dataset: &str) {
     out.push_str("<section id=\"examples\">\n<h2>Example games</h2>\n");
     if examples.is_empty() {
         out.push_str(
@@ -147,14 +147,14 @@ fn examples(out: &mut String, examples: &[Example]) {
         "<p class=\"over\">Castling and e.p. cases with a wrong claim first, then by source and game; \
          the queries in <code>queries/</code> list them all.</p>\n<table>\n<thead><tr><th>case</th><th>game</th>\
          <th>White</th><th>Black</th><th>Event</th><th>Date</th><th>Round</th><th>Result</th><th>Site</th>\
-         <th>detail</th></tr></thead>\n<tbody>\n",
+         <th>detail</th><th>timeline</th></tr></thead>\n<tbody>\n",
     );
     for e in examples {
         let text = |v: &Option<String>| escape(v.as_deref().unwrap_or(""));
         let _ = writeln!(
             out,
             "<tr class=\"example\" data-case=\"{}\" data-source=\"{}\" data-frame-offset=\"{}\" data-byte-offset=\"{}\"><td>{}</td><td>{}</td>\
-             <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+             <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td></tr>",
             escape(&e.case),
             escape(&e.source),
             e.frame_offset,
@@ -168,7 +168,8 @@ fn examples(out: &mut String, examples: &[Example]) {
             text(&e.round),
             text(&e.result),
             site_cell(e.site.as_deref()),
-            escape(&e.detail)
+            escape(&e.detail),
+            escape(&e.command(dataset))
         );
     }
     out.push_str("</tbody>\n</table>\n</section>\n");
@@ -203,7 +204,7 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
             headline(&mut out, chart);
         }
     }
-    examples(&mut out, &report.examples);
+    examples(&mut out, &report.examples, &report.dataset);
     out.push_str("</body>\n</html>\n");
     out
 }

@@ -167,6 +167,22 @@ impl Example {
         (self.source.clone(), self.frame_offset, self.byte_offset)
     }
 
+    /// The command that shows this game's timeline, in the dataset at `dataset`.
+    pub fn command(&self, dataset: &str) -> String {
+        let quote = |s: &str| {
+            if s.bytes().all(|b| b.is_ascii_alphanumeric() || b"_./-=".contains(&b)) {
+                s.to_owned()
+            } else {
+                format!("'{}'", s.replace('\'', "'\\''"))
+            }
+        };
+        let key = match self.frame_offset {
+            0 => self.byte_offset.to_string(),
+            frame => format!("{frame}:{}", self.byte_offset),
+        };
+        format!("threefold explain {} --source {} --game {key}", quote(dataset), quote(&self.source))
+    }
+
     /// The game as a reader names it: its source and where it starts (`source @byte`, or
     /// `source @frame:byte` in a pzstd file).
     pub fn place(&self) -> String {

@@ -8,6 +8,7 @@ use super::{
     figures::Chart,
     model::{Example, Report},
 };
+use crate::engine::vocabulary::printable;
 
 /// Pads cells to their column's width: the first column left-aligned, the others right-aligned.
 fn table(out: &mut String, rows: &[Vec<String>], left_aligned: usize) {
@@ -49,14 +50,15 @@ fn chart(out: &mut String, chart: &Chart) {
     out.push('\n');
 }
 
+/// A tag value as a table cell: on one line, and with no control character reaching the terminal.
 fn cell(value: &Option<String>) -> String {
     match value.as_deref().map(str::trim) {
-        Some(v) if !v.is_empty() => v.split_whitespace().collect::<Vec<_>>().join(" "),
+        Some(v) if !v.is_empty() => printable(&v.split_whitespace().collect::<Vec<_>>().join(" ")).into_owned(),
         _ => "-".to_owned(),
     }
 }
 
-fn examples(out: &mut String, examples: &[Example]) {
+fn examples(out: &mut String, examples: &[Example], dataset: &str) {
     out.push_str("Example games\n");
     if examples.is_empty() {
         out.push_str("  none: no castling or e.p. edge case, no game went on after an automatic draw\n");
@@ -82,6 +84,10 @@ fn examples(out: &mut String, examples: &[Example]) {
         ]);
     }
     table(out, &rows, 10);
+    out.push_str("  each game's timeline:\n");
+    for e in examples {
+        let _ = writeln!(out, "    {}", printable(&e.command(dataset)));
+    }
 }
 
 /// The whole report as text.
@@ -99,6 +105,6 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
     for c in charts {
         chart(&mut out, c);
     }
-    examples(&mut out, &report.examples);
+    examples(&mut out, &report.examples, &report.dataset);
     out
 }

@@ -1,0 +1,165 @@
+//! Finding one game by the name the dataset gives it: its key (`frame_offset`, `byte_offset`,
+//! written `BYTE` or `FRAME:BYTE`, as `threefold report` prints it after `@`), in a file or in a
+//! dataset's source (whose input the manifest names). The input is entered near the key where it
+//! can be (a pzstd frame, a byte of plain text), so finding a game in a 30 GB dump is a seek and
+//! a frame's decoding: at a game start every reading agrees on ([`sure_start`]) before the key,
+//! from where the games read are the ones a reading from the input's start finds.
+
+use std::{
+    fs::File,
+    io,
+    path::{Path, PathBuf},
+};
+
+use anyhow::{Context, Result, bail};
+
+use crate::{
+    dataset::manifest::MANIFEST,
+    read::{
+        chunk::{CHUNK_BYTES, sure_start},
+        frames::{decode_frame_at, frame_offsets},
+        input::{self, Layout},
+        key::{GameKey, SegmentLog, key_in},
+    },
+};
+
+/// Parses `BYTE` or `FRAME:BYTE`.
+pub fn parse_key(text: &str) -> Result<GameKey, String> {
+    let number = |s: &str| s.trim().parse::<u64>().map_err(|_| format!("{text:?} is not BYTE or FRAME:BYTE"));
+    Ok(match text.split_once(':') {
+        Some((frame, byte)) => GameKey { frame_offset: number(frame)?, byte_offset: number(byte)? },
+        None => GameKey { frame_offset: 0, byte_offset: number(text)? },
+    })
+}
+
+/// A key as [`parse_key`] reads it.
+pub fn key_text(key: GameKey) -> String {
+    match key.frame_offset {
+        0 => key.byte_offset.to_string(),
+        frame => format!("{frame}:{}", key.byte_offset),
+    }
+}
+
+/// The input of `source` in the dataset at `dir`, as its manifest records it.
+pub fn source_input(dir: &Path, source: Option<&str>) -> Result<(PathBuf, String)> {
+    let path = dir.join(MANIFEST);
+    let manifest: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(&path)
+            .with_context(|| format!("{} is not a threefold dataset (no {MANIFEST})", dir.display()))?,
+    )
+    .with_context(|| format!("cannot read {}", path.display()))?;
+    let inputs = manifest["inputs"].as_array().map(Vec::as_slice).unwrap_or_default();
+    let names: Vec<&str> = inputs.iter().filter_map(|e| e["source"].as_str()).collect();
+    let source = match (source, names.as_slice()) {
+        (Some(s), _) => s,
+        (None, [only]) => only,
+        (None, _) => bail!("{} holds {} sources: name one with --source", dir.display(), names.len()),
+    };
+    let Some(entry) = inputs.iter().find(|e| e["source"] == source) else {
+        bail!("{} has no source {source:?} (it has {})", dir.display(), names.join(", "));
+    };
+    match entry["path"].as_str() {
+        Some("-") | None => bail!("source {source:?} was read from stdin: explain the file it came from"),
+        Some(p) => Ok((PathBuf::from(p), source.to_owned())),
+    }
+}
+
+/// Where reading found the game, or why it did not.
+pub enum Found {
+    Game {
+        key: GameKey,
+        text: Vec<u8>,
+    },
+    /// No game starts at the key: the games around it.
+    NotAt {
+        before: Option<GameKey>,
+        after: Option<GameKey>,
+    },
+}
+
+/// The bytes of the game at `key` (the first game if `None`) of the input at `path` (`-`: stdin).
+pub fn find(path: &Path, key: Option<GameKey>) -> io::Result<Found> {
+    let stdin = path.as_os_str() == "-";
+    let from = match key {
+        Some(key) if !stdin => entry(path, Layout::of_file(path)?, key)?,
+        _ => GameKey::default(),
+    };
+    let log = SegmentLog::starting_at(from);
+    let (_, mut chunker) = if stdin {
+        input::chunker_at(io::stdin(), 0, CHUNK_BYTES, from, Some(&log))?
+    } else {
+        input::chunker_file_at(File::open(path)?, |_| {}, 0, CHUNK_BYTES, from, Some(&log))?
+    };
+    let mut segments = Vec::new();
+    let mut before = None;
+    while let Some(chunk) = chunker.next_chunk().map_err(|e| e.error)? {
+        log.covering(chunk.offset, chunk.offset + chunk.data.len() as u64, &mut segments);
+        for (start, slice) in chunk.game_slices() {
+            // Named as ingest names games: by their first byte that is not whitespace.
+            let lead = slice.iter().take_while(|b| b.is_ascii_whitespace()).count();
+            let at = key_in(&segments, chunk.offset + (start + lead) as u64);
+            match key {
+                None => return Ok(Found::Game { key: at, text: slice.to_vec() }),
+                Some(k) if at == k => return Ok(Found::Game { key: at, text: slice.to_vec() }),
+                Some(k) if at > k => return Ok(Found::NotAt { before, after: Some(at) }),
+                _ => before = Some(at),
+            }
+        }
+        chunker.recycle(chunk.data);
+    }
+    Ok(Found::NotAt { before, after: None })
+}
+
+/// Where to start reading `path` to find the game at `key`: a game start every reading agrees on,
+/// at or before it (the input's start if there is none, or if the input is one compressed stream).
+fn entry(path: &Path, layout: Layout, key: GameKey) -> io::Result<GameKey> {
+    let file = File::open(path)?;
+    match layout {
+        Layout::Stream => Ok(GameKey::default()),
+        Layout::Frames => {
+            let frames = frame_offsets(&file)?;
+            let last = frames.partition_point(|&f| f <= key.frame_offset);
+            for (i, &frame) in frames[..last].iter().enumerate().rev() {
+                let found = sure_start(&decode_frame_at(&file, frame)?).map(|p| p as u64);
+                match found {
+                    _ if i == 0 => break,
+                    Some(p) if frame < key.frame_offset || p <= key.byte_offset => {
+                        return Ok(GameKey { frame_offset: frame, byte_offset: p });
+                    }
+                    _ => {}
+                }
+            }
+            Ok(GameKey::default())
+        }
+        Layout::Text => {
+            use std::os::unix::fs::FileExt;
+            const WINDOW: u64 = 4 << 20;
+            let mut at = key.byte_offset;
+            let mut block = vec![0u8; WINDOW as usize];
+            while at > 0 {
+                at = at.saturating_sub(WINDOW);
+                let n = file.read_at(&mut block, at)?;
+                if let Some(p) = sure_start(&block[..n]).map(|p| at + p as u64)
+                    && p <= key.byte_offset
+                    && at > 0
+                {
+                    return Ok(GameKey { frame_offset: 0, byte_offset: p });
+                }
+            }
+            Ok(GameKey::default())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_read_and_write_alike() {
+        for key in [GameKey { frame_offset: 0, byte_offset: 516 }, GameKey { frame_offset: 12, byte_offset: 0 }] {
+            assert_eq!(parse_key(&key_text(key)), Ok(key));
+        }
+        assert!(parse_key("x").is_err() && parse_key("1:").is_err());
+    }
+}
