@@ -30,12 +30,24 @@ pub enum Finished {
     Busy(String),
 }
 
-/// Commits `source`, written by `n` shards, if every shard is complete.
-pub fn finish(dataset: &mut Dataset, source: &str, n: u32) -> Result<Finished> {
+/// Commits `source`, written by `n` shards, if every shard is complete. The shards must agree
+/// with shard `by` (the one that asks), or without one with the shard written last (a file
+/// changed between shards: the newer file's shards are the ones to keep).
+pub fn finish(dataset: &mut Dataset, source: &str, n: u32, by: Option<u32>) -> Result<Finished> {
     let root = dataset.root().to_owned();
-    let _lock = match lock::try_source(&root, source)? {
-        Ok(lock) => lock,
-        Err(holder) => return Ok(Finished::Busy(holder)),
+    // Another shard may be looking at the records right now (and see this one's as not yet
+    // complete): wait for it a little, so that the last shard to complete is the one that
+    // commits. A run that holds the source for longer is writing it whole: leave it the source.
+    let mut tries = 0;
+    let _lock = loop {
+        match lock::try_source(&root, source)? {
+            Ok(lock) => break lock,
+            Err(_) if tries < 50 => {
+                tries += 1;
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            Err(holder) => return Ok(Finished::Busy(holder)),
+        }
     };
     let units: Vec<String> = (0..n).map(|k| unit_name(source, Some((k, n)))).collect();
     let records: Vec<Option<Staging>> = units.iter().map(|unit| read_record(&root, unit)).collect();
@@ -45,7 +57,9 @@ pub fn finish(dataset: &mut Dataset, source: &str, n: u32) -> Result<Finished> {
         (a.shard, b.shard) = (None, None);
         a == b
     };
-    let reference = records.iter().flatten().next().cloned();
+    let written = |k: u32| fs::metadata(record_path(&root, &units[k as usize])).and_then(|m| m.modified()).ok();
+    let by = by.or_else(|| (0..n).filter(|&k| records[k as usize].is_some()).max_by_key(|&k| written(k)));
+    let reference = by.and_then(|k| records[k as usize].clone());
     let missing: Vec<u32> = (0..n)
         .filter(|&k| {
             let ok = records[k as usize].as_ref().is_some_and(|r| {

@@ -92,7 +92,7 @@ pub(super) fn ingest_shard(
         }
     };
     // The last shard to be complete commits the source.
-    match shards::finish(dataset, &input.source, shard.n)? {
+    match shards::finish(dataset, &input.source, shard.n, Some(shard.k))? {
         Finished::Committed(entry) => {
             if !plan.quiet {
                 eprintln!(
@@ -134,7 +134,7 @@ pub(super) fn finish_all(dataset: &mut Dataset, quiet: bool) -> Result<ExitCode>
     let pending = shards::pending(dataset)?;
     let mut waiting = 0;
     for (source, n) in &pending {
-        match shards::finish(dataset, source, *n)? {
+        match shards::finish(dataset, source, *n, None)? {
             Finished::Committed(entry) => {
                 if !quiet {
                     eprintln!("threefold: source {source:?} committed from {n} shards: {} games", entry.games);
