@@ -31,6 +31,8 @@
 #                cost, against the floor's, and the base of tN's speedup over a serial run
 #   small files  ingest --threads 1 on a folder of 2,000 files of 10 games (the first input's first
 #                games) and on the same games in one file: what each input costs beyond its games
+#   report       threefold report --json on the first input's dataset, against DuckDB running
+#                queries/*.sql on it (bench/queries.py, one Python process): at most 2x
 # and for the serial stage (examples/split.rs: decompress and cut into chunks, nothing else):
 #   split        on each input as ingest reads it, on the decompressed text (splitting alone),
 #                and on pzstd-made copies of the first and last inputs with 1 and 2 decoder
@@ -433,6 +435,22 @@ dir_games=$(manifest_games "$tmp/ds/_manifest.json")
 row "${label[$first]}" "ingest t1, the same games in $small_files files (one source each)" "$dir_games" "$wall" "$(rate "$dir_games" "$wall")" "-" "$rss_mib" "$cpu"
 per_input=$(awk -v a="$wall" -v b="$one_wall" -v n="$small_files" 'BEGIN{printf "%.1f", (a - b) * 1000 / n}')
 ratios+=("| ${label[$first]} | ingest t1: $small_files small files / the same games in one file (games/s); ms per input beyond its games: $per_input | $(ratio "$one_wall" "$wall") | | |")
+
+# --- report against DuckDB ----------------------------------------------------------------------
+# `threefold report` reads the dataset back in bounded memory; DuckDB running queries/*.sql on the
+# same dataset computes the same figures. The report should take at most twice DuckDB's time.
+if [ -n "$py" ] && "$py" -c 'import duckdb' 2>/dev/null; then
+  rm -rf "$tmp/rds"
+  "$bin" ingest "$(input_of "$first")" --out "$tmp/rds" --quiet
+  report_games=$(manifest_games "$tmp/rds/_manifest.json")
+  best "$reps" "report" "$bin" report "$tmp/rds" --json
+  report_wall=$wall
+  row "${label[$first]}" "threefold report --json" "$report_games" "$wall" "$(rate "$report_games" "$wall")" "-" "$rss_mib" "$cpu"
+  best "$reps" "duckdb queries" "$py" "$root/bench/queries.py" "$tmp/rds" "$root/queries"
+  row "${label[$first]}" "DuckDB: queries/*.sql on the same dataset" "$report_games" "$wall" "$(rate "$report_games" "$wall")" "-" "$rss_mib" "$cpu"
+  r=$(ratio "$report_wall" "$wall")
+  ratios+=("| ${label[$first]} | report / DuckDB on queries/*.sql (wall time, lower is better) | $r | <= 2 | $(awk -v r="$r" 'BEGIN{ print (r != "-" && r+0 <= 2) ? "ok" : "ABOVE" }') |")
+fi
 
 # --- serial stages: instructions per thread (callgrind; machine noise does not count) -----------
 # ingest --threads 8 on the first 20 MB of the first input (valgrind runs one thread at a time,
