@@ -4,6 +4,7 @@
 //! finds in a slice. `GameVisitor::showing_whole_slices` is the reference: `pgn-reader` reads
 //! every slice whole and skips the first game's movetext itself.
 
+pub mod commands;
 pub mod movetext;
 pub mod tags;
 
@@ -13,7 +14,7 @@ use std::{
     ops::{ControlFlow, Range},
 };
 
-use pgn_reader::{Outcome, RawTag, Reader, SanPlus, Skip, Visitor};
+use pgn_reader::{Outcome, RawComment, RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::{CastlingMode, Color, KnownOutcome};
 
 use crate::{
@@ -68,6 +69,11 @@ impl Game {
     /// Why the replay stopped, if it did.
     pub fn error(&self) -> Option<&GameError> {
         self.analysis.as_ref().and_then(|a| a.error.as_ref())
+    }
+
+    /// Base and increment seconds of the `TimeControl` tag ([`tags::time_control`]).
+    pub fn time_control(&self) -> Option<(u32, u32)> {
+        self.tag("TimeControl").and_then(tags::time_control)
     }
 
     pub fn status(&self) -> GameStatus {
@@ -133,7 +139,7 @@ impl GameVisitor {
     ) -> io::Result<()> {
         let slice = &window.data[range.clone()];
         let whole = self.whole_slices;
-        let mut visitor = SliceVisitor { games: self, first: None, end: None };
+        let mut visitor = SliceVisitor { games: self, first: None, end: None, partial: Vec::new() };
         let first = if whole { None } else { visitor.games.read_first_game(slice, out) };
         let rest = match first {
             Some(end) => end,
@@ -205,7 +211,8 @@ impl GameVisitor {
                 if start.mode == CastlingMode::Chess960 {
                     variant = Variant::Chess960;
                 }
-                self.replay.start(start);
+                let base = find("TimeControl").and_then(tags::time_control).map(|(base, _)| base);
+                self.replay.start(start, base);
             }
             Err(error) => self.replay.start_failed(error),
         }
@@ -220,6 +227,14 @@ impl GameVisitor {
         self.replay.play_san(&san);
     }
 
+    /// Reads the commands of a mainline comment after the last move played.
+    fn comment(&mut self, comment: &[u8]) {
+        if commands::may_hold_command(comment) {
+            let found = commands::read(comment);
+            self.replay.note_comment(found.clock_ms, found.eval);
+        }
+    }
+
     /// Replays the mainline of `game` (the slice's first game) as the scanner reads it, move by
     /// move, up to its end or the first token the reader would skip, where the replay stops
     /// with an error; the result marker counts by the scanner's reading too (a marker the
@@ -231,6 +246,7 @@ impl GameVisitor {
             match mainline.next_token() {
                 None => break,
                 Some(Token::Move(san)) => self.play(&mut movetext, san),
+                Some(Token::Comment(text)) => self.comment(&game[text]),
                 Some(Token::Bad(bad)) => {
                     let kind = if bad.null_move { ErrorKind::NullMove } else { ErrorKind::InvalidMove };
                     self.replay.fail(kind, bad.token);
@@ -264,6 +280,8 @@ struct SliceVisitor<'v, 's> {
     first: Option<(&'s [u8], usize)>,
     /// Where the scanner ended the first game.
     end: Option<usize>,
+    /// The parts of a comment longer than the reader's buffer read so far.
+    partial: Vec<u8>,
 }
 
 impl Visitor for SliceVisitor<'_, '_> {
@@ -300,6 +318,23 @@ impl Visitor for SliceVisitor<'_, '_> {
 
     fn begin_variation(&mut self, _movetext: &mut Movetext) -> ControlFlow<Game, Skip> {
         ControlFlow::Continue(Skip(true))
+    }
+
+    fn partial_comment(&mut self, _movetext: &mut Movetext, comment: RawComment<'_>) -> ControlFlow<Game> {
+        self.partial.extend_from_slice(comment.as_bytes());
+        ControlFlow::Continue(())
+    }
+
+    fn comment(&mut self, _movetext: &mut Movetext, comment: RawComment<'_>) -> ControlFlow<Game> {
+        if self.partial.is_empty() {
+            self.games.comment(comment.as_bytes());
+        } else {
+            // A long comment comes in parts: read it whole, as the scanner does.
+            let mut whole = std::mem::take(&mut self.partial);
+            whole.extend_from_slice(comment.as_bytes());
+            self.games.comment(&whole);
+        }
+        ControlFlow::Continue(())
     }
 
     fn outcome(&mut self, movetext: &mut Movetext, outcome: Outcome) -> ControlFlow<Game> {

@@ -340,6 +340,9 @@ pub fn scan(game: &[u8], moves: &mut Vec<SanPlus>) -> Scanned {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Token {
     Move(SanPlus),
+    /// A `{}` comment's text (a range of the game's bytes, braces left out): what `pgn-reader`
+    /// hands a visitor's `comment`. One still open at the end runs to the end of the game.
+    Comment(Range<usize>),
     /// The first token that is not a move (the reader would skip it).
     Bad(BadToken),
 }
@@ -431,12 +434,19 @@ impl<'a> Mainline<'a> {
             match c {
                 b'{' => {
                     sc.i += 1;
+                    let text = sc.i;
                     match memchr(b'}', &sc.s[sc.i..]) {
-                        Some(p) => sc.i += p + 1,
+                        Some(p) => {
+                            sc.i += p + 1;
+                            if read_moves {
+                                return Some(Token::Comment(text..sc.i - 1));
+                            }
+                        }
                         None => {
                             self.out.open_comment = true;
                             let at = sc.s.len();
-                            return self.end(at);
+                            self.end(at);
+                            return read_moves.then_some(Token::Comment(text..at));
                         }
                     }
                 }

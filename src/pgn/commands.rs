@@ -1,0 +1,217 @@
+//! The `[%clk …]` and `[%eval …]` commands of a mainline comment (the clock after a move, an
+//! engine's evaluation of the position it made), read as python-chess's `GameNode.clock()` and
+//! `GameNode.eval()` read them (`CLOCK_REGEX`, `EVAL_REGEX` of `chess/pgn.py` 1.11): the first
+//! match of each kind in a comment counts, a later one is ignored, and a malformed one is not a
+//! match (the search goes on past it). Digits and whitespace are ASCII (python-chess's `\d`
+//! and `\s` also take other Unicode ones; the oracle reads those as no match, FORMAT.md).
+//! No allocation: a comment is searched in place.
+
+use memchr::memmem;
+
+use crate::engine::clocks::Eval;
+
+/// A clock is kept only below this many seconds, a mate only within `i32`: python-chess takes any
+/// length of digits, the columns a bounded number (FORMAT.md; the oracle applies the same bounds).
+const MAX_CLOCK_SECONDS: f64 = 1e9;
+
+/// The commands found in one comment.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct Commands {
+    /// `[%clk H:MM:SS(.s)]`: the clock in milliseconds (rounded half to even, as Python's `round`).
+    pub clock_ms: Option<i64>,
+    /// `[%eval 0.17]`, `[%eval #-3]`: from White's point of view.
+    pub eval: Option<Eval>,
+}
+
+/// Reads `comment` (the bytes between its braces).
+pub fn read(comment: &[u8]) -> Commands {
+    let mut found = Commands::default();
+    // The first match of each kind decides, also when its value is out of bounds (then none).
+    let (mut clock_matched, mut eval_matched) = (false, false);
+    let mut at = 0;
+    while let Some(p) = memchr::memchr(b'[', &comment[at..]) {
+        let rest = &comment[at + p..];
+        at += p + 1;
+        if !clock_matched && let Some(body) = rest.strip_prefix(b"[%clk") {
+            if let Some(value) = clock(body) {
+                (clock_matched, found.clock_ms) = (true, value);
+            }
+        } else if !eval_matched
+            && let Some(body) = rest.strip_prefix(b"[%eval")
+            && let Some(value) = eval(body)
+        {
+            (eval_matched, found.eval) = (true, value);
+        }
+        if clock_matched && eval_matched {
+            break;
+        }
+    }
+    found
+}
+
+/// Whether `comment` may hold a command: the cheap test before [`read`].
+pub fn may_hold_command(comment: &[u8]) -> bool {
+    memmem::find(comment, b"[%").is_some()
+}
+
+/// Python's `\s` over ASCII; a CRLF is one character after the oracle's universal newlines.
+fn skip_space(s: &[u8]) -> Option<&[u8]> {
+    match s {
+        [b'\r', b'\n', rest @ ..] => Some(rest),
+        [b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c | 0x1c..=0x1f, rest @ ..] => Some(rest),
+        _ => None,
+    }
+}
+
+/// The leading ASCII digits of `s` and the rest.
+fn digits(s: &[u8]) -> (&[u8], &[u8]) {
+    let n = s.iter().take_while(|b| b.is_ascii_digit()).count();
+    s.split_at(n)
+}
+
+/// A run of digits as a number, saturating (a saturated value is out of any bound used here).
+fn number(d: &[u8]) -> u64 {
+    d.iter().fold(0u64, |n, &b| n.saturating_mul(10).saturating_add(u64::from(b - b'0')))
+}
+
+/// `\s(\d+):(\d+):(\d+(?:\.\d*)?)\]` after `[%clk`: `None` if it does not match, else the
+/// clock if it is within bounds.
+fn clock(body: &[u8]) -> Option<Option<i64>> {
+    let s = skip_space(body)?;
+    let (h, s) = digits(s);
+    let s = s.strip_prefix(b":").filter(|_| !h.is_empty())?;
+    let (m, s) = digits(s);
+    let seconds = s.strip_prefix(b":").filter(|_| !m.is_empty())?;
+    let (whole, s) = digits(seconds);
+    if whole.is_empty() {
+        return None;
+    }
+    let s = match s.strip_prefix(b".") {
+        Some(s) => digits(s).1,
+        None => s,
+    };
+    if s.first() != Some(&b']') {
+        return None;
+    }
+    // The seconds as Python's `float()` reads them (`59.` too); then Python adds the int hours
+    // and minutes, converted to a float first.
+    let text = std::str::from_utf8(&seconds[..seconds.len() - s.len()]).unwrap_or("");
+    let seconds: f64 = text.parse().unwrap_or(f64::INFINITY);
+    let hm = number(h).saturating_mul(3600).saturating_add(number(m).saturating_mul(60));
+    let total = hm as f64 + seconds;
+    Some((total < MAX_CLOCK_SECONDS).then(|| (total * 1000.0).round_ties_even() as i64))
+}
+
+/// `\s(?:\#([+-]?\d+)|([+-]?(?:\d{0,10}\.\d{1,2}|\d{1,10}\.?)))(?:,(\d+))?\]` after `[%eval`:
+/// `None` if it does not match, else the evaluation if it is within bounds.
+fn eval(body: &[u8]) -> Option<Option<Eval>> {
+    let s = skip_space(body)?;
+    if let Some(s) = s.strip_prefix(b"#") {
+        let (negative, s) = sign(s);
+        let (d, s) = digits(s);
+        if d.is_empty() || !depth_and_close(s) {
+            return None;
+        }
+        let n = i64::try_from(number(d)).unwrap_or(i64::MAX);
+        let n = if negative { -n } else { n };
+        return Some(i32::try_from(n).ok().map(Eval::Mate));
+    }
+    let start = s;
+    let (_, s) = sign(s);
+    let (whole, s) = digits(s);
+    let (fraction, rest) = match s.strip_prefix(b".") {
+        Some(after) => {
+            let (f, rest) = digits(after);
+            (Some(f), rest)
+        }
+        None => (None, s),
+    };
+    let ok = match fraction {
+        // `\d{1,10}` with no dot
+        None => (1..=10).contains(&whole.len()),
+        // `\d{1,10}\.` or `\d{0,10}\.\d{1,2}`
+        Some(f) => whole.len() <= 10 && (f.len() <= 2) && !(whole.is_empty() && f.is_empty()),
+    };
+    if !ok || !depth_and_close(rest) {
+        return None;
+    }
+    // At most 10 + 2 digits: always a finite float.
+    let text = std::str::from_utf8(&start[..start.len() - rest.len()]).unwrap_or("0");
+    let value: f64 = text.parse().unwrap_or(0.0);
+    Some(Some(Eval::Cp((value * 100.0).round_ties_even() as i64)))
+}
+
+/// An optional sign: whether it is `-`, and the rest.
+fn sign(s: &[u8]) -> (bool, &[u8]) {
+    match s {
+        [b'-', rest @ ..] => (true, rest),
+        [b'+', rest @ ..] => (false, rest),
+        _ => (false, s),
+    }
+}
+
+/// `(?:,(\d+))?\]`
+fn depth_and_close(s: &[u8]) -> bool {
+    let s = match s.strip_prefix(b",") {
+        Some(s) => {
+            let (d, s) = digits(s);
+            if d.is_empty() {
+                return false;
+            }
+            s
+        }
+        None => s,
+    };
+    s.first() == Some(&b']')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Expected values worked out with python-chess 1.11.2 (`Game().clock()`, `.eval().white()`,
+    /// the clock rounded to milliseconds half to even), out-of-bounds ones as FORMAT.md says.
+    #[test]
+    fn commands_read_as_python_chess_reads_them() {
+        let cases: [(&str, Option<i64>, Option<Eval>); 29] = [
+            (" [%clk 0:03:00] ", Some(180_000), None),
+            ("[%clk 0:02:59.9]", Some(179_900), None),
+            ("[%clk 1:00:00.05]", Some(3_600_050), None),
+            ("[%clk 0:00:59.]", Some(59_000), None),
+            ("[%clk 0:0:5]", Some(5_000), None),
+            ("[%clk  0:03:00]", None, None),
+            ("[%clk\t0:03:00]", Some(180_000), None),
+            ("[%clk 0:03] [%clk 0:02:00]", Some(120_000), None),
+            ("[%clk 0:03:00] [%clk 0:02:00]", Some(180_000), None),
+            ("text [%eval 0.17] more [%clk 0:01:02]", Some(62_000), Some(Eval::Cp(17))),
+            ("[%eval #-3]", None, Some(Eval::Mate(-3))),
+            ("[%eval #+3,20]", None, Some(Eval::Mate(3))),
+            ("[%eval -0.175]", None, None),
+            ("[%eval .5]", None, Some(Eval::Cp(50))),
+            ("[%eval 5.]", None, Some(Eval::Cp(500))),
+            ("[%eval 0.173] [%eval 1.5]", None, Some(Eval::Cp(150))),
+            ("[%eval 12345678901] [%eval 2]", None, Some(Eval::Cp(200))),
+            ("[%eval +1.25,15]", None, Some(Eval::Cp(125))),
+            ("[%eval 1,]", None, None),
+            ("[%eval #0]", None, Some(Eval::Mate(0))),
+            ("[%eval #-0]", None, Some(Eval::Mate(0))),
+            ("[%eval x] [%eval -2.5]", None, Some(Eval::Cp(-250))),
+            ("[%clk 0:03:00.123456]", Some(180_123), None),
+            // The first match is out of bounds: no clock (the later one is not looked at).
+            ("[%clk 99999999999:00:00] [%clk 0:00:01]", None, None),
+            ("[%eval 0.5 ]", None, None),
+            ("[%clk 0:00:0.0005]", Some(0), None),
+            ("[%clkx 0:00:01] [%clk 0:00:02]", Some(2_000), None),
+            ("[%eval1.0] [%eval 3]", None, Some(Eval::Cp(300))),
+            ("[%eval #2147483648] [%eval 1]", None, None),
+        ];
+        for (comment, clock_ms, eval) in cases {
+            assert_eq!(read(comment.as_bytes()), Commands { clock_ms, eval }, "{comment}");
+            assert_eq!(may_hold_command(comment.as_bytes()), comment.contains("[%"));
+        }
+        assert_eq!(read(b"[%clk\r\n0:00:03]").clock_ms, Some(3_000), "CRLF is one line break");
+        assert_eq!(read(b"[%clk 0:00:\xff3]").clock_ms, None);
+        assert_eq!(read(b"[%clk 0:00:03").clock_ms, None);
+        assert_eq!(read(b"[%eval #").eval, None);
+    }
+}
