@@ -183,6 +183,9 @@ struct Engine {
     /// Games with evaluations by the band of their first missed claim: games, claimant wins,
     /// draws, losses.
     first_missed_bands: BTreeMap<String, [u64; 4]>,
+    /// Games with clocks by the clock band of their first claim opportunity: games, and those
+    /// where it was passed over (the first missed claim is the first claim).
+    first_claim_bands: BTreeMap<String, (u64, u64)>,
 }
 
 /// The clock bands of `missed_claims_by_clock.sql`.
@@ -278,6 +281,11 @@ fn engine_counts(files: &[PathBuf]) -> Engine {
                 }
             }
             e.games_with_clocks += u64::from(s["has_clocks"] == true);
+            if s["has_clocks"] == true && !s["first_claim_ply"].is_null() {
+                let band =
+                    e.first_claim_bands.entry(clock_band(s["first_claim_clock_ms"].as_i64()).to_owned()).or_default();
+                *band = (band.0 + 1, band.1 + u64::from(s["first_missed_claim_ply"] == s["first_claim_ply"]));
+            }
             e.games_with_evals += u64::from(s["has_evals"] == true);
             if s["has_evals"] == true && !s["first_missed_claim_ply"].is_null() {
                 let band =
@@ -547,6 +555,31 @@ fn check_report_against_queries(report: &Value, q: &BTreeMap<String, Vec<Value>>
     }
 }
 
+/// The report's clock and evaluation figures: the games they cover and the first claims by clock
+/// band equal the engine's records, the first missed claims by evaluation band the query's.
+fn check_report_clocks(report: &Value, q: &BTreeMap<String, Vec<Value>>, e: &Engine) {
+    let c = &report["clocks"];
+    assert_eq!(num(&c["games_with_clocks"]), e.games_with_clocks);
+    assert_eq!(num(&c["games_with_evals"]), e.games_with_evals);
+    let bands: BTreeMap<String, (u64, u64)> = c["first_claim_by_clock"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| num(&b["games"]) > 0)
+        .map(|b| (b["label"].as_str().unwrap().to_owned(), (num(&b["games"]), num(&b["passed_over"]))))
+        .collect();
+    assert_eq!(bands, e.first_claim_bands, "report: first claims by clock");
+    for band in c["first_missed_by_eval"].as_array().unwrap() {
+        let r = row(&q["missed_claims_by_eval"], "eval_band", band["label"].as_str().unwrap());
+        let o = &band["claimant"];
+        assert_eq!(
+            [num(&band["games"]), num(&o["wins"]), num(&o["draws"]), num(&o["losses"])],
+            [&r["games_first_missed"], &r["claimant_wins"], &r["claimant_draws"], &r["claimant_losses"]].map(num),
+            "report: first missed claims by evaluation"
+        );
+    }
+}
+
 /// Splits a terminal table line into cells (separated by two or more spaces).
 fn cells(line: &str) -> Vec<String> {
     line.trim().split("  ").map(str::trim).filter(|c| !c.is_empty()).map(str::to_owned).collect()
@@ -584,10 +617,12 @@ fn check_dataset(inputs: &[PathBuf], dumped: &[PathBuf]) -> (BTreeMap<String, Ve
     run(&args);
 
     let queries = run_queries(&dir);
-    check_queries_against_engine(&queries, &engine_counts(dumped));
+    let engine = engine_counts(dumped);
+    check_queries_against_engine(&queries, &engine);
 
     let report: Value = serde_json::from_slice(&run(&["report", dir.to_str().unwrap(), "--json"]).stdout).unwrap();
     check_report_against_queries(&report, &queries);
+    check_report_clocks(&report, &queries, &engine);
 
     let page = tmp.path().join("report.html");
     let text =
@@ -660,6 +695,7 @@ fn larger_corpus() {
         queries["missed_claims_by_clock"].iter().filter(|r| r["split"] == "all" && num(&r["opportunities"]) > 0);
     assert!(banded.count() >= 3, "{:?}", queries["missed_claims_by_clock"]);
     assert!(queries["missed_claims_by_eval"].iter().any(|r| num(&r["opportunities"]) > 0));
+    assert!(num(&report["clocks"]["games_with_clocks"]) > 900, "the clocks sample's games have clocks");
 }
 
 #[test]
