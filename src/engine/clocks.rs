@@ -121,7 +121,12 @@ impl Annotations {
 
 /// Sets `v[i]` if it is not set yet (growing `v`); returns whether it did.
 fn set_once<T: Copy>(v: &mut Vec<Option<T>>, i: usize, value: T) -> bool {
-    if v.len() <= i {
+    // The common case: a clock after every move, noted in order.
+    if v.len() == i {
+        v.push(Some(value));
+        return true;
+    }
+    if v.len() < i {
         v.resize(i + 1, None);
     }
     let was_unset = v[i].is_none();

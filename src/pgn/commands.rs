@@ -6,8 +6,6 @@
 //! and `\s` also take other Unicode ones; the oracle reads those as no match, FORMAT.md).
 //! No allocation: a comment is searched in place.
 
-use memchr::memmem;
-
 use crate::engine::clocks::Eval;
 
 /// A clock is kept only below this many seconds, a mate only within `i32`: python-chess takes any
@@ -25,6 +23,10 @@ pub struct Commands {
 
 /// Reads `comment` (the bytes between its braces).
 pub fn read(comment: &[u8]) -> Commands {
+    // Lichess writes a clock after every move, alone in its comment: read it without searching.
+    if let Some(ms) = lone_clock(comment) {
+        return Commands { clock_ms: Some(ms), eval: None };
+    }
     let mut found = Commands::default();
     // The first match of each kind decides, also when its value is out of bounds (then none).
     let (mut clock_matched, mut eval_matched) = (false, false);
@@ -49,9 +51,26 @@ pub fn read(comment: &[u8]) -> Commands {
     found
 }
 
-/// Whether `comment` may hold a command: the cheap test before [`read`].
-pub fn may_hold_command(comment: &[u8]) -> bool {
-    memmem::find(comment, b"[%").is_some()
+/// The clock of a comment that is ` [%clk H:MM:SS] ` (spaces optional) and nothing else: the
+/// form of nearly every comment in a Lichess file, read by fixed positions. Anything else,
+/// `None`, goes the general way (which reads this form alike: the unit tests check both).
+fn lone_clock(comment: &[u8]) -> Option<i64> {
+    let c = comment.strip_prefix(b" ").unwrap_or(comment);
+    let c = c.strip_suffix(b" ").unwrap_or(c);
+    let body = c.strip_prefix(b"[%clk ")?;
+    // H:MM:SS] or HH:MM:SS]
+    let b: &[u8; 8] = match body.len() {
+        8 => body.try_into().ok()?,
+        9 => body[1..].try_into().ok()?,
+        _ => return None,
+    };
+    let tens = if body.len() == 9 { body[0] } else { b'0' };
+    let digits = [tens, b[0], b[2], b[3], b[5], b[6]];
+    if b[1] != b':' || b[4] != b':' || b[7] != b']' || !digits.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    let [h1, h2, m1, m2, s1, s2] = digits.map(|d| i64::from(d - b'0'));
+    Some((((h1 * 10 + h2) * 60 + m1 * 10 + m2) * 60 + s1 * 10 + s2) * 1000)
 }
 
 /// Python's `\s` over ASCII; a CRLF is one character after the oracle's universal newlines.
@@ -93,6 +112,10 @@ fn clock(body: &[u8]) -> Option<Option<i64>> {
     if s.first() != Some(&b']') {
         return None;
     }
+    let fraction = &seconds[whole.len()..seconds.len() - s.len()];
+    if let Some(ms) = exact_ms(h, m, whole, fraction) {
+        return Some(Some(ms));
+    }
     // The seconds as Python's `float()` reads them (`59.` too); then Python adds the int hours
     // and minutes, converted to a float first.
     let text = std::str::from_utf8(&seconds[..seconds.len() - s.len()]).unwrap_or("");
@@ -100,6 +123,21 @@ fn clock(body: &[u8]) -> Option<Option<i64>> {
     let hm = number(h).saturating_mul(3600).saturating_add(number(m).saturating_mul(60));
     let total = hm as f64 + seconds;
     Some((total < MAX_CLOCK_SECONDS).then(|| (total * 1000.0).round_ties_even() as i64))
+}
+
+/// The clock in whole milliseconds without floats, where that is sure to be what Python's float
+/// arithmetic rounds to: at most 3 decimals (`fraction` is the dot and its digits, or empty) and
+/// short parts. Then the float sum is within a few ulps of an integer count of milliseconds
+/// below 10^12, far less than the half a millisecond that would change its rounding. The common
+/// case (`0:03:00`, `0:02:59.9`), at a fraction of the cost of parsing a float.
+fn exact_ms(h: &[u8], m: &[u8], whole: &[u8], fraction: &[u8]) -> Option<i64> {
+    let decimals = fraction.len().saturating_sub(1);
+    if h.len() > 6 || m.len() > 6 || whole.len() > 6 || decimals > 3 {
+        return None;
+    }
+    let seconds = number(h) * 3600 + number(m) * 60 + number(whole);
+    let milli = fraction.get(1..).map_or(0, number) * [1000, 100, 10, 1][decimals];
+    (seconds < MAX_CLOCK_SECONDS as u64).then(|| (seconds * 1000 + milli) as i64)
 }
 
 /// `\s(?:\#([+-]?\d+)|([+-]?(?:\d{0,10}\.\d{1,2}|\d{1,10}\.?)))(?:,(\d+))?\]` after `[%eval`:
@@ -207,11 +245,40 @@ mod tests {
         ];
         for (comment, clock_ms, eval) in cases {
             assert_eq!(read(comment.as_bytes()), Commands { clock_ms, eval }, "{comment}");
-            assert_eq!(may_hold_command(comment.as_bytes()), comment.contains("[%"));
+            assert!(lone_clock(comment.as_bytes()).is_none_or(|ms| Some(ms) == clock_ms), "{comment}");
         }
         assert_eq!(read(b"[%clk\r\n0:00:03]").clock_ms, Some(3_000), "CRLF is one line break");
         assert_eq!(read(b"[%clk 0:00:\xff3]").clock_ms, None);
         assert_eq!(read(b"[%clk 0:00:03").clock_ms, None);
         assert_eq!(read(b"[%eval #").eval, None);
+        // The lone Lichess clock: read by fixed positions, or not at all, as the general way reads it.
+        for comment in [" [%clk 0:03:00] ", "[%clk 1:00:09]", "[%clk 12:34:56] ", " [%clk 0:3:00] ", " [%clk 0:03:00]x"]
+        {
+            let general = {
+                let mut c = Commands::default();
+                let body = comment.as_bytes();
+                let at = memchr::memchr(b'[', body).unwrap();
+                c.clock_ms = clock(&body[at + 5..]).flatten();
+                c.clock_ms
+            };
+            assert!(lone_clock(comment.as_bytes()).is_none_or(|ms| Some(ms) == general), "{comment}");
+            assert_eq!(read(comment.as_bytes()).clock_ms, general, "{comment}");
+        }
+        assert_eq!(lone_clock(b" [%clk 0:03:00] "), Some(180_000));
+        assert_eq!(lone_clock(b"[%clk 12:34:56]"), Some(45_296_000));
+        // The integer shortcut and the float reading agree where the shortcut is taken.
+        for clock in ["0:03:00", "0:02:59.9", "1:59:59.99", "99999:59:59.999", "0:0:0.", "12:345:678.5", "0:00:00.001"]
+        {
+            let body = format!(" {clock}]");
+            let b = body.as_bytes();
+            let (h, rest) = digits(&b[1..]);
+            let (m, rest) = digits(&rest[1..]);
+            let (whole, rest) = digits(&rest[1..]);
+            let fraction = &rest[..rest.len() - 1];
+            let fast = exact_ms(h, m, whole, fraction);
+            let text = std::str::from_utf8(&b[1 + h.len() + 1 + m.len() + 1..b.len() - 1]).unwrap();
+            let slow = ((number(h) * 3600 + number(m) * 60) as f64 + text.parse::<f64>().unwrap()) * 1000.0;
+            assert_eq!(fast, Some(slow.round_ties_even() as i64), "{clock}");
+        }
     }
 }

@@ -229,8 +229,8 @@ impl GameVisitor {
 
     /// Reads the commands of a mainline comment after the last move played.
     fn comment(&mut self, comment: &[u8]) {
-        if commands::may_hold_command(comment) {
-            let found = commands::read(comment);
+        let found = commands::read(comment);
+        if found.clock_ms.is_some() || found.eval.is_some() {
             self.replay.note_comment(found.clock_ms, found.eval);
         }
     }
