@@ -54,7 +54,7 @@ fn a_lichess_game_whose_missed_claim_has_a_known_clock() {
          2... Ng8 { [%clk 0:02:55] } 3. Nf3 { [%clk 0:02:57] } 3... Nf6 { [%clk 0:02:50] } 4. Ng1 { [%clk 0:02:56] } \
          4... Ng8 { [%clk 0:02:41] } 5. e4 { [%clk 0:02:54] } 1-0\n",
     );
-    assert_eq!(g.time_control(), Some((180, 2)));
+    assert_eq!(g.time_control, Some((180, 2)));
     assert_eq!(
         clocks(&g),
         [
@@ -83,7 +83,7 @@ fn chess_com_tenths_and_a_malformed_clock() {
         "[Site \"Chess.com\"]\n[TimeControl \"180\"]\n\n1. Nf3 {[%clk 0:02:59.9]} 1... Nf6 {[%clk 0:02:58.7]} \
          2. Ng1 {[%clk 0:02:55.1]} 2... Ng8 {[%clk 0:02:50.05]} 3. Nf3 {[%clk 0:02]} *\n",
     );
-    assert_eq!(g.time_control(), None);
+    assert_eq!(g.time_control, None);
     assert_eq!(clocks(&g), ["4 repetition: 175100 170050 - -", "5 repetition: 170050 - - -"]);
     assert!(!summary(&g).has_clocks);
 }

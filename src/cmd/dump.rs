@@ -42,7 +42,7 @@ struct Record<'a> {
 
 impl<'a> Record<'a> {
     fn of(index: u64, game: &'a Game) -> Record<'a> {
-        let time_control = game.time_control();
+        let time_control = game.time_control;
         Record {
             base_seconds: time_control.map(|(base, _)| base),
             black: game.tag("Black"),

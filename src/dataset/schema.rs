@@ -163,8 +163,8 @@ static GAME_COLUMNS: [Column<Game>; 9] = [
     Column::null(col::ERROR_KIND, Str(|g| g.error().map(|e| e.kind.as_str().into()))),
     Column::null(col::ERROR_PLY, U32(|g| g.error().map(|e| e.ply))),
     Column::null(col::ERROR_TOKEN, Str(|g| g.error().map(|e| e.token.as_str().into()))),
-    Column::null(col::BASE_SECONDS, U32(|g| g.time_control().map(|(base, _)| base))),
-    Column::null(col::INCREMENT_SECONDS, U32(|g| g.time_control().map(|(_, increment)| increment))),
+    Column::null(col::BASE_SECONDS, U32(|g| g.time_control.map(|(base, _)| base))),
+    Column::null(col::INCREMENT_SECONDS, U32(|g| g.time_control.map(|(_, increment)| increment))),
 ];
 
 /// `games` summary columns (all null for a skipped game).

@@ -55,18 +55,23 @@ pub fn read(comment: &[u8]) -> Commands {
 /// form of nearly every comment in a Lichess file, read by fixed positions. Anything else,
 /// `None`, goes the general way (which reads this form alike: the unit tests check both).
 fn lone_clock(comment: &[u8]) -> Option<i64> {
-    let c = comment.strip_prefix(b" ").unwrap_or(comment);
-    let c = c.strip_suffix(b" ").unwrap_or(c);
-    let body = c.strip_prefix(b"[%clk ")?;
-    // H:MM:SS] or HH:MM:SS]
-    let b: &[u8; 8] = match body.len() {
-        8 => body.try_into().ok()?,
-        9 => body[1..].try_into().ok()?,
+    // Slice patterns: byte comparisons in place, no call to compare slices.
+    let c = match comment {
+        [b' ', rest @ ..] => rest,
+        c => c,
+    };
+    let c = match c {
+        [rest @ .., b' '] => rest,
+        c => c,
+    };
+    let (tens, rest) = match c {
+        [b'[', b'%', b'c', b'l', b'k', b' ', rest @ ..] if rest.len() == 8 => (b'0', rest),
+        [b'[', b'%', b'c', b'l', b'k', b' ', tens, rest @ ..] if rest.len() == 8 => (*tens, rest),
         _ => return None,
     };
-    let tens = if body.len() == 9 { body[0] } else { b'0' };
-    let digits = [tens, b[0], b[2], b[3], b[5], b[6]];
-    if b[1] != b':' || b[4] != b':' || b[7] != b']' || !digits.iter().all(u8::is_ascii_digit) {
+    let &[h, b':', m1, m2, b':', s1, s2, b']'] = rest else { return None };
+    let digits = [tens, h, m1, m2, s1, s2];
+    if !digits.iter().all(u8::is_ascii_digit) {
         return None;
     }
     let [h1, h2, m1, m2, s1, s2] = digits.map(|d| i64::from(d - b'0'));

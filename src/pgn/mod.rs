@@ -59,6 +59,8 @@ pub struct Game {
     pub analysis: Option<Analysis>,
     /// The mainline moves as written, only when the visitor was asked to keep them.
     pub moves: Vec<SanPlus>,
+    /// Base and increment seconds of the `TimeControl` tag ([`tags::time_control`]).
+    pub time_control: Option<(u32, u32)>,
 }
 
 impl Game {
@@ -69,11 +71,6 @@ impl Game {
     /// Why the replay stopped, if it did.
     pub fn error(&self) -> Option<&GameError> {
         self.analysis.as_ref().and_then(|a| a.error.as_ref())
-    }
-
-    /// Base and increment seconds of the `TimeControl` tag ([`tags::time_control`]).
-    pub fn time_control(&self) -> Option<(u32, u32)> {
-        self.tag("TimeControl").and_then(tags::time_control)
     }
 
     pub fn status(&self) -> GameStatus {
@@ -88,6 +85,7 @@ impl Game {
 /// Per-game state while the movetext is read.
 pub struct Movetext {
     moves: Vec<SanPlus>,
+    time_control: Option<(u32, u32)>,
     tags: Tags,
     variant: Variant,
     outcome: Option<GameResult>,
@@ -201,22 +199,22 @@ impl GameVisitor {
     #[allow(clippy::result_large_err)] // the `Err` is the game itself, handed straight on
     fn begin(&mut self, tags: Tags) -> Result<Movetext, Game> {
         let find = |name: &str| tags.get(name);
+        let time_control = find("TimeControl").and_then(tags::time_control);
         let mut variant = Variant::from_tag(find("Variant"));
         if let Variant::Other(_) = variant {
             let result = GameResult::from_tag(find("Result").unwrap_or(""));
-            return Err(Game { tags, variant, result, analysis: None, moves: Vec::new() });
+            return Err(Game { tags, variant, result, analysis: None, moves: Vec::new(), time_control });
         }
         match Start::new(&variant, find("FEN")) {
             Ok(start) => {
                 if start.mode == CastlingMode::Chess960 {
                     variant = Variant::Chess960;
                 }
-                let base = find("TimeControl").and_then(tags::time_control).map(|(base, _)| base);
-                self.replay.start(start, base);
+                self.replay.start(start, time_control.map(|(base, _)| base));
             }
             Err(error) => self.replay.start_failed(error),
         }
-        Ok(Movetext { moves: Vec::new(), tags, variant, outcome: None })
+        Ok(Movetext { moves: Vec::new(), time_control, tags, variant, outcome: None })
     }
 
     /// Plays a move the reader passed on.
@@ -266,7 +264,14 @@ impl GameVisitor {
             _ => marker.unwrap_or(GameResult::Unknown),
         };
         let analysis = self.replay.finish(result);
-        Game { tags: movetext.tags, variant: movetext.variant, result, analysis: Some(analysis), moves: movetext.moves }
+        Game {
+            tags: movetext.tags,
+            variant: movetext.variant,
+            result,
+            analysis: Some(analysis),
+            moves: movetext.moves,
+            time_control: movetext.time_control,
+        }
     }
 }
 
@@ -363,6 +368,7 @@ impl Game {
             result: GameResult::Unknown,
             analysis: Some(Analysis { error: Some(error), summary: Summary::empty(), events: Vec::new() }),
             moves: Vec::new(),
+            time_control: None,
         }
     }
 }
