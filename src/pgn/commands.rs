@@ -257,8 +257,16 @@ mod tests {
         assert_eq!(read(b"[%clk 0:00:03").clock_ms, None);
         assert_eq!(read(b"[%eval #").eval, None);
         // The lone Lichess clock: read by fixed positions, or not at all, as the general way reads it.
-        for comment in [" [%clk 0:03:00] ", "[%clk 1:00:09]", "[%clk 12:34:56] ", " [%clk 0:3:00] ", " [%clk 0:03:00]x"]
-        {
+        for comment in [
+            " [%clk 0:03:00] ",
+            "[%clk 1:00:09]",
+            "[%clk 12:34:56] ",
+            " [%clk 0:3:00] ",
+            " [%clk 0:03:00]x",
+            "[%clk 0:0a:00]",
+            "[%clk 9:59:5/]",
+            "[%clk 1x:00:00]",
+        ] {
             let general = {
                 let mut c = Commands::default();
                 let body = comment.as_bytes();
