@@ -18,7 +18,7 @@ use std::{
 use arrow_array::{
     Array, ArrayRef, RecordBatch,
     cast::AsArray,
-    types::{Date32Type, Float64Type, Int16Type, Time32MillisecondType, UInt32Type, UInt64Type},
+    types::{Date32Type, Float64Type, Int16Type, Int32Type, Int64Type, Time32MillisecondType, UInt32Type, UInt64Type},
 };
 use arrow_schema::{DataType, TimeUnit};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
@@ -56,7 +56,7 @@ const TAG_COLUMNS: [&str; 21] = [
 ];
 
 /// `games` columns that hold the game summary, under the summary's own field names.
-const SUMMARY_COLUMNS: [&str; 21] = [
+const SUMMARY_COLUMNS: [&str; 29] = [
     "plies",
     "max_occurrence",
     "first_ply_occurrence_2",
@@ -78,10 +78,18 @@ const SUMMARY_COLUMNS: [&str; 21] = [
     "draw_reason",
     "first_threefold_span",
     "first_threefold_perpetual",
+    "has_clocks",
+    "has_evals",
+    "first_claim_clock_ms",
+    "first_claim_eval_cp",
+    "first_claim_eval_mate",
+    "first_missed_claim_clock_ms",
+    "first_missed_claim_eval_cp",
+    "first_missed_claim_eval_mate",
 ];
 
 /// `events` columns that hold an event field of the same name in `dump`'s record.
-const EVENT_FIELDS: [&str; 23] = [
+const EVENT_FIELDS: [&str; 27] = [
     "ply",
     "kind",
     "fullmove",
@@ -105,6 +113,10 @@ const EVENT_FIELDS: [&str; 23] = [
     "board_occurrence",
     "fide_occurrence",
     "fen_occurrence",
+    "clock_ms",
+    "opponent_clock_ms",
+    "eval_cp",
+    "eval_mate",
 ];
 
 /// One cell as JSON: integers as numbers, dates as days, times as milliseconds, lists as
@@ -118,6 +130,8 @@ fn cell(column: &ArrayRef, i: usize) -> Value {
         DataType::UInt32 => json!(column.as_primitive::<UInt32Type>().value(i)),
         DataType::UInt64 => json!(column.as_primitive::<UInt64Type>().value(i)),
         DataType::Int16 => json!(column.as_primitive::<Int16Type>().value(i)),
+        DataType::Int32 => json!(column.as_primitive::<Int32Type>().value(i)),
+        DataType::Int64 => json!(column.as_primitive::<Int64Type>().value(i)),
         DataType::Float64 => json!(column.as_primitive::<Float64Type>().value(i)),
         DataType::Boolean => json!(column.as_boolean().value(i)),
         DataType::Date32 => json!(column.as_primitive::<Date32Type>().value(i)),
@@ -142,9 +156,20 @@ fn json_type_fits(ty: &DataType, nullable: bool, value: &Value) -> bool {
         Value::String(_) => matches!(ty, DataType::Utf8),
         Value::Bool(_) => matches!(ty, DataType::Boolean),
         Value::Number(n) if n.is_u64() => {
-            matches!(ty, DataType::UInt32 | DataType::UInt64 | DataType::Int16 | DataType::Date32 | DataType::Time32(_))
+            matches!(
+                ty,
+                DataType::UInt32
+                    | DataType::UInt64
+                    | DataType::Int16
+                    | DataType::Int32
+                    | DataType::Int64
+                    | DataType::Date32
+                    | DataType::Time32(_)
+            )
         }
-        Value::Number(n) if n.is_i64() => matches!(ty, DataType::Int16 | DataType::Date32),
+        Value::Number(n) if n.is_i64() => {
+            matches!(ty, DataType::Int16 | DataType::Int32 | DataType::Int64 | DataType::Date32)
+        }
         Value::Number(_) => matches!(ty, DataType::Float64),
         Value::Array(_) => matches!(ty, DataType::List(_) | DataType::Map(..)),
         Value::Object(_) => false,
@@ -216,6 +241,7 @@ fn expected_game_cell(name: &str, ty: &DataType, source: &str, record: &Value, t
         }
         "lichess_id" => json!(tag("Site").and_then(tags::lichess_id)),
         "time_class" => json!(tag("TimeControl").and_then(tags::time_class)),
+        "base_seconds" | "increment_seconds" => record[name].clone(),
         "tags" => {
             // Every tag but the first of each name with a column of its own.
             let mut seen = Vec::new();

@@ -610,6 +610,8 @@ fn type_name(t: &arrow_schema::DataType) -> String {
         UInt32 => "uint32".into(),
         Int16 => "int16".into(),
         Float64 => "float64".into(),
+        Int32 => "int32".into(),
+        Int64 => "int64".into(),
         Boolean => "bool".into(),
         Date32 => "date32".into(),
         Time32(TimeUnit::Millisecond) => "time32[ms]".into(),

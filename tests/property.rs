@@ -154,7 +154,7 @@ fn naive_events(start: &Chess, moves: &[Move]) -> Vec<String> {
 
 fn engine_events(start: &Chess, mode: CastlingMode, moves: &[Move]) -> Vec<String> {
     let mut replay = Replay::new();
-    replay.start(Start { pos: start.clone(), mode });
+    replay.start(Start { pos: start.clone(), mode }, None);
     for &m in moves {
         replay.play(m);
     }

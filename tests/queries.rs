@@ -13,7 +13,7 @@ use std::{
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_threefold");
-const QUERIES: [&str; 9] = [
+const QUERIES: [&str; 11] = [
     "missed_claims",
     "claim_by_move_only",
     "castling_rights_edge_cases",
@@ -23,6 +23,8 @@ const QUERIES: [&str; 9] = [
     "repetition_rate_by_rating",
     "first_threefold_ply",
     "repetition_kinds",
+    "missed_claims_by_clock",
+    "missed_claims_by_eval",
 ];
 
 mod common;
@@ -172,6 +174,43 @@ struct Engine {
     buckets: BTreeMap<u64, u64>,
     /// Threefold and fivefold draws by `first_threefold_perpetual` (`none` for null).
     perpetual_draws: BTreeMap<String, u64>,
+    games_with_clocks: u64,
+    games_with_evals: u64,
+    /// Claim opportunities in games with clocks by the claimant's clock band: (all, missed).
+    clock_bands: BTreeMap<String, (u64, u64)>,
+    /// The same in games with evaluations by the claimant's evaluation band.
+    eval_bands: BTreeMap<String, (u64, u64)>,
+    /// Games with evaluations by the band of their first missed claim: games, claimant wins,
+    /// draws, losses.
+    first_missed_bands: BTreeMap<String, [u64; 4]>,
+    /// Games with clocks by the clock band of their first claim opportunity: games, and those
+    /// where it was passed over (the first missed claim is the first claim).
+    first_claim_bands: BTreeMap<String, (u64, u64)>,
+}
+
+/// The clock bands of `missed_claims_by_clock.sql`.
+fn clock_band(ms: Option<i64>) -> &'static str {
+    match ms {
+        Some(ms) if ms < 10_000 => "< 10 s",
+        Some(ms) if ms < 30_000 => "10-30 s",
+        Some(ms) if ms < 60_000 => "30-60 s",
+        Some(ms) if ms < 180_000 => "1-3 min",
+        Some(_) => ">= 3 min",
+        None => "unknown",
+    }
+}
+
+/// The evaluation bands of `missed_claims_by_eval.sql`, from the claimant's side.
+fn eval_band(cp: Option<i64>, mate: Option<i64>) -> &'static str {
+    match (cp, mate) {
+        (_, Some(m)) if m < 0 => "clearly worse",
+        (_, Some(m)) if m > 0 => "clearly better",
+        (_, Some(_)) => "about equal",
+        (Some(cp), None) if cp < -100 => "clearly worse",
+        (Some(cp), None) if cp > 100 => "clearly better",
+        (Some(_), None) => "about equal",
+        (None, None) => "no evaluation",
+    }
 }
 
 fn engine_counts(files: &[PathBuf]) -> Engine {
@@ -223,6 +262,42 @@ fn engine_counts(files: &[PathBuf]) -> Engine {
             }
             for ev in of_kind("claim_by_move") {
                 plies.entry(ev["ply"].as_u64().unwrap()).or_default().1 |= ev["played"] == true;
+            }
+            // Every opportunity but one at the last ply is missed (the engine's definition).
+            let all_missed = n("missed_claims") == n("claim_opportunities");
+            for &ply in plies.keys() {
+                let at = events.iter().find(|ev| ev["ply"] == ply).unwrap();
+                let missed = u64::from(ply < n("plies") || all_missed);
+                let side = if at["turn"] == "w" { 1 } else { -1 };
+                if s["has_clocks"] == true {
+                    let band = e.clock_bands.entry(clock_band(at["clock_ms"].as_i64()).to_owned()).or_default();
+                    *band = (band.0 + 1, band.1 + missed);
+                }
+                if s["has_evals"] == true {
+                    let (cp, mate) =
+                        (at["eval_cp"].as_i64().map(|v| side * v), at["eval_mate"].as_i64().map(|v| side * v));
+                    let band = e.eval_bands.entry(eval_band(cp, mate).to_owned()).or_default();
+                    *band = (band.0 + 1, band.1 + missed);
+                }
+            }
+            e.games_with_clocks += u64::from(s["has_clocks"] == true);
+            if s["has_clocks"] == true && !s["first_claim_ply"].is_null() {
+                let band =
+                    e.first_claim_bands.entry(clock_band(s["first_claim_clock_ms"].as_i64()).to_owned()).or_default();
+                *band = (band.0 + 1, band.1 + u64::from(s["first_missed_claim_ply"] == s["first_claim_ply"]));
+            }
+            e.games_with_evals += u64::from(s["has_evals"] == true);
+            if s["has_evals"] == true && !s["first_missed_claim_ply"].is_null() {
+                let band =
+                    eval_band(s["first_missed_claim_eval_cp"].as_i64(), s["first_missed_claim_eval_mate"].as_i64());
+                let counts = e.first_missed_bands.entry(band.to_owned()).or_default();
+                counts[0] += 1;
+                match s["claimant_score_after_first_missed"].as_f64() {
+                    Some(1.0) => counts[1] += 1,
+                    Some(0.5) => counts[2] += 1,
+                    Some(_) => counts[3] += 1,
+                    None => {}
+                }
             }
             let on_board = plies.values().filter(|p| p.0).count() as u64;
             let by_move = plies.len() as u64 - on_board;
@@ -330,6 +405,41 @@ fn check_queries_against_engine(q: &BTreeMap<String, Vec<Value>>, e: &Engine) {
         .sum();
     let one_side = ["white", "black"].iter().map(|k| e.perpetual_draws.get(*k).copied().unwrap_or(0)).sum::<u64>();
     assert_eq!(stronger_or_weaker, one_side, "a checking side for every perpetual by one side");
+
+    let by_clock = &q["missed_claims_by_clock"];
+    let covered: Vec<u64> =
+        by_clock.iter().filter(|r| r["split"] == "all").map(|r| num(&r["games_with_clocks"])).collect();
+    assert!(!covered.is_empty() && covered.iter().all(|&n| n == e.games_with_clocks), "games with clocks: {covered:?}");
+    let bands: BTreeMap<String, (u64, u64)> = by_clock
+        .iter()
+        .filter(|r| r["split"] == "all" && !r["clock_band"].is_null())
+        .map(|r| (r["clock_band"].as_str().unwrap().to_owned(), (num(&r["opportunities"]), num(&r["missed"]))))
+        .collect();
+    assert_eq!(bands, e.clock_bands, "missed_claims_by_clock");
+    let classes: u64 = by_clock.iter().filter(|r| r["split"] == "time_class").map(|r| num(&r["opportunities"])).sum();
+    assert_eq!(classes, e.clock_bands.values().map(|b| b.0).sum::<u64>(), "time classes add up");
+
+    let by_eval = &q["missed_claims_by_eval"];
+    assert_eq!(by_eval.len(), 4);
+    let bands: BTreeMap<String, (u64, u64)> = by_eval
+        .iter()
+        .filter(|r| num(&r["opportunities"]) > 0)
+        .map(|r| (r["eval_band"].as_str().unwrap().to_owned(), (num(&r["opportunities"]), num(&r["missed"]))))
+        .collect();
+    assert_eq!(bands, e.eval_bands, "missed_claims_by_eval: opportunities");
+    let first: BTreeMap<String, [u64; 4]> = by_eval
+        .iter()
+        .filter(|r| num(&r["games_first_missed"]) > 0)
+        .map(|r| {
+            let c = |k: &str| num(&r[k]);
+            (
+                r["eval_band"].as_str().unwrap().to_owned(),
+                [c("games_first_missed"), c("claimant_wins"), c("claimant_draws"), c("claimant_losses")],
+            )
+        })
+        .collect();
+    assert_eq!(first, e.first_missed_bands, "missed_claims_by_eval: first missed claims");
+    assert!(by_eval.iter().all(|r| num(&r["games_with_evals"]) == e.games_with_evals));
 }
 
 /// The report's figures (`--json`) equal the queries' wherever both give one.
@@ -445,6 +555,31 @@ fn check_report_against_queries(report: &Value, q: &BTreeMap<String, Vec<Value>>
     }
 }
 
+/// The report's clock and evaluation figures: the games they cover and the first claims by clock
+/// band equal the engine's records, the first missed claims by evaluation band the query's.
+fn check_report_clocks(report: &Value, q: &BTreeMap<String, Vec<Value>>, e: &Engine) {
+    let c = &report["clocks"];
+    assert_eq!(num(&c["games_with_clocks"]), e.games_with_clocks);
+    assert_eq!(num(&c["games_with_evals"]), e.games_with_evals);
+    let bands: BTreeMap<String, (u64, u64)> = c["first_claim_by_clock"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| num(&b["games"]) > 0)
+        .map(|b| (b["label"].as_str().unwrap().to_owned(), (num(&b["games"]), num(&b["passed_over"]))))
+        .collect();
+    assert_eq!(bands, e.first_claim_bands, "report: first claims by clock");
+    for band in c["first_missed_by_eval"].as_array().unwrap() {
+        let r = row(&q["missed_claims_by_eval"], "eval_band", band["label"].as_str().unwrap());
+        let o = &band["claimant"];
+        assert_eq!(
+            [num(&band["games"]), num(&o["wins"]), num(&o["draws"]), num(&o["losses"])],
+            [&r["games_first_missed"], &r["claimant_wins"], &r["claimant_draws"], &r["claimant_losses"]].map(num),
+            "report: first missed claims by evaluation"
+        );
+    }
+}
+
 /// Splits a terminal table line into cells (separated by two or more spaces).
 fn cells(line: &str) -> Vec<String> {
     line.trim().split("  ").map(str::trim).filter(|c| !c.is_empty()).map(str::to_owned).collect()
@@ -482,10 +617,12 @@ fn check_dataset(inputs: &[PathBuf], dumped: &[PathBuf]) -> (BTreeMap<String, Ve
     run(&args);
 
     let queries = run_queries(&dir);
-    check_queries_against_engine(&queries, &engine_counts(dumped));
+    let engine = engine_counts(dumped);
+    check_queries_against_engine(&queries, &engine);
 
     let report: Value = serde_json::from_slice(&run(&["report", dir.to_str().unwrap(), "--json"]).stdout).unwrap();
     check_report_against_queries(&report, &queries);
+    check_report_clocks(&report, &queries, &engine);
 
     let page = tmp.path().join("report.html");
     let text =
@@ -535,6 +672,8 @@ fn larger_corpus() {
     };
     let files = [
         corpus.join("lichess/lichess_db_standard_rated_2013-01-sample.pgn.zst"),
+        // Clocks after every move (and an evaluation in some games).
+        corpus.join("lichess/lichess-2021-10-01-clocks-sample.pgn"),
         corpus.join("otb/world-championship-matches.pgn"),
         // Atomic games are skipped (left out of every rate); a bad move makes an `error` game.
         corpus.join("variants/atomic.pgn"),
@@ -551,6 +690,12 @@ fn larger_corpus() {
     assert!(queries["missed_claims"].iter().any(|r| r["rating_band"] == "unknown"));
     // Lichess Site tags become links in the example table.
     assert!(html.contains("<a href=\"https://lichess.org/"));
+    // The clocks sample's opportunities are there, in more than one clock band.
+    let banded =
+        queries["missed_claims_by_clock"].iter().filter(|r| r["split"] == "all" && num(&r["opportunities"]) > 0);
+    assert!(banded.count() >= 3, "{:?}", queries["missed_claims_by_clock"]);
+    assert!(queries["missed_claims_by_eval"].iter().any(|r| num(&r["opportunities"]) > 0));
+    assert!(num(&report["clocks"]["games_with_clocks"]) > 900, "the clocks sample's games have clocks");
 }
 
 #[test]

@@ -20,7 +20,7 @@ mod common;
 /// Game slices the splitter must find in the corpus's PGN files (all of them, compressed too).
 const CORPUS_SLICES: u64 = 416_107;
 /// Game slices in `data-samples/` and `tests/oracle/rules/`.
-const SAMPLE_SLICES: u64 = 397;
+const SAMPLE_SLICES: u64 = 402;
 
 /// The files to read (the corpus when it is there, the rule fixtures, the samples and a
 /// generated file written under `tmp`), and how many game slices the splitter must cut them
@@ -244,11 +244,41 @@ fn scanner_agrees_on_tricky_movetext() {
         "[Event \"x\"] 1. e4 e5\n[Event \"y\"]\n1. d4 *",
         "1. e4 \u{2013} 1\u{2013}0",
         "1. e4 0000 e5 --  Z0 *",
+        // Comments, with the clock and evaluation commands the replay reads from them.
+        "{before} 1. e4 { [%clk 0:03:00] } {second} 1... e5 {[%eval 0.17] [%clk 0:02:59.9]} (1... c5 {[%clk 0:00:01]}) *",
+        "1. e4 {[%clk 0:03:00]} d8Q {[%clk 0:02:00]} e5 *",
+        "1. e4 {[%clk 0:03:00]} 1-0 {after the result} Nf3 {x}",
+        "1. e4 {}{}{ } e5 {[%clk 0:03:00\n]} Nf3 { open [%clk 0:01:00]",
     ] {
         if let Err(diff) = check_scan_against_reader(pgn.as_bytes()) {
             panic!("{pgn:?}:\n{diff}");
         }
     }
+}
+
+/// A game `pgn-reader` reads (the second of a slice: its tags follow the first game's moves on
+/// the next line) has the clocks and evaluations the scanner reads in the same game on its own,
+/// a comment longer than the reader's buffer (passed on in parts) included.
+#[test]
+fn the_reader_reads_the_commands_the_scanner_reads() {
+    let long = "x".repeat(5000);
+    let second = format!(
+        "[Event \"y\"]\n[TimeControl \"60+1\"]\n1. Nf3 {{ [%clk 0:01:00] }} Nf6 {{ {long} [%eval #-3] [%clk 0:00:59.5] }} \
+         2. Ng1 {{[%clk 0:01:01]}} Ng8 {{[%clk 0:01:00]}} 3. Nf3 {{[%clk 0:01:01] [%eval 0.5]}} Nf6 {{[%clk 0:00:58]}} \
+         4. Ng1 {{[%clk 0:01:02]}} Ng8 {{[%clk 0:00:57]}} *\n"
+    );
+    let both = format!("[Event \"x\"] 1. e4 e5\n{second}");
+    let alone = records(second.as_bytes(), GameVisitor::new(), |_| true).1;
+    let read = records(both.as_bytes(), GameVisitor::new(), |_| true).1;
+    assert_eq!(read.len(), 2, "{read:?}");
+    assert_eq!(read[1], alone[0]);
+    let game: serde_json::Value = serde_json::from_str(&alone[0]).unwrap();
+    assert_eq!(game["summary"]["has_clocks"], true);
+    // Black could claim first, at ply 7 (by 4... Ng8): its clock is the one after 3... Nf6.
+    assert_eq!(game["summary"]["first_claim_ply"], 7, "{game}");
+    assert_eq!(game["summary"]["first_claim_clock_ms"], 58_000, "{game}");
+    let at_ply_5 = game["events"].as_array().unwrap().iter().find(|e| e["ply"] == 5).unwrap();
+    assert_eq!((at_ply_5["eval_cp"].as_i64(), at_ply_5["clock_ms"].as_i64()), (Some(50), Some(60_000)), "{game}");
 }
 
 /// Every game's record (JSON) of `input`, read with `visitor`, hashed; and the records of the

@@ -25,10 +25,12 @@ use crate::{
 /// of thousands of shuffling moves has hundreds of thousands of them.
 #[derive(Serialize)]
 struct Record<'a> {
+    base_seconds: Option<u32>,
     black: Option<&'a str>,
     error: Option<&'a GameError>,
     #[serde(serialize_with = "events")]
     events: &'a Game,
+    increment_seconds: Option<u32>,
     index: u64,
     result: Option<&'a str>,
     status: GameStatus,
@@ -40,10 +42,13 @@ struct Record<'a> {
 
 impl<'a> Record<'a> {
     fn of(index: u64, game: &'a Game) -> Record<'a> {
+        let time_control = game.time_control;
         Record {
+            base_seconds: time_control.map(|(base, _)| base),
             black: game.tag("Black"),
             error: game.error(),
             events: game,
+            increment_seconds: time_control.map(|(_, increment)| increment),
             index,
             result: game.tag("Result"),
             status: game.status(),

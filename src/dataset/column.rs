@@ -6,7 +6,10 @@ use std::{borrow::Cow, sync::Arc};
 
 use arrow_array::{
     ArrayRef,
-    builder::{BooleanBuilder, Float64Builder, ListBuilder, StringBuilder, UInt32Builder, UInt64Builder},
+    builder::{
+        BooleanBuilder, Float64Builder, Int32Builder, Int64Builder, ListBuilder, StringBuilder, UInt32Builder,
+        UInt64Builder,
+    },
 };
 use arrow_schema::{DataType, Field};
 
@@ -21,6 +24,8 @@ pub struct Column<R> {
 pub enum Value<R> {
     U32(fn(&R) -> Option<u32>),
     U64(fn(&R) -> Option<u64>),
+    I32(fn(&R) -> Option<i32>),
+    I64(fn(&R) -> Option<i64>),
     F64(fn(&R) -> Option<f64>),
     Bool(fn(&R) -> Option<bool>),
     Str(fn(&R) -> Option<Cow<'_, str>>),
@@ -43,6 +48,8 @@ impl<R> Column<R> {
         let data_type = match self.value {
             Value::U32(_) => DataType::UInt32,
             Value::U64(_) => DataType::UInt64,
+            Value::I32(_) => DataType::Int32,
+            Value::I64(_) => DataType::Int64,
             Value::F64(_) => DataType::Float64,
             Value::Bool(_) => DataType::Boolean,
             Value::Str(_) => DataType::Utf8,
@@ -65,6 +72,8 @@ fn u32_item() -> Field {
 enum Builder<R> {
     U32(UInt32Builder, fn(&R) -> Option<u32>),
     U64(UInt64Builder, fn(&R) -> Option<u64>),
+    I32(Int32Builder, fn(&R) -> Option<i32>),
+    I64(Int64Builder, fn(&R) -> Option<i64>),
     F64(Float64Builder, fn(&R) -> Option<f64>),
     Bool(BooleanBuilder, fn(&R) -> Option<bool>),
     Str(StringBuilder, fn(&R) -> Option<Cow<'_, str>>),
@@ -83,6 +92,8 @@ impl<R> Columns<R> {
             .map(|c| match c.value {
                 Value::U32(get) => Builder::U32(UInt32Builder::new(), get),
                 Value::U64(get) => Builder::U64(UInt64Builder::new(), get),
+                Value::I32(get) => Builder::I32(Int32Builder::new(), get),
+                Value::I64(get) => Builder::I64(Int64Builder::new(), get),
                 Value::F64(get) => Builder::F64(Float64Builder::new(), get),
                 Value::Bool(get) => Builder::Bool(BooleanBuilder::new(), get),
                 Value::Str(get) => Builder::Str(StringBuilder::new(), get),
@@ -100,6 +111,8 @@ impl<R> Columns<R> {
             match builder {
                 Builder::U32(b, get) => b.append_option(record.and_then(*get)),
                 Builder::U64(b, get) => b.append_option(record.and_then(*get)),
+                Builder::I32(b, get) => b.append_option(record.and_then(*get)),
+                Builder::I64(b, get) => b.append_option(record.and_then(*get)),
                 Builder::F64(b, get) => b.append_option(record.and_then(*get)),
                 Builder::Bool(b, get) => b.append_option(record.and_then(*get)),
                 Builder::Str(b, get) => b.append_option(record.and_then(*get)),
@@ -120,6 +133,8 @@ impl<R> Columns<R> {
             match b {
                 Builder::U32(b, _) => Arc::new(b.finish()),
                 Builder::U64(b, _) => Arc::new(b.finish()),
+                Builder::I32(b, _) => Arc::new(b.finish()),
+                Builder::I64(b, _) => Arc::new(b.finish()),
                 Builder::F64(b, _) => Arc::new(b.finish()),
                 Builder::Bool(b, _) => Arc::new(b.finish()),
                 Builder::Str(b, _) => Arc::new(b.finish()),

@@ -19,7 +19,7 @@ use arrow_schema::{ArrowError, DataType, Field, Fields, Schema, SchemaRef, TimeU
 use crate::{
     dataset::column::{
         Column, Columns,
-        Value::{Bool, F64, Str, U32, U32List, U64},
+        Value::{Bool, F64, I32, I64, Str, U32, U32List, U64},
     },
     engine::event::{Detail, Event},
     engine::summary::Summary,
@@ -64,6 +64,16 @@ pub mod col {
     pub const DRAW_REASON: &str = "draw_reason";
     pub const FIRST_THREEFOLD_SPAN: &str = "first_threefold_span";
     pub const FIRST_THREEFOLD_PERPETUAL: &str = "first_threefold_perpetual";
+    pub const BASE_SECONDS: &str = "base_seconds";
+    pub const INCREMENT_SECONDS: &str = "increment_seconds";
+    pub const HAS_CLOCKS: &str = "has_clocks";
+    pub const HAS_EVALS: &str = "has_evals";
+    pub const FIRST_CLAIM_CLOCK_MS: &str = "first_claim_clock_ms";
+    pub const FIRST_CLAIM_EVAL_CP: &str = "first_claim_eval_cp";
+    pub const FIRST_CLAIM_EVAL_MATE: &str = "first_claim_eval_mate";
+    pub const FIRST_MISSED_CLAIM_CLOCK_MS: &str = "first_missed_claim_clock_ms";
+    pub const FIRST_MISSED_CLAIM_EVAL_CP: &str = "first_missed_claim_eval_cp";
+    pub const FIRST_MISSED_CLAIM_EVAL_MATE: &str = "first_missed_claim_eval_mate";
 
     pub const PLY: &str = "ply";
     pub const KIND: &str = "kind";
@@ -88,6 +98,10 @@ pub mod col {
     pub const BOARD_OCCURRENCE: &str = "board_occurrence";
     pub const FIDE_OCCURRENCE: &str = "fide_occurrence";
     pub const FEN_OCCURRENCE: &str = "fen_occurrence";
+    pub const CLOCK_MS: &str = "clock_ms";
+    pub const OPPONENT_CLOCK_MS: &str = "opponent_clock_ms";
+    pub const EVAL_CP: &str = "eval_cp";
+    pub const EVAL_MATE: &str = "eval_mate";
 }
 
 /// How a tag with its own column is typed. `UTCTime` is time32 in milliseconds: Parquet has no
@@ -142,7 +156,7 @@ fn tag_index(name: &str) -> Option<usize> {
 }
 
 /// `games` columns after the tags: how the game was read and replayed.
-static GAME_COLUMNS: [Column<Game>; 7] = [
+static GAME_COLUMNS: [Column<Game>; 9] = [
     Column::null(col::LICHESS_ID, Str(|g| g.tag("Site").and_then(tags::lichess_id).map(Cow::Borrowed))),
     Column::null(col::TIME_CLASS, Str(|g| g.tag("TimeControl").and_then(tags::time_class).map(Cow::Borrowed))),
     Column::required(col::STATUS, Str(|g| Some(g.status().as_str().into()))),
@@ -150,10 +164,12 @@ static GAME_COLUMNS: [Column<Game>; 7] = [
     Column::null(col::ERROR_KIND, Str(|g| g.error().map(|e| e.kind.as_str().into()))),
     Column::null(col::ERROR_PLY, U32(|g| g.error().map(|e| e.ply))),
     Column::null(col::ERROR_TOKEN, Str(|g| g.error().map(|e| e.token.as_str().into()))),
+    Column::null(col::BASE_SECONDS, U32(|g| g.time_control.map(|(base, _)| base))),
+    Column::null(col::INCREMENT_SECONDS, U32(|g| g.time_control.map(|(_, increment)| increment))),
 ];
 
 /// `games` summary columns (all null for a skipped game).
-static SUMMARY_COLUMNS: [Column<Summary>; 21] = [
+static SUMMARY_COLUMNS: [Column<Summary>; 29] = [
     Column::null(col::PLIES, U32(|s| Some(s.plies))),
     Column::null(col::MAX_OCCURRENCE, U32(|s| Some(s.max_occurrence))),
     Column::null(col::FIRST_PLY_OCCURRENCE_2, U32(|s| s.first_ply_occurrence_2)),
@@ -175,12 +191,20 @@ static SUMMARY_COLUMNS: [Column<Summary>; 21] = [
     Column::null(col::DRAW_REASON, Str(|s| s.draw_reason.map(|r| r.as_str().into()))),
     Column::null(col::FIRST_THREEFOLD_SPAN, U32(|s| s.first_threefold_span)),
     Column::null(col::FIRST_THREEFOLD_PERPETUAL, Str(|s| s.first_threefold_perpetual.map(|p| p.as_str().into()))),
+    Column::null(col::HAS_CLOCKS, Bool(|s| Some(s.has_clocks))),
+    Column::null(col::HAS_EVALS, Bool(|s| Some(s.has_evals))),
+    Column::null(col::FIRST_CLAIM_CLOCK_MS, I64(|s| s.first_claim_clock_ms)),
+    Column::null(col::FIRST_CLAIM_EVAL_CP, I64(|s| s.first_claim_eval_cp)),
+    Column::null(col::FIRST_CLAIM_EVAL_MATE, I32(|s| s.first_claim_eval_mate)),
+    Column::null(col::FIRST_MISSED_CLAIM_CLOCK_MS, I64(|s| s.first_missed_claim_clock_ms)),
+    Column::null(col::FIRST_MISSED_CLAIM_EVAL_CP, I64(|s| s.first_missed_claim_eval_cp)),
+    Column::null(col::FIRST_MISSED_CLAIM_EVAL_MATE, I32(|s| s.first_missed_claim_eval_mate)),
 ];
 
 /// `events` columns after the game's key (`source`, `frame_offset`, `byte_offset`). Identity columns describe the position that
 /// repeats (for `claim_by_move`, the one the move would produce); the kind's own columns are null
 /// in the rows of other kinds.
-static EVENT_COLUMNS: [Column<Event>; 23] = [
+static EVENT_COLUMNS: [Column<Event>; 27] = [
     Column::required(col::PLY, U32(|e| Some(e.ply))),
     Column::required(col::KIND, Str(|e| Some(e.kind().as_str().into()))),
     Column::required(col::FULLMOVE, U32(|e| Some(e.fullmove))),
@@ -278,6 +302,10 @@ static EVENT_COLUMNS: [Column<Event>; 23] = [
             _ => None,
         }),
     ),
+    Column::null(col::CLOCK_MS, I64(|e| e.clocks.clock_ms)),
+    Column::null(col::OPPONENT_CLOCK_MS, I64(|e| e.clocks.opponent_clock_ms)),
+    Column::null(col::EVAL_CP, I64(|e| e.clocks.eval_cp)),
+    Column::null(col::EVAL_MATE, I32(|e| e.clocks.eval_mate)),
 ];
 
 fn string_map_type() -> DataType {

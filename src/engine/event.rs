@@ -3,7 +3,7 @@
 use serde::Serialize;
 use shakmaty::Color;
 
-use crate::{engine::identity::Identity, engine::vocabulary::serialize_as_str};
+use crate::{engine::clocks::AtPly, engine::identity::Identity, engine::vocabulary::serialize_as_str};
 
 /// One repetition event of a game. Its `events` columns are declared in [`crate::dataset::schema`]; `dump`
 /// writes it with the field names here, the identity's and the detail's inline.
@@ -21,6 +21,9 @@ pub struct Event {
     /// Identity of the position that repeats. For `ClaimByMove`, the position the move would produce.
     #[serde(flatten)]
     pub identity: Identity,
+    /// The clocks and evaluation at that ply (for `ClaimByMove` too: the claimant's position).
+    #[serde(flatten)]
+    pub clocks: AtPly,
     #[serde(flatten)]
     pub detail: Detail,
 }
@@ -225,6 +228,7 @@ mod tests {
                 turn: Color::White,
                 halfmove_clock: 4,
                 identity: identity.clone(),
+                clocks: AtPly::default(),
                 detail,
             };
             let json = serde_json::to_value(&event).unwrap();

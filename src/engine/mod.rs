@@ -2,9 +2,10 @@
 //! [`san`] finds most of them without a move list),
 //! how often each position occurred in the window that can still recur ([`tracker`], by its
 //! exact FIDE [`identity`]; [`checks`] notes which moves of a long one gave check), and the records that come
-//! out: [`event`]s and a [`summary`] (whose words [`vocabulary`] spells).
+//! out: [`event`]s and a [`summary`], with the [`clocks`] and evaluations the comments gave (whose words [`vocabulary`] spells).
 
 pub mod checks;
+pub mod clocks;
 pub mod event;
 pub mod identity;
 pub mod replay;

@@ -11,6 +11,7 @@ use shakmaty::{
 };
 
 use crate::{
+    engine::clocks::{Annotations, Eval},
     engine::event::{Detail, Differs, Event, Perpetual},
     engine::identity::{self, Identity, Key},
     engine::start::{ErrorKind, GameError, Start},
@@ -100,6 +101,8 @@ pub struct Replay {
     stats: Stats,
     error: Option<GameError>,
     scratch: Vec<u32>,
+    /// The clocks and evaluations of the moves' comments.
+    annotations: Annotations,
 }
 
 impl Replay {
@@ -107,8 +110,10 @@ impl Replay {
         Replay::default()
     }
 
-    /// Starts a game from `start` and records its first position (ply 0).
-    pub fn start(&mut self, start: Start) {
+    /// Starts a game from `start` and records its first position (ply 0). `base_seconds` is the
+    /// clocks' start (the `TimeControl` tag's base), if known.
+    pub fn start(&mut self, start: Start, base_seconds: Option<u32>) {
+        self.annotations.reset(base_seconds);
         self.tracker.reset();
         self.events.clear();
         self.pending.clear();
@@ -124,6 +129,7 @@ impl Replay {
 
     /// Starts a game that cannot be replayed (its FEN is impossible).
     pub fn start_failed(&mut self, error: GameError) {
+        self.annotations.reset(None);
         self.tracker.reset();
         self.events.clear();
         self.pending.clear();
@@ -156,6 +162,14 @@ impl Replay {
         match kind {
             Ok(m) => self.play(m),
             Err(kind) => self.fail(kind, san.san.to_string()),
+        }
+    }
+
+    /// Notes the clock and evaluation of a comment after the last move played (the first of
+    /// each kind counts); ignored before the first move and once the replay stopped.
+    pub fn note_comment(&mut self, clock_ms: Option<i64>, eval: Option<Eval>) {
+        if self.is_replaying() && self.ply > 0 {
+            self.annotations.note(self.ply, clock_ms, eval);
         }
     }
 
@@ -246,7 +260,15 @@ impl Replay {
 
         let key = self.tracker.last_key().expect("just observed");
         let identity = Identity::of(key, self.mode());
-        let event = |detail| Event { ply, fullmove, turn, halfmove_clock, identity: identity.clone(), detail };
+        let event = |detail| Event {
+            ply,
+            fullmove,
+            turn,
+            halfmove_clock,
+            identity: identity.clone(),
+            clocks: Default::default(),
+            detail,
+        };
         if counts.fide >= 2 {
             self.events.push(event(Detail::Repetition {
                 occurrence: counts.fide,
@@ -325,6 +347,7 @@ impl Replay {
                 turn,
                 halfmove_clock,
                 identity: Identity::of(&key, mode),
+                clocks: Default::default(),
                 detail: Detail::ClaimByMove {
                     san: SanPlus::from_move(self.pos.clone(), m).to_string(),
                     uci: UciMove::from_move(m, mode).to_string(),
@@ -339,7 +362,11 @@ impl Replay {
 
     /// Ends the game and returns what was found. `result` is the game's result.
     pub fn finish(&mut self, result: GameResult) -> Analysis {
-        let events = std::mem::take(&mut self.events);
+        let mut events = std::mem::take(&mut self.events);
+        // An event's clocks are known only after the move that follows it (the opponent's).
+        for event in &mut events {
+            event.clocks = self.annotations.at(event.ply);
+        }
         self.pending.clear();
         let error = self.error.take();
         if self.mode.is_none() {
@@ -360,6 +387,14 @@ impl Replay {
         let draw_reason = (result == GameResult::Draw && error.is_none())
             .then(|| self.draw_reason(final_status, st.last_counts.fide, st.last_claim_by_move));
 
+        // The claimant's clock and evaluation at `ply`, the evaluation from the claimant's side.
+        let claimant = |ply: Option<u32>| {
+            let at = ply.map(|p| (self.annotations.at(p), color_at(p)));
+            let eval = at.and_then(|(a, color)| Some(a.eval()?.for_side(color)));
+            (at.and_then(|(a, _)| a.clock_ms), eval.and_then(Eval::cp), eval.and_then(Eval::mate))
+        };
+        let first_claim = claimant(st.opportunities.first().copied());
+        let first_missed = claimant(missed.first().copied());
         let summary = Summary {
             plies: self.ply,
             max_occurrence: st.max_occurrence,
@@ -382,6 +417,14 @@ impl Replay {
             draw_reason,
             first_threefold_span: st.first_threefold.map(|(span, _)| span),
             first_threefold_perpetual: st.first_threefold.and_then(|(_, perpetual)| perpetual),
+            has_clocks: self.annotations.has_clocks(self.ply),
+            has_evals: self.annotations.has_evals(),
+            first_claim_clock_ms: first_claim.0,
+            first_claim_eval_cp: first_claim.1,
+            first_claim_eval_mate: first_claim.2,
+            first_missed_claim_clock_ms: first_missed.0,
+            first_missed_claim_eval_cp: first_missed.1,
+            first_missed_claim_eval_mate: first_missed.2,
         };
         Analysis { error, summary, events }
     }

@@ -108,6 +108,18 @@ pub struct Summary {
     pub first_threefold_span: Option<u32>,
     /// Who gave check with every move of that span, if anyone did.
     pub first_threefold_perpetual: Option<Perpetual>,
+    /// Every replayed move (at least one) has a `[%clk]` in its comments.
+    pub has_clocks: bool,
+    /// Some replayed move has an `[%eval]` in its comments.
+    pub has_evals: bool,
+    /// The claimant's clock (ms) and the evaluation from the claimant's side at the first claim
+    /// opportunity and at the first missed one.
+    pub first_claim_clock_ms: Option<i64>,
+    pub first_claim_eval_cp: Option<i64>,
+    pub first_claim_eval_mate: Option<i32>,
+    pub first_missed_claim_clock_ms: Option<i64>,
+    pub first_missed_claim_eval_cp: Option<i64>,
+    pub first_missed_claim_eval_mate: Option<i32>,
 }
 
 serialize_as_str!(FinalStatus, DrawReason);
@@ -137,6 +149,14 @@ impl Summary {
             draw_reason: None,
             first_threefold_span: None,
             first_threefold_perpetual: None,
+            has_clocks: false,
+            has_evals: false,
+            first_claim_clock_ms: None,
+            first_claim_eval_cp: None,
+            first_claim_eval_mate: None,
+            first_missed_claim_clock_ms: None,
+            first_missed_claim_eval_cp: None,
+            first_missed_claim_eval_mate: None,
         }
     }
 }

@@ -4,6 +4,7 @@
 //! finds in a slice. `GameVisitor::showing_whole_slices` is the reference: `pgn-reader` reads
 //! every slice whole and skips the first game's movetext itself.
 
+pub mod commands;
 pub mod movetext;
 pub mod tags;
 
@@ -13,7 +14,7 @@ use std::{
     ops::{ControlFlow, Range},
 };
 
-use pgn_reader::{Outcome, RawTag, Reader, SanPlus, Skip, Visitor};
+use pgn_reader::{Outcome, RawComment, RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::{CastlingMode, Color, KnownOutcome};
 
 use crate::{
@@ -58,6 +59,8 @@ pub struct Game {
     pub analysis: Option<Analysis>,
     /// The mainline moves as written, only when the visitor was asked to keep them.
     pub moves: Vec<SanPlus>,
+    /// Base and increment seconds of the `TimeControl` tag ([`tags::time_control`]).
+    pub time_control: Option<(u32, u32)>,
 }
 
 impl Game {
@@ -82,6 +85,7 @@ impl Game {
 /// Per-game state while the movetext is read.
 pub struct Movetext {
     moves: Vec<SanPlus>,
+    time_control: Option<(u32, u32)>,
     tags: Tags,
     variant: Variant,
     outcome: Option<GameResult>,
@@ -133,7 +137,7 @@ impl GameVisitor {
     ) -> io::Result<()> {
         let slice = &window.data[range.clone()];
         let whole = self.whole_slices;
-        let mut visitor = SliceVisitor { games: self, first: None, end: None };
+        let mut visitor = SliceVisitor { games: self, first: None, end: None, partial: Vec::new() };
         let first = if whole { None } else { visitor.games.read_first_game(slice, out) };
         let rest = match first {
             Some(end) => end,
@@ -195,21 +199,22 @@ impl GameVisitor {
     #[allow(clippy::result_large_err)] // the `Err` is the game itself, handed straight on
     fn begin(&mut self, tags: Tags) -> Result<Movetext, Game> {
         let find = |name: &str| tags.get(name);
+        let time_control = find("TimeControl").and_then(tags::time_control);
         let mut variant = Variant::from_tag(find("Variant"));
         if let Variant::Other(_) = variant {
             let result = GameResult::from_tag(find("Result").unwrap_or(""));
-            return Err(Game { tags, variant, result, analysis: None, moves: Vec::new() });
+            return Err(Game { tags, variant, result, analysis: None, moves: Vec::new(), time_control });
         }
         match Start::new(&variant, find("FEN")) {
             Ok(start) => {
                 if start.mode == CastlingMode::Chess960 {
                     variant = Variant::Chess960;
                 }
-                self.replay.start(start);
+                self.replay.start(start, time_control.map(|(base, _)| base));
             }
             Err(error) => self.replay.start_failed(error),
         }
-        Ok(Movetext { moves: Vec::new(), tags, variant, outcome: None })
+        Ok(Movetext { moves: Vec::new(), time_control, tags, variant, outcome: None })
     }
 
     /// Plays a move the reader passed on.
@@ -218,6 +223,14 @@ impl GameVisitor {
             movetext.moves.push(san);
         }
         self.replay.play_san(&san);
+    }
+
+    /// Reads the commands of a mainline comment after the last move played.
+    fn comment(&mut self, comment: &[u8]) {
+        let found = commands::read(comment);
+        if found.clock_ms.is_some() || found.eval.is_some() {
+            self.replay.note_comment(found.clock_ms, found.eval);
+        }
     }
 
     /// Replays the mainline of `game` (the slice's first game) as the scanner reads it, move by
@@ -231,6 +244,7 @@ impl GameVisitor {
             match mainline.next_token() {
                 None => break,
                 Some(Token::Move(san)) => self.play(&mut movetext, san),
+                Some(Token::Comment(text)) => self.comment(&game[text]),
                 Some(Token::Bad(bad)) => {
                     let kind = if bad.null_move { ErrorKind::NullMove } else { ErrorKind::InvalidMove };
                     self.replay.fail(kind, bad.token);
@@ -250,7 +264,14 @@ impl GameVisitor {
             _ => marker.unwrap_or(GameResult::Unknown),
         };
         let analysis = self.replay.finish(result);
-        Game { tags: movetext.tags, variant: movetext.variant, result, analysis: Some(analysis), moves: movetext.moves }
+        Game {
+            tags: movetext.tags,
+            variant: movetext.variant,
+            result,
+            analysis: Some(analysis),
+            moves: movetext.moves,
+            time_control: movetext.time_control,
+        }
     }
 }
 
@@ -264,6 +285,8 @@ struct SliceVisitor<'v, 's> {
     first: Option<(&'s [u8], usize)>,
     /// Where the scanner ended the first game.
     end: Option<usize>,
+    /// The parts of a comment longer than the reader's buffer read so far.
+    partial: Vec<u8>,
 }
 
 impl Visitor for SliceVisitor<'_, '_> {
@@ -302,6 +325,23 @@ impl Visitor for SliceVisitor<'_, '_> {
         ControlFlow::Continue(Skip(true))
     }
 
+    fn partial_comment(&mut self, _movetext: &mut Movetext, comment: RawComment<'_>) -> ControlFlow<Game> {
+        self.partial.extend_from_slice(comment.as_bytes());
+        ControlFlow::Continue(())
+    }
+
+    fn comment(&mut self, _movetext: &mut Movetext, comment: RawComment<'_>) -> ControlFlow<Game> {
+        if self.partial.is_empty() {
+            self.games.comment(comment.as_bytes());
+        } else {
+            // A long comment comes in parts: read it whole, as the scanner does.
+            let mut whole = std::mem::take(&mut self.partial);
+            whole.extend_from_slice(comment.as_bytes());
+            self.games.comment(&whole);
+        }
+        ControlFlow::Continue(())
+    }
+
     fn outcome(&mut self, movetext: &mut Movetext, outcome: Outcome) -> ControlFlow<Game> {
         movetext.outcome = Some(match outcome {
             Outcome::Known(KnownOutcome::Decisive { winner: Color::White }) => GameResult::WhiteWins,
@@ -328,6 +368,7 @@ impl Game {
             result: GameResult::Unknown,
             analysis: Some(Analysis { error: Some(error), summary: Summary::empty(), events: Vec::new() }),
             moves: Vec::new(),
+            time_control: None,
         }
     }
 }

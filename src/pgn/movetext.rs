@@ -340,6 +340,9 @@ pub fn scan(game: &[u8], moves: &mut Vec<SanPlus>) -> Scanned {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Token {
     Move(SanPlus),
+    /// A `{}` comment's text (a range of the game's bytes, braces left out): what `pgn-reader`
+    /// hands a visitor's `comment`. One still open at the end runs to the end of the game.
+    Comment(Range<usize>),
     /// The first token that is not a move (the reader would skip it).
     Bad(BadToken),
 }
@@ -431,12 +434,19 @@ impl<'a> Mainline<'a> {
             match c {
                 b'{' => {
                     sc.i += 1;
+                    let text = sc.i;
                     match memchr(b'}', &sc.s[sc.i..]) {
-                        Some(p) => sc.i += p + 1,
+                        Some(p) => {
+                            sc.i += p + 1;
+                            if read_moves {
+                                return Some(Token::Comment(text..sc.i - 1));
+                            }
+                        }
                         None => {
                             self.out.open_comment = true;
                             let at = sc.s.len();
-                            return self.end(at);
+                            self.end(at);
+                            return read_moves.then_some(Token::Comment(text..at));
                         }
                     }
                 }
@@ -546,47 +556,98 @@ impl<'a> Mainline<'a> {
 }
 
 #[cfg(any(test, feature = "internals"))]
+/// A move or a comment's text, as the scanner and `pgn-reader` pass them on.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    Move(SanPlus),
+    Comment(Vec<u8>),
+}
+
+#[cfg(any(test, feature = "internals"))]
+/// The mainline moves and comments of `game` as [`Mainline`] reads them, up to the first token
+/// the reader would skip (not included), and what the scan found.
+pub fn scan_items(game: &[u8]) -> (Vec<Item>, Scanned) {
+    let mut items = Vec::new();
+    let mut mainline = Mainline::new(game);
+    while let Some(token) = mainline.next_token() {
+        match token {
+            Token::Move(san) => items.push(Item::Move(san)),
+            Token::Comment(text) => items.push(Item::Comment(game[text].to_vec())),
+            Token::Bad(_) => break,
+        }
+    }
+    (items, mainline.finish())
+}
+
+#[cfg(any(test, feature = "internals"))]
 /// The mainline moves of the first game in `game` (a game slice) as `pgn-reader`'s own movetext
 /// parser reads them: the reference that tests and the `pgn_to_events` fuzz target hold [`scan`]
 /// to. The reader is handed a line break first, so that it reads a byte-order mark at the start
 /// of `game` as text, as in a stream and as the scanner does.
 pub fn reader_mainline(game: &[u8]) -> std::io::Result<Vec<SanPlus>> {
+    let items = reader_items(game)?;
+    Ok(items
+        .into_iter()
+        .filter_map(|i| match i {
+            Item::Move(san) => Some(san),
+            Item::Comment(_) => None,
+        })
+        .collect())
+}
+
+#[cfg(any(test, feature = "internals"))]
+/// The mainline moves and comments of the first game in `game` as `pgn-reader` reads them (a
+/// comment longer than its buffer, passed on in parts, put together).
+pub fn reader_items(game: &[u8]) -> std::io::Result<Vec<Item>> {
     use std::{io::Read, ops::ControlFlow};
 
-    use pgn_reader::{Reader, Skip, Visitor};
+    use pgn_reader::{RawComment, Reader, Skip, Visitor};
 
-    struct Mainline;
+    struct Mainline {
+        partial: Vec<u8>,
+    }
     impl Visitor for Mainline {
         type Tags = ();
-        type Movetext = Vec<SanPlus>;
-        type Output = Vec<SanPlus>;
+        type Movetext = Vec<Item>;
+        type Output = Vec<Item>;
         fn begin_tags(&mut self) -> ControlFlow<Self::Output> {
             ControlFlow::Continue(())
         }
         fn begin_movetext(&mut self, _tags: ()) -> ControlFlow<Self::Output, Self::Movetext> {
             ControlFlow::Continue(Vec::new())
         }
-        fn san(&mut self, moves: &mut Vec<SanPlus>, san: SanPlus) -> ControlFlow<Self::Output> {
-            moves.push(san);
+        fn san(&mut self, items: &mut Vec<Item>, san: SanPlus) -> ControlFlow<Self::Output> {
+            items.push(Item::Move(san));
             ControlFlow::Continue(())
         }
-        fn begin_variation(&mut self, _moves: &mut Vec<SanPlus>) -> ControlFlow<Self::Output, Skip> {
+        fn partial_comment(&mut self, _items: &mut Vec<Item>, comment: RawComment<'_>) -> ControlFlow<Self::Output> {
+            self.partial.extend_from_slice(comment.as_bytes());
+            ControlFlow::Continue(())
+        }
+        fn comment(&mut self, items: &mut Vec<Item>, comment: RawComment<'_>) -> ControlFlow<Self::Output> {
+            let mut text = std::mem::take(&mut self.partial);
+            text.extend_from_slice(comment.as_bytes());
+            items.push(Item::Comment(text));
+            ControlFlow::Continue(())
+        }
+        fn begin_variation(&mut self, _items: &mut Vec<Item>) -> ControlFlow<Self::Output, Skip> {
             ControlFlow::Continue(Skip(true))
         }
-        fn end_game(&mut self, moves: Vec<SanPlus>) -> Vec<SanPlus> {
-            moves
+        fn end_game(&mut self, items: Vec<Item>) -> Vec<Item> {
+            items
         }
     }
-    Ok(Reader::new((&b"\n"[..]).chain(game)).read_game(&mut Mainline)?.unwrap_or_default())
+    let mut visitor = Mainline { partial: Vec::new() };
+    Ok(Reader::new((&b"\n"[..]).chain(game)).read_game(&mut visitor)?.unwrap_or_default())
 }
 
 #[cfg(any(test, feature = "internals"))]
-/// Checks [`scan`] against [`reader_mainline`] on one game slice; `Err` says how they differ.
-/// Up to the first bad token the two must give the same moves (after it the reader may read a
-/// move inside the token the scanner rejects whole; the replay stops there anyway).
+/// Checks [`scan`] against [`reader_mainline`] on one game slice, moves and comments (whose
+/// commands the replay reads) in order; `Err` says how they differ. Up to the first bad token
+/// the two must give the same (after it the reader may read a move inside the token the
+/// scanner rejects whole; the replay stops there anyway).
 pub fn check_scan_against_reader(slice: &[u8]) -> Result<(), String> {
-    let mut scanned = Vec::new();
-    let found = scan(slice, &mut scanned);
+    let (scanned, found) = scan_items(slice);
     let closed;
     let text = if found.open_comment {
         closed = [slice, b"}\n"].concat();
@@ -594,16 +655,23 @@ pub fn check_scan_against_reader(slice: &[u8]) -> Result<(), String> {
     } else {
         slice
     };
-    let Ok(read) = reader_mainline(text) else { return Ok(()) }; // unreadable: an invalid_pgn row
-    let upto = found.bad.as_ref().map_or(scanned.len(), |b| b.moves_before as usize);
+    let Ok(read) = reader_items(text) else { return Ok(()) }; // unreadable: an invalid_pgn row
     let same = match &found.bad {
         None => scanned == read,
-        Some(_) => read.len() >= upto && scanned[..upto] == read[..upto],
+        Some(_) => read.starts_with(&scanned),
     };
     if same {
         Ok(())
     } else {
-        let show = |m: &[SanPlus]| m.iter().map(ToString::to_string).collect::<Vec<_>>().join(" ");
+        let show = |m: &[Item]| {
+            m.iter()
+                .map(|i| match i {
+                    Item::Move(san) => san.to_string(),
+                    Item::Comment(text) => format!("{{{}}}", String::from_utf8_lossy(text)),
+                })
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
         Err(format!("scanner: {}\nreader:  {}\nbad token: {:?}", show(&scanned), show(&read), found.bad))
     }
 }

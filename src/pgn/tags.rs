@@ -144,6 +144,16 @@ pub fn time_class(time_control: &str) -> Option<&'static str> {
     })
 }
 
+/// The base and increment seconds of a `TimeControl` tag written exactly `base+increment` in
+/// ASCII digits (at most 9 each), as Lichess writes it (`180+2`); `None` for `-` or anything else.
+pub fn time_control(value: &str) -> Option<(u32, u32)> {
+    let (base, increment) = value.split_once('+')?;
+    let seconds = |d: &str| -> Option<u32> {
+        ((1..=9).contains(&d.len()) && d.bytes().all(|b| b.is_ascii_digit())).then(|| d.parse().ok())?
+    };
+    Some((seconds(base)?, seconds(increment)?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,5 +203,10 @@ mod tests {
         assert_eq!(time_class("1800+0"), Some("classical"));
         assert_eq!(time_class("-"), Some("correspondence"));
         assert_eq!(time_class("?"), None);
+        assert_eq!(time_control("180+2"), Some((180, 2)));
+        assert_eq!(time_control("0+1"), Some((0, 1)));
+        for other in ["-", "180", " 180+2", "180+", "+2", "180++2", "180+-2", "1234567890+0", "40/7200:3600", "?"] {
+            assert_eq!(time_control(other), None, "{other}");
+        }
     }
 }

@@ -10,8 +10,8 @@ use std::{
 
 use anyhow::{Result, bail};
 use arrow_array::{
-    Date32Array, Float64Array, Int16Array, StringArray, UInt32Array, UInt64Array,
-    types::{Date32Type, Float64Type, Int16Type, UInt32Type, UInt64Type},
+    BooleanArray, Date32Array, Float64Array, Int16Array, Int32Array, Int64Array, StringArray, UInt32Array, UInt64Array,
+    types::{Date32Type, Float64Type, Int16Type, Int32Type, Int64Type, UInt32Type, UInt64Type},
 };
 
 use crate::{
@@ -22,6 +22,7 @@ use crate::{
 };
 
 use super::{
+    clocks::{Clocks, GameClocks},
     model::{
         Bucket, Claims, Count, EdgeCase, Example, Group, Outcome, Rates, Report, TIME_CLASSES, band_from, band_label,
     },
@@ -228,7 +229,7 @@ impl EventPass {
     }
 }
 
-const GAME_COLUMNS: [&str; 26] = [
+const GAME_COLUMNS: [&str; 33] = [
     col::SOURCE,
     col::FRAME_OFFSET,
     col::BYTE_OFFSET,
@@ -255,6 +256,13 @@ const GAME_COLUMNS: [&str; 26] = [
     col::FIRST_PLY_HALFMOVE_150,
     col::DRAW_REASON,
     col::FIRST_THREEFOLD_PERPETUAL,
+    col::HAS_CLOCKS,
+    col::HAS_EVALS,
+    col::FIRST_CLAIM_PLY,
+    col::FIRST_MISSED_CLAIM_PLY,
+    col::FIRST_CLAIM_CLOCK_MS,
+    col::FIRST_MISSED_CLAIM_EVAL_CP,
+    col::FIRST_MISSED_CLAIM_EVAL_MATE,
 ];
 
 /// How the report (and `queries/repetition_kinds.sql`) names a null `first_threefold_perpetual`.
@@ -277,6 +285,7 @@ struct GamePass {
     after_fivefold: u64,
     after_75_moves: u64,
     buckets: BTreeMap<u32, u64>,
+    clocks: Clocks,
     /// Example games found by the events pass, waiting for their tags.
     wanted: HashMap<Key, Example>,
     automatic: Option<Smallest<(Key, Example)>>,
@@ -304,6 +313,13 @@ struct GameColumns<'a> {
     missed: &'a UInt32Array,
     after5: &'a UInt32Array,
     first150: &'a UInt32Array,
+    has_clocks: &'a BooleanArray,
+    has_evals: &'a BooleanArray,
+    first_claim: &'a UInt32Array,
+    first_missed: &'a UInt32Array,
+    first_claim_clock: &'a Int64Array,
+    first_missed_cp: &'a Int64Array,
+    first_missed_mate: &'a Int32Array,
 }
 
 /// The tags an example shows, in [`GameColumns::tags`] order.
@@ -338,6 +354,13 @@ impl<'a> GameColumns<'a> {
             missed: u32s(col::MISSED_CLAIMS)?,
             after5: u32s(col::PLIES_AFTER_FIVEFOLD)?,
             first150: u32s(col::FIRST_PLY_HALFMOVE_150)?,
+            has_clocks: read::bools(batch, col::HAS_CLOCKS)?,
+            has_evals: read::bools(batch, col::HAS_EVALS)?,
+            first_claim: u32s(col::FIRST_CLAIM_PLY)?,
+            first_missed: u32s(col::FIRST_MISSED_CLAIM_PLY)?,
+            first_claim_clock: read::numbers::<Int64Type>(batch, col::FIRST_CLAIM_CLOCK_MS)?,
+            first_missed_cp: read::numbers::<Int64Type>(batch, col::FIRST_MISSED_CLAIM_EVAL_CP)?,
+            first_missed_mate: read::numbers::<Int32Type>(batch, col::FIRST_MISSED_CLAIM_EVAL_MATE)?,
         })
     }
 
@@ -418,6 +441,15 @@ impl GamePass {
         if let Some(p) = get(c.first3, i) {
             *self.buckets.entry(p / 10 * 10).or_default() += 1;
         }
+        self.clocks.add(&GameClocks {
+            has_clocks: get_bool(c.has_clocks, i) == Some(true),
+            has_evals: get_bool(c.has_evals, i) == Some(true),
+            first_claim_ply: get(c.first_claim, i),
+            first_missed_claim_ply: get(c.first_missed, i),
+            first_claim_clock_ms: get(c.first_claim_clock, i),
+            first_missed_eval: (get(c.first_missed_cp, i), get(c.first_missed_mate, i)),
+            score: get(c.score, i),
+        });
     }
 
     /// Fills the tags of an example the events pass found in row `i`, and offers row `i` as an
@@ -527,6 +559,7 @@ pub fn compute(dir: &Path) -> Result<Report> {
         after_fivefold: games.after_fivefold,
         after_75_moves: games.after_75_moves,
         first_threefold_ply: games.buckets.into_iter().map(|(from_ply, games)| Bucket { from_ply, games }).collect(),
+        clocks: games.clocks,
         examples,
     })
 }

@@ -141,6 +141,7 @@ fn headline(r: &Report) -> Chart {
         r.after_75_moves,
         g,
     ));
+    rows.extend(super::clocks::headline_rows(&r.clocks));
     Chart {
         id: "headline",
         title: "Headline figures".into(),
@@ -182,6 +183,7 @@ pub fn charts(r: &Report) -> Vec<Chart> {
     let mut all = vec![headline(r)];
     all.extend(rate_charts(r));
     all.extend(share_charts(r));
+    all.extend(super::clocks::charts(&r.clocks));
     all
 }
 

@@ -6,6 +6,7 @@
 //! the same numbers. The figures follow the rules of `queries/*.sql` (tests compare them).
 
 pub mod aggregate;
+pub mod clocks;
 pub mod figures;
 pub mod html;
 pub mod model;

@@ -158,6 +158,8 @@ pub struct Report {
     pub after_75_moves: u64,
     /// Games by `first_ply_occurrence_3` in buckets of 10 plies.
     pub first_threefold_ply: Vec<Bucket>,
+    /// Clocks and evaluations at the first (missed) claim.
+    pub clocks: super::clocks::Clocks,
     pub examples: Vec<Example>,
 }
 

@@ -35,7 +35,7 @@ import sys
 import pychess_rules
 
 KIND_ORDER = {"repetition": 0, "pseudo_repetition": 1, "hidden_repetition": 2, "claim_by_move": 3}
-TOP_FIELDS = ["status", "variant", "error", "summary", "events"]
+TOP_FIELDS = ["base_seconds", "increment_seconds", "status", "variant", "error", "summary", "events"]
 
 
 def records(path):

@@ -101,6 +101,11 @@ EARLIER_PLIES_MAX = 16
 KIND_ORDER = {"repetition": 0, "pseudo_repetition": 1, "hidden_repetition": 2, "claim_by_move": 3}
 
 _HASHER = chess.polyglot.ZobristHasher(chess.polyglot.POLYGLOT_RANDOM_ARRAY)
+
+# python-chess reads a clock's hours with int(): no limit on their digits (FORMAT.md bounds the
+# value instead).
+if hasattr(sys, "set_int_max_str_digits"):
+    sys.set_int_max_str_digits(0)
 _RANDOM = chess.polyglot.POLYGLOT_RANDOM_ARRAY
 
 
@@ -420,6 +425,14 @@ def empty_summary():
         "draw_reason": None,
         "first_threefold_span": None,
         "first_threefold_perpetual": None,
+        "has_clocks": False,
+        "has_evals": False,
+        "first_claim_clock_ms": None,
+        "first_claim_eval_cp": None,
+        "first_claim_eval_mate": None,
+        "first_missed_claim_clock_ms": None,
+        "first_missed_claim_eval_cp": None,
+        "first_missed_claim_eval_mate": None,
     }
 
 
@@ -798,8 +811,9 @@ def move_tokens(movetext):
     ("token", t)      a token in move position, as written (to be classified);
     ("castle", t)     castling written with zeros (0-0, 0-0-0, optional +/#), t as written;
     ("null", "0000")  the token 0000;
-    ("result", r)     a result marker: "1-0", "0-1", "1/2-1/2" (also ½-½ / en-, em-dashes), "*".
-    Comments, NAGs, annotations, move numbers, incomplete result prefixes and variations are
+    ("result", r)     a result marker: "1-0", "0-1", "1/2-1/2" (also ½-½ / en-, em-dashes), "*";
+    ("comment", c)    a {comment}'s text, braces left out (one still open runs to the end).
+    `;` comments, NAGs, annotations, move numbers, incomplete result prefixes and variations are
     skipped."""
     pos, n = 0, len(movetext)
     match = _ITEM.match
@@ -810,6 +824,9 @@ def move_tokens(movetext):
         kind = m.lastgroup
         if kind == "tok":
             yield "token", m.group(0)
+        elif kind == "brace":
+            text = m.group(0)[1:]
+            yield "comment", text[:-1] if text.endswith("}") else text
         elif kind == "open":
             pos = skip_variation(movetext, pos)
         elif kind in _RESULT_GROUPS:
@@ -893,14 +910,105 @@ def game_result(tag, marker):
     return None
 
 
+# --------------------------------------------------------------------------------------------
+# Clocks and evaluations (docs/format.md "Clocks and evaluations"): python-chess's own readers,
+# GameNode.clock() and GameNode.eval(), on each mainline comment.
+
+_TIME_CONTROL = re.compile(r"([0-9]{1,9})\+([0-9]{1,9})")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+_COMMENT_NODE = chess.pgn.Game()
+CLOCK_BOUND_SECONDS = 1e9
+MATE_BOUND = 2**31 - 1
+
+
+def time_control(headers):
+    """(base, increment) seconds of a TimeControl tag written exactly base+increment."""
+    m = _TIME_CONTROL.fullmatch(headers.get("TimeControl") or "")
+    return (int(m.group(1)), int(m.group(2))) if m else (None, None)
+
+
+def comment_commands(text):
+    """(clock in ms or None, (cp, mate) from White's side or None) of one comment, as
+    python-chess reads them; its first match of a kind counts, out of bounds it gives None.
+    python-chess's \\d and \\s also take non-ASCII digits and spaces, threefold only ASCII:
+    non-ASCII characters are made plain ones first."""
+    node = _COMMENT_NODE
+    node.comment = _NON_ASCII.sub("?", text)
+    try:
+        seconds = node.clock()
+    except OverflowError:  # hours too many for a float
+        seconds = float("inf")
+    clock = None
+    if seconds is not None and seconds < CLOCK_BOUND_SECONDS:
+        clock = round(seconds * 1000)
+    score = node.eval()  # the root node: White to move, so white() is the comment's value as written
+    ev = None
+    if score is not None:
+        w = score.white()
+        if w.is_mate():
+            if abs(w.mate()) <= MATE_BOUND:
+                ev = (None, w.mate())
+        else:
+            ev = (w.score(), None)
+    return clock, ev
+
+
+class Notes:
+    """The first clock and the first evaluation of each move's comments, by ply."""
+
+    def __init__(self):
+        self.clocks = {}
+        self.evals = {}
+
+    def comment(self, ply, text):
+        if "[%" not in text:
+            return
+        clock, ev = comment_commands(text)
+        if clock is not None:
+            self.clocks.setdefault(ply, clock)
+        if ev is not None:
+            self.evals.setdefault(ply, ev)
+
+    def annotate(self, summary, events, turns, base_seconds):
+        """Fills the events' clocks and evaluations and the summary's fields."""
+        base = None if base_seconds is None else base_seconds * 1000
+
+        def clock_after(move):  # the clock written after move `move`; before any: the base
+            return base if move == 0 else self.clocks.get(move)
+
+        def at(ply):
+            cp, mate = self.evals.get(ply, (None, None))
+            # the side to move at ply p made move p - 1
+            return {"clock_ms": clock_after(max(ply - 1, 0)), "opponent_clock_ms": clock_after(ply),
+                    "eval_cp": cp, "eval_mate": mate}
+
+        for ev in events:
+            ev.update(at(ev["ply"]))
+        plies = summary["plies"]
+        summary["has_clocks"] = plies > 0 and all(k in self.clocks for k in range(1, plies + 1))
+        summary["has_evals"] = any(1 <= k <= plies for k in self.evals)
+        for name, ply in (("first_claim", summary["first_claim_ply"]),
+                          ("first_missed_claim", summary["first_missed_claim_ply"])):
+            if ply is None:
+                continue
+            fields = at(ply)
+            sign = 1 if turns[ply] else -1  # the claimant is the side to move
+            summary[f"{name}_clock_ms"] = fields["clock_ms"]
+            summary[f"{name}_eval_cp"] = None if fields["eval_cp"] is None else sign * fields["eval_cp"]
+            summary[f"{name}_eval_mate"] = None if fields["eval_mate"] is None else sign * fields["eval_mate"]
+
+
 # FORMAT.md: a game is replayed for at most this many plies; the next token in move position
 # stops it with too_long.
 MAX_PLIES = 20000
 
 
 def base_record(index, headers):
+    base, increment = time_control(headers)
     return {
         "index": index,
+        "base_seconds": base,
+        "increment_seconds": increment,
         "white": headers.get("White"),
         "black": headers.get("Black"),
         "result": headers.get("Result"),
@@ -925,7 +1033,12 @@ def process_game(index, text, rules=False):
     if r:
         r.visit(board)
     marker = None
+    notes = Notes()
     for item, tok in move_tokens(movetext):
+        if item == "comment":
+            if error is None and a.ply > 0:
+                notes.comment(a.ply, tok)
+            continue
         if item == "result":
             marker = tok  # the last one counts; read on after an error too
             continue
@@ -952,6 +1065,7 @@ def process_game(index, text, rules=False):
             r.visit(board)
     result = game_result(rec["result"], marker)
     summary = a.finish(result, error)
+    notes.annotate(summary, a.events, a.turns, time_control(headers)[0])
     events = sorted(a.events, key=lambda e: (e["ply"], KIND_ORDER[e["kind"]], e.get("uci") or ""))
     rec.update({"status": "error" if error else "ok", "error": error,
                 "summary": summary, "events": events})

@@ -1,0 +1,235 @@
+//! The clocks and evaluations in the report (issue 24): was a claim passed over in time trouble,
+//! or to play for a win? Game by game, from the `games` summary: the claimant's clock at the
+//! first claim opportunity (games with clocks), and the claimant's evaluation at the first missed
+//! claim with the claimant's final score (games with evaluations). The bands are those of
+//! `queries/missed_claims_by_clock.sql` and `missed_claims_by_eval.sql`.
+
+use serde::Serialize;
+
+use super::{
+    figures::{Chart, Row},
+    model::Outcome,
+};
+
+/// Clock bands, lower bound included: < 10 s, 10-30 s, 30-60 s, 1-3 min, >= 3 min.
+pub const CLOCK_BANDS: [&str; 5] = ["< 10 s", "10-30 s", "30-60 s", "1-3 min", ">= 3 min"];
+
+/// Evaluation bands from the claimant's side (thresholds in `missed_claims_by_eval.sql`).
+pub const EVAL_BANDS: [&str; 4] = ["clearly worse", "about equal", "clearly better", "no evaluation"];
+
+pub fn clock_band(ms: i64) -> usize {
+    match ms {
+        ..10_000 => 0,
+        10_000..30_000 => 1,
+        30_000..60_000 => 2,
+        60_000..180_000 => 3,
+        _ => 4,
+    }
+}
+
+/// Below -1.00 or getting mated, -1.00 to +1.00, above +1.00 or mating, none.
+pub fn eval_band(cp: Option<i64>, mate: Option<i32>) -> usize {
+    match (cp, mate) {
+        (_, Some(m)) if m < 0 => 0,
+        (_, Some(m)) if m > 0 => 2,
+        (_, Some(_)) => 1,
+        (Some(cp), None) if cp < -100 => 0,
+        (Some(cp), None) if cp > 100 => 2,
+        (Some(_), None) => 1,
+        (None, None) => 3,
+    }
+}
+
+/// Games whose first claim opportunity fell in a clock band, and in how many it was passed over.
+#[derive(Serialize, Default, Clone, Debug, PartialEq)]
+pub struct ClockBand {
+    pub label: String,
+    pub games: u64,
+    pub passed_over: u64,
+}
+
+/// Games whose first missed claim fell in an evaluation band, and the claimant's final score.
+#[derive(Serialize, Default, Clone, Debug)]
+pub struct EvalBand {
+    pub label: String,
+    pub games: u64,
+    pub claimant: Outcome,
+}
+
+#[derive(Serialize, Clone, Debug)]
+pub struct Clocks {
+    /// Games (status ok or error) with a clock after every replayed move.
+    pub games_with_clocks: u64,
+    pub first_claim_by_clock: Vec<ClockBand>,
+    /// Games with at least one evaluation.
+    pub games_with_evals: u64,
+    pub first_missed_by_eval: Vec<EvalBand>,
+}
+
+impl Default for Clocks {
+    fn default() -> Self {
+        Clocks {
+            games_with_clocks: 0,
+            first_claim_by_clock: CLOCK_BANDS
+                .iter()
+                .map(|l| ClockBand { label: (*l).into(), ..Default::default() })
+                .collect(),
+            games_with_evals: 0,
+            first_missed_by_eval: EVAL_BANDS
+                .iter()
+                .map(|l| EvalBand { label: (*l).into(), ..Default::default() })
+                .collect(),
+        }
+    }
+}
+
+/// One game's fields the figures need.
+pub struct GameClocks {
+    pub has_clocks: bool,
+    pub has_evals: bool,
+    pub first_claim_ply: Option<u32>,
+    pub first_missed_claim_ply: Option<u32>,
+    pub first_claim_clock_ms: Option<i64>,
+    pub first_missed_eval: (Option<i64>, Option<i32>),
+    pub score: Option<f64>,
+}
+
+impl Clocks {
+    pub fn add(&mut self, g: &GameClocks) {
+        if g.has_clocks {
+            self.games_with_clocks += 1;
+            if let Some(ms) = g.first_claim_clock_ms {
+                let band = &mut self.first_claim_by_clock[clock_band(ms)];
+                band.games += 1;
+                band.passed_over +=
+                    u64::from(g.first_claim_ply.is_some() && g.first_missed_claim_ply == g.first_claim_ply);
+            }
+        }
+        if g.has_evals {
+            self.games_with_evals += 1;
+            if g.first_missed_claim_ply.is_some() {
+                let band = &mut self.first_missed_by_eval[eval_band(g.first_missed_eval.0, g.first_missed_eval.1)];
+                band.games += 1;
+                let o = &mut band.claimant;
+                match g.score {
+                    Some(1.0) => o.wins += 1,
+                    Some(0.5) => o.draws += 1,
+                    Some(_) => o.losses += 1,
+                    None => {}
+                }
+                o.games += u64::from(g.score.is_some());
+            }
+        }
+    }
+}
+
+fn pct(n: u64, d: u64) -> (String, f64) {
+    if d == 0 {
+        ("n/a".into(), 0.0)
+    } else {
+        (format!("{:.1}%", 100.0 * n as f64 / d as f64), 100.0 * n as f64 / d as f64)
+    }
+}
+
+fn scaled(mut rows: Vec<Row>) -> Vec<Row> {
+    let max = rows.iter().map(|r| r.bar).fold(0.0, f64::max);
+    for r in &mut rows {
+        r.bar = if max > 0.0 { r.bar / max } else { 0.0 };
+    }
+    rows
+}
+
+/// Headline rows: how many games have clocks and evaluations, and the two sharpest figures.
+pub fn headline_rows(c: &Clocks) -> Vec<Row> {
+    let quick = &c.first_claim_by_clock[0];
+    let better = &c.first_missed_by_eval[2];
+    let average = better.claimant.average().map_or("n/a".into(), |a| format!("{a:.3}"));
+    vec![
+        Row {
+            label: "Games with a clock after every move".into(),
+            value: c.games_with_clocks.to_string(),
+            count: c.games_with_clocks,
+            games: c.games_with_clocks,
+            bar: 0.0,
+        },
+        {
+            let (value, _) = pct(quick.passed_over, quick.games);
+            Row {
+                label: "First claim passed over with < 10 s on the claimant's clock (share)".into(),
+                value,
+                count: quick.passed_over,
+                games: quick.games,
+                bar: 0.0,
+            }
+        },
+        Row {
+            label: "Games with an engine evaluation".into(),
+            value: c.games_with_evals.to_string(),
+            count: c.games_with_evals,
+            games: c.games_with_evals,
+            bar: 0.0,
+        },
+        Row {
+            label: "Claimant's average score after passing over a claim when clearly better".into(),
+            value: average,
+            count: better.claimant.games,
+            games: better.claimant.games,
+            bar: 0.0,
+        },
+    ]
+}
+
+/// The two charts.
+pub fn charts(c: &Clocks) -> Vec<Chart> {
+    let with_claim: u64 = c.first_claim_by_clock.iter().map(|b| b.games).sum();
+    let missed: u64 = c.first_missed_by_eval.iter().map(|b| b.games).sum();
+    vec![
+        Chart {
+            id: "first_claim_by_clock",
+            title: "First claim passed over, by the claimant's remaining time".into(),
+            over: format!(
+                "over the {with_claim} game(s) with a claim opportunity among the {} with a clock after every move",
+                c.games_with_clocks
+            ),
+            label_header: "clock",
+            count_header: "passed over",
+            bars: true,
+            rows: scaled(
+                c.first_claim_by_clock
+                    .iter()
+                    .map(|b| {
+                        let (value, bar) = pct(b.passed_over, b.games);
+                        Row { label: b.label.clone(), value, count: b.passed_over, games: b.games, bar }
+                    })
+                    .collect(),
+            ),
+        },
+        Chart {
+            id: "first_missed_by_eval",
+            title: "Claimant's average score after passing over the first claim, by evaluation".into(),
+            over: format!(
+                "over the {missed} game(s) with a missed claim among the {} with an evaluation (claimant's side: clearly worse < -1.00 < about equal < +1.00 < clearly better)",
+                c.games_with_evals
+            ),
+            label_header: "evaluation",
+            count_header: "scored",
+            bars: true,
+            rows: scaled(
+                c.first_missed_by_eval
+                    .iter()
+                    .map(|b| {
+                        let average = b.claimant.average();
+                        let value = average.map_or("n/a".into(), |a| format!("{a:.3}"));
+                        Row {
+                            label: b.label.clone(),
+                            value,
+                            count: b.claimant.games,
+                            games: b.games,
+                            bar: average.unwrap_or(0.0),
+                        }
+                    })
+                    .collect(),
+            ),
+        },
+    ]
+}
