@@ -652,7 +652,7 @@ fn explain_shows_the_game_a_rows_key_names() {
     fs::write(&plain, &text).unwrap();
     let framed = tmp.path().join("framed.pgn.zst");
     let mut out = Vec::new();
-    for piece in text.chunks(200_000) {
+    for piece in text.chunks(100_000) {
         let frame = zstd::bulk::compress(piece, 1).unwrap();
         out.extend_from_slice(&[0x50, 0x2a, 0x4d, 0x18, 4, 0, 0, 0]);
         out.extend_from_slice(&(frame.len() as u32).to_le_bytes());
@@ -666,7 +666,7 @@ fn explain_shows_the_game_a_rows_key_names() {
         let mut frames = std::collections::BTreeSet::new();
         for b in batches(&part(&ds, "games", source)) {
             let (white, black) = (column::<StringArray>(&b, "White"), column::<StringArray>(&b, "Black"));
-            for (i, (frame, byte)) in keys(&b).into_iter().enumerate().step_by(97) {
+            for (i, (frame, byte)) in keys(&b).into_iter().enumerate().step_by(23) {
                 let key = if frame == 0 { byte.to_string() } else { format!("{frame}:{byte}") };
                 let shown = run(&["explain", s(&ds), "--source", source, "--game", &key]);
                 assert!(shown.status.success(), "explain {key}: {}", String::from_utf8_lossy(&shown.stderr));
