@@ -15,7 +15,7 @@ use shakmaty::{CastlingSide, Chess, Color, Position, Square};
 
 use super::{
     input_failed,
-    locate::{Found, find, key_text, source_input},
+    locate::{Found, find, source_input},
 };
 use crate::{
     engine::{
@@ -243,10 +243,10 @@ pub fn run(target: &Path, source: Option<&str>, key: Option<GameKey>) -> Result<
     let (key, text) = match found {
         Found::Game { key, text } => (key, text),
         Found::NotAt { before, after } => {
-            let near: Vec<String> = [before, after].into_iter().flatten().map(key_text).collect();
+            let near: Vec<String> = [before, after].into_iter().flatten().map(|k| k.text()).collect();
             bail!(
                 "no game starts at {} in {} (games start at {}); keys are the tables' frame_offset:byte_offset, or byte_offset alone when frame_offset is 0",
-                key.map(key_text).unwrap_or_default(),
+                key.map(|k| k.text()).unwrap_or_default(),
                 file.display(),
                 if near.is_empty() { "no key: the input has no game".to_owned() } else { near.join(" and ") }
             );
@@ -258,12 +258,12 @@ pub fn run(target: &Path, source: Option<&str>, key: Option<GameKey>) -> Result<
         ControlFlow::Break(())
     });
     let (Ok(_), Some(game)) = (read, game) else {
-        bail!("cannot read the game at {} of {}", key_text(key), file.display());
+        bail!("cannot read the game at {} of {}", key.text(), file.display());
     };
     let mut out = io::stdout().lock();
     let site = printable(game.tag("Site").unwrap_or("?")).into_owned();
     let name = source.map_or_else(|| file.display().to_string(), |s| format!("source {s} ({})", file.display()));
-    writeln!(out, "Game {} of {name}, Site {site}", key_text(key))?;
+    writeln!(out, "Game {} of {name}, Site {site}", key.text())?;
     out.write_all(explain(&game).as_bytes())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -23,23 +23,6 @@ use crate::{
     },
 };
 
-/// Parses `BYTE` or `FRAME:BYTE`.
-pub fn parse_key(text: &str) -> Result<GameKey, String> {
-    let number = |s: &str| s.trim().parse::<u64>().map_err(|_| format!("{text:?} is not BYTE or FRAME:BYTE"));
-    Ok(match text.split_once(':') {
-        Some((frame, byte)) => GameKey { frame_offset: number(frame)?, byte_offset: number(byte)? },
-        None => GameKey { frame_offset: 0, byte_offset: number(text)? },
-    })
-}
-
-/// A key as [`parse_key`] reads it.
-pub fn key_text(key: GameKey) -> String {
-    match key.frame_offset {
-        0 => key.byte_offset.to_string(),
-        frame => format!("{frame}:{}", key.byte_offset),
-    }
-}
-
 /// The input of `source` in the dataset at `dir`, as its manifest records it.
 pub fn source_input(dir: &Path, source: Option<&str>) -> Result<(PathBuf, String)> {
     let path = dir.join(MANIFEST);
@@ -148,18 +131,5 @@ fn entry(path: &Path, layout: Layout, key: GameKey) -> io::Result<GameKey> {
             }
             Ok(GameKey::default())
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn keys_read_and_write_alike() {
-        for key in [GameKey { frame_offset: 0, byte_offset: 516 }, GameKey { frame_offset: 12, byte_offset: 0 }] {
-            assert_eq!(parse_key(&key_text(key)), Ok(key));
-        }
-        assert!(parse_key("x").is_err() && parse_key("1:").is_err());
     }
 }

@@ -52,7 +52,7 @@ enum Command {
         /// PGN file, a dataset folder, or - for stdin.
         file: PathBuf,
         /// The game's key: BYTE or FRAME:BYTE; default: the first game.
-        #[arg(long, value_name = "KEY", value_parser = locate::parse_key)]
+        #[arg(long, value_name = "KEY", value_parser = crate::read::key::GameKey::parse)]
         game: Option<crate::read::key::GameKey>,
         /// The dataset's source the game is in (when FILE is a dataset folder of several).
         #[arg(long, value_name = "NAME")]

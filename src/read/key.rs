@@ -26,6 +26,26 @@ pub struct GameKey {
     pub byte_offset: u64,
 }
 
+impl GameKey {
+    /// The key as a user writes it: `BYTE`, or `FRAME:BYTE` when the frame is not 0 (as
+    /// `threefold report` prints it after `@` and `explain --game` reads it).
+    pub fn text(&self) -> String {
+        match self.frame_offset {
+            0 => self.byte_offset.to_string(),
+            frame => format!("{frame}:{}", self.byte_offset),
+        }
+    }
+
+    /// Reads [`Self::text`]'s form.
+    pub fn parse(text: &str) -> Result<GameKey, String> {
+        let number = |s: &str| s.trim().parse::<u64>().map_err(|_| format!("{text:?} is not BYTE or FRAME:BYTE"));
+        Ok(match text.split_once(':') {
+            Some((frame, byte)) => GameKey { frame_offset: number(frame)?, byte_offset: number(byte)? },
+            None => GameKey { frame_offset: 0, byte_offset: number(text)? },
+        })
+    }
+}
+
 impl std::fmt::Display for GameKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         if self.frame_offset == 0 {
@@ -98,6 +118,14 @@ pub fn key_in(segments: &[Segment], at: u64) -> GameKey {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn keys_read_and_write_alike() {
+        for key in [GameKey { frame_offset: 0, byte_offset: 516 }, GameKey { frame_offset: 12, byte_offset: 0 }] {
+            assert_eq!(GameKey::parse(&key.text()), Ok(key));
+        }
+        assert!(GameKey::parse("x").is_err() && GameKey::parse("1:").is_err());
+    }
 
     #[test]
     fn keys_follow_the_frame_a_byte_is_in() {

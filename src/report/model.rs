@@ -5,6 +5,8 @@
 
 use serde::Serialize;
 
+use crate::read::key::GameKey;
+
 /// Time classes in display order (the `time_class` column, and `unknown` without TimeControl).
 pub const TIME_CLASSES: [&str; 7] =
     ["ultrabullet", "bullet", "blitz", "rapid", "classical", "correspondence", "unknown"];
@@ -164,6 +166,10 @@ pub struct Report {
 }
 
 impl Example {
+    fn game_key(&self) -> GameKey {
+        GameKey { frame_offset: self.frame_offset, byte_offset: self.byte_offset }
+    }
+
     /// The game's key, as the tables join on it.
     pub fn key(&self) -> (String, u64, u64) {
         (self.source.clone(), self.frame_offset, self.byte_offset)
@@ -178,19 +184,13 @@ impl Example {
                 format!("'{}'", s.replace('\'', "'\\''"))
             }
         };
-        let key = match self.frame_offset {
-            0 => self.byte_offset.to_string(),
-            frame => format!("{frame}:{}", self.byte_offset),
-        };
+        let key = self.game_key().text();
         format!("threefold explain {} --source {} --game {key}", quote(dataset), quote(&self.source))
     }
 
     /// The game as a reader names it: its source and where it starts (`source @byte`, or
     /// `source @frame:byte` in a pzstd file).
     pub fn place(&self) -> String {
-        match self.frame_offset {
-            0 => format!("{} @{}", self.source, self.byte_offset),
-            frame => format!("{} @{frame}:{}", self.source, self.byte_offset),
-        }
+        format!("{} @{}", self.source, self.game_key().text())
     }
 }
