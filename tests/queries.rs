@@ -13,7 +13,7 @@ use std::{
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_threefold");
-const QUERIES: [&str; 11] = [
+const QUERIES: [&str; 12] = [
     "missed_claims",
     "claim_by_move_only",
     "castling_rights_edge_cases",
@@ -25,6 +25,7 @@ const QUERIES: [&str; 11] = [
     "repetition_kinds",
     "missed_claims_by_clock",
     "missed_claims_by_eval",
+    "by_month",
 ];
 
 mod common;
@@ -65,19 +66,33 @@ fn run_python(script: &str, args: &[&str]) -> Value {
 
 /// Every query's result as a list of {column: value} rows, keyed by query name.
 fn run_queries(dir: &Path) -> BTreeMap<String, Vec<Value>> {
+    run_queries_where(dir, "")
+}
+
+/// The same over the games a SQL condition keeps (and their events): the views `games` and
+/// `events` the queries read are narrowed first, so each query runs unchanged.
+fn run_queries_where(dir: &Path, condition: &str) -> BTreeMap<String, Vec<Value>> {
     const SCRIPT: &str = r#"
 import duckdb, json, os, sys
 out = {}
-for path in sys.argv[2:]:
+views = open(os.path.join(sys.argv[1], "views.sql")).read()
+condition = sys.argv[2]
+for path in sys.argv[3:]:
     con = duckdb.connect()
-    con.execute(open(os.path.join(sys.argv[1], "views.sql")).read())
+    if condition:
+        con.execute(views.replace("VIEW games AS", "VIEW all_games AS").replace("VIEW events AS", "VIEW all_events AS"))
+        con.execute("CREATE VIEW games AS SELECT * FROM all_games WHERE " + condition)
+        con.execute("CREATE VIEW events AS SELECT e.* FROM all_events e SEMI JOIN games g "
+                    "ON e.source = g.source AND e.frame_offset = g.frame_offset AND e.byte_offset = g.byte_offset")
+    else:
+        con.execute(views)
     rel = con.sql(open(path).read())
     out[os.path.basename(path)[:-4]] = [dict(zip(rel.columns, row)) for row in rel.fetchall()]
 print(json.dumps(out, default=str))
 "#;
     let paths: Vec<String> =
         QUERIES.iter().map(|q| root().join(format!("queries/{q}.sql")).display().to_string()).collect();
-    let mut args = vec![dir.to_str().unwrap()];
+    let mut args = vec![dir.to_str().unwrap(), condition];
     args.extend(paths.iter().map(String::as_str));
     let Value::Object(map) = run_python(SCRIPT, &args) else { panic!("not an object") };
     map.into_iter().map(|(k, v)| (k, v.as_array().unwrap().clone())).collect()
@@ -109,7 +124,13 @@ class Page(HTMLParser):
         if "data-title" in a:
             self.figures.append({"title": a["data-title"], "rows": []})
         if "data-label" in a:
-            self.figures[-1]["rows"].append([a["data-label"], a["data-value"], a["data-count"], a["data-games"]])
+            row = [a["data-label"]]
+            if "data-series" in a:
+                row.append(a["data-series"])
+            row += [a["data-value"], a["data-interval"] or "-", a["data-count"], a["data-games"]]
+            if a.get("data-small") == "true":
+                row.append("few games")
+            self.figures[-1]["rows"].append(row)
     def handle_starttag(self, tag, attrs):
         self.element(tag, attrs)
         if tag not in VOID:
@@ -532,7 +553,12 @@ fn check_report_against_queries(report: &Value, q: &BTreeMap<String, Vec<Value>>
         .collect();
     assert_eq!(reported, buckets);
 
-    // Example games: the first rows of the matching query, in its order.
+    check_months(report, &q["by_month"]);
+    // Example games (of the whole report, not of each group): the first rows of the matching
+    // query, in its order.
+    if report.get("examples").is_none() {
+        return;
+    }
     for (case, query) in [
         ("castling", "castling_rights_edge_cases"),
         ("en_passant", "en_passant_edge_cases"),
@@ -553,6 +579,82 @@ fn check_report_against_queries(report: &Value, q: &BTreeMap<String, Vec<Value>>
             .collect();
         assert_eq!(shown, listed, "{case} examples");
     }
+}
+
+/// The report's months (`by_month`) equal `queries/by_month.sql`'s, reason by reason.
+fn check_months(report: &Value, q: &[Value]) {
+    type Month = (u64, u64, u64, u64, u64, BTreeMap<String, u64>);
+    let mut want: BTreeMap<String, Month> = BTreeMap::new();
+    for r in q {
+        let m = want.entry(r["month"].as_str().unwrap().to_owned()).or_default();
+        *m = (
+            num(&r["games"]),
+            num(&r["threefold_games"]),
+            num(&r["games_with_claim"]),
+            num(&r["games_with_missed_claim"]),
+            num(&r["drawn"]),
+            std::mem::take(&mut m.5),
+        );
+        if let Some(reason) = r["draw_reason"].as_str() {
+            m.5.insert(reason.to_owned(), num(&r["reason_games"]));
+        }
+    }
+    let got: BTreeMap<String, Month> = report["by_month"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            let reasons = m["draw_reasons"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| (c["label"].as_str().unwrap().to_owned(), num(&c["games"])))
+                .collect();
+            (
+                m["month"].as_str().unwrap().to_owned(),
+                (
+                    num(&m["games"]),
+                    num(&m["threefold"]),
+                    num(&m["with_claim"]),
+                    num(&m["missed"]),
+                    num(&m["drawn"]),
+                    reasons,
+                ),
+            )
+        })
+        .collect();
+    assert_eq!(got, want, "report: by month");
+}
+
+/// Every rate's 95% interval in `--json` equals scipy's Wilson interval for the same counts, and
+/// every rate over some games has one.
+fn check_intervals(report: &Value) -> usize {
+    const SCRIPT: &str = r#"
+import json, sys
+from scipy.stats import binomtest
+figures = json.load(open(sys.argv[1]))["figures"]
+checked, bad = 0, []
+for chart in figures:
+    for row in chart["rows"]:
+        scale = {"percent": 100.0, "per1000": 1000.0}.get(row["unit"])
+        if scale is None:
+            continue
+        if row["games"] == 0:
+            if row["interval"]:
+                bad.append(("interval over no games", chart["id"], row))
+            continue
+        ci = binomtest(row["count"], row["games"]).proportion_ci(confidence_level=0.95, method="wilson")
+        got = (row["low"] / scale, row["high"] / scale)
+        checked += 1
+        if not row["interval"] or abs(got[0] - ci.low) > 1e-9 or abs(got[1] - ci.high) > 1e-9:
+            bad.append((chart["id"], row["label"], row.get("series"), row["count"], row["games"], got, (ci.low, ci.high)))
+print(json.dumps({"checked": checked, "bad": bad[:10]}))
+"#;
+    let tmp = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(tmp.path(), serde_json::to_vec(report).unwrap()).unwrap();
+    let out = run_python(SCRIPT, &[tmp.path().to_str().unwrap()]);
+    assert_eq!(out["bad"], Value::Array(vec![]), "intervals that differ from scipy's Wilson interval");
+    num(&out["checked"]) as usize
 }
 
 /// The report's clock and evaluation figures: the games they cover and the first claims by clock
@@ -591,25 +693,35 @@ fn check_html_against_text(html: &Value, text: &str) {
     let figures = html["figures"].as_array().unwrap();
     assert!(html["svg"].as_u64().unwrap() >= 8, "expected inline SVG charts");
     let lines: Vec<&str> = text.lines().collect();
-    // Blocks: the heading, one per chart, the example games.
-    assert_eq!(text.trim_end().split("\n\n").count(), figures.len() + 2, "charts in the terminal and the page");
+    // Blocks: the heading, the answers, one per chart, the example games.
+    assert_eq!(text.trim_end().split("\n\n").count(), figures.len() + 3, "charts in the terminal and the page");
     for figure in figures {
         let title = figure["title"].as_str().unwrap();
         let at = lines.iter().position(|l| *l == title).unwrap_or_else(|| panic!("no table {title:?} in the terminal"));
         let rows: Vec<Vec<String>> = lines[at + 3..].iter().take_while(|l| !l.is_empty()).map(|l| cells(l)).collect();
-        let page: Vec<Vec<String>> = figure["rows"]
+        let mut page: Vec<Vec<String>> = figure["rows"]
             .as_array()
             .unwrap()
             .iter()
             .map(|r| r.as_array().unwrap().iter().map(|c| c.as_str().unwrap().to_owned()).collect())
             .collect();
+        let mut rows = rows;
+        if title == "Headline figures" {
+            // The page splits many groups over several tables: the same cells, in another order.
+            page.sort();
+            rows.sort();
+        }
         assert_eq!(page, rows, "{title}");
     }
 }
 
 /// Ingests `inputs`, runs every query and the report, and checks them against each other and
 /// against the engine. Returns the queries' results for case-specific checks.
-fn check_dataset(inputs: &[PathBuf], dumped: &[PathBuf]) -> (BTreeMap<String, Vec<Value>>, Value, String) {
+fn check_dataset(
+    inputs: &[PathBuf],
+    dumped: &[PathBuf],
+    cases: &[Case],
+) -> (BTreeMap<String, Vec<Value>>, Value, String) {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("ds");
     let mut args = vec!["ingest", "--quiet", "--out", dir.to_str().unwrap()];
@@ -635,7 +747,59 @@ fn check_dataset(inputs: &[PathBuf], dumped: &[PathBuf]) -> (BTreeMap<String, Ve
         .filter(|e| e.file_name().to_string_lossy().contains(".tmp"))
         .collect();
     assert!(leftovers.is_empty(), "temporary files left: {leftovers:?}");
+    for case in cases {
+        check_case(&dir, case);
+    }
     (queries, report, html)
+}
+
+/// A game's date in SQL, as the report and `queries/by_month.sql` define it.
+const GAME_DATE: &str = "coalesce(UTCDate, CASE WHEN regexp_full_match(Date, '[0-9]{4}\\.[0-9]{2}\\.[0-9]{2}') THEN try_strptime(Date, '%Y.%m.%d')::DATE END)";
+const BOTH_ELOS: &str = "WhiteElo IS NOT NULL AND BlackElo IS NOT NULL";
+const BAND: &str = "CASE WHEN WhiteElo IS NOT NULL AND BlackElo IS NOT NULL THEN format('{}-{}', (floor(least(WhiteElo, BlackElo) / 200) * 200)::INTEGER, (floor(least(WhiteElo, BlackElo) / 200) * 200)::INTEGER + 199) ELSE 'unknown' END";
+
+/// One run of `report` with filters and groups, and the same in SQL: `condition` keeps the games
+/// the filters keep, `group` is the SQL value of a game's `--by` group.
+struct Case<'a> {
+    args: Vec<&'a str>,
+    condition: String,
+    group: Option<&'a str>,
+}
+
+/// The report under the case's filters equals the queries over the same games; with `--by`, each
+/// group's figures equal the queries over that group's games; every interval is scipy's; the
+/// terminal and the page show the same rows.
+fn check_case(dir: &Path, case: &Case) {
+    let mut args = vec!["report", dir.to_str().unwrap(), "--json"];
+    args.extend(&case.args);
+    let report: Value = serde_json::from_slice(&run(&args).stdout).unwrap();
+    let q = run_queries_where(dir, &case.condition);
+    check_report_against_queries(&report, &q);
+    assert!(check_intervals(&report) > 10, "{:?}: few intervals checked", case.args);
+    if let Some(group) = case.group {
+        let groups = report["groups"].as_array().unwrap();
+        assert!(groups.len() >= 2, "{:?}: expected groups side by side, got {}", case.args, groups.len());
+        let total: u64 = groups.iter().map(|g| num(&g["overall"]["games"])).sum();
+        assert_eq!(total, num(&report["overall"]["games"]), "{:?}: the groups hold every game once", case.args);
+        for g in groups {
+            let label = g["label"].as_str().unwrap().replace('\'', "''");
+            let condition = if case.condition.is_empty() {
+                format!("({group}) = '{label}'")
+            } else {
+                format!("({}) AND ({group}) = '{label}'", case.condition)
+            };
+            check_report_against_queries(g, &run_queries_where(dir, &condition));
+        }
+    } else {
+        assert_eq!(report["groups"], Value::Array(vec![]));
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let page = tmp.path().join("report.html");
+    let mut args = vec!["report", dir.to_str().unwrap(), "--html", page.to_str().unwrap()];
+    args.extend(&case.args);
+    let text = String::from_utf8(run(&args).stdout).unwrap();
+    check_html_against_text(&read_html(&page), &text);
+    assert!(text.contains(&format!("Filter: {}", report["filter_text"].as_str().unwrap())), "the filter is shown");
 }
 
 #[test]
@@ -647,7 +811,20 @@ fn data_samples() {
         .filter(|p| p.extension().is_some_and(|x| x == "pgn"))
         .collect();
     files.sort();
-    let (queries, report, html) = check_dataset(&[samples], &files);
+    let tmp = tempfile::tempdir().unwrap();
+    let collections = tmp.path().join("collections.csv");
+    std::fs::write(&collections, "# online games\nlichess*,online\n*,over the board and engines\n").unwrap();
+    let cases = [
+        Case { args: vec!["--by", "source"], condition: String::new(), group: Some("source") },
+        Case {
+            args: vec!["--by", "collection", "--collections", collections.to_str().unwrap()],
+            condition: String::new(),
+            group: Some("CASE WHEN source GLOB 'lichess*' THEN 'online' ELSE 'over the board and engines' END"),
+        },
+        // Standard and Chess960 (the TCEC game).
+        Case { args: vec!["--by", "variant"], condition: String::new(), group: Some("replay_variant") },
+    ];
+    let (queries, report, html) = check_dataset(&[samples], &files, &cases);
 
     // Karpov–Miles, Tilburg 1986, round 13: the board thrice, the position only twice.
     let karpov = queries["castling_rights_edge_cases"]
@@ -679,7 +856,29 @@ fn larger_corpus() {
         corpus.join("variants/atomic.pgn"),
         corpus.join("edge/chessalyzer-bad-san-mid-file.pgn"),
     ];
-    let (queries, report, html) = check_dataset(&files, &files);
+    let cases = [
+        Case {
+            args: vec!["--source", "lichess*", "--time-class", "blitz", "--time-class", "bullet", "--min-elo", "1500"],
+            condition: format!(
+                "source GLOB 'lichess*' AND coalesce(time_class, 'unknown') IN ('blitz', 'bullet') AND {BOTH_ELOS} AND least(WhiteElo, BlackElo) >= 1500"
+            ),
+            group: None,
+        },
+        Case {
+            args: vec!["--since", "1900", "--until", "2013-01-15", "--max-elo", "2000", "--by", "time-class"],
+            condition: format!(
+                "{GAME_DATE} BETWEEN DATE '1900-01-01' AND DATE '2013-01-15' AND {BOTH_ELOS} AND least(WhiteElo, BlackElo) <= 2000"
+            ),
+            group: Some("coalesce(time_class, 'unknown')"),
+        },
+        Case { args: vec!["--by", "source", "--min-games", "100"], condition: String::new(), group: Some("source") },
+        Case {
+            args: vec!["--by", "rating-band", "--source", "lichess_db*", "--since", "2013-01-01"],
+            condition: format!("source GLOB 'lichess_db*' AND {GAME_DATE} >= DATE '2013-01-01'"),
+            group: Some(BAND),
+        },
+    ];
+    let (queries, report, html) = check_dataset(&files, &files, &cases);
     assert!(num(&report["overall"]["games"]) > 6000);
     assert_eq!(report["skipped"], 10);
     assert_eq!(num(&report["rows"]), num(&report["overall"]["games"]) + 10);
@@ -696,6 +895,34 @@ fn larger_corpus() {
     assert!(banded.count() >= 3, "{:?}", queries["missed_claims_by_clock"]);
     assert!(queries["missed_claims_by_eval"].iter().any(|r| num(&r["opportunities"]) > 0));
     assert!(num(&report["clocks"]["games_with_clocks"]) > 900, "the clocks sample's games have clocks");
+}
+
+#[test]
+fn a_filter_that_matches_no_game_gives_an_empty_report_not_an_error() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ds");
+    run(&["ingest", "--quiet", "--out", dir.to_str().unwrap(), root().join("data-samples").to_str().unwrap()]);
+    let out = run(&["report", dir.to_str().unwrap(), "--source", "no-such-source*", "--json"]);
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((num(&report["matched"]), num(&report["overall"]["games"])), (0, 0));
+    assert_eq!(num(&report["rows"]), 303, "rows count the whole dataset");
+    let text = String::from_utf8(run(&["report", dir.to_str().unwrap(), "--until", "1900"]).stdout).unwrap();
+    assert!(text.contains("No replayed game matches"), "{text}");
+    // Filters that cannot be right are refused before any work, with the usage exit code.
+    for args in [
+        &["--time-class", "fast"][..],
+        &["--since", "2021-13"],
+        &["--since", "2022", "--until", "2021"],
+        &["--min-elo", "2000", "--max-elo", "1000"],
+        &["--by", "collection"],
+        &["--collections", "x.csv"],
+    ] {
+        let mut all = vec!["report", dir.to_str().unwrap()];
+        all.extend(args);
+        let out = Command::new(BIN).args(&all).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.stdout.is_empty(), "{args:?}: printed a report");
+    }
 }
 
 #[test]

@@ -136,19 +136,53 @@ enum Command {
         /// Dataset directory written by `threefold ingest`.
         dir: PathBuf,
     },
-    /// Print the headline figures of a dataset as tables; optionally write them as an HTML page.
+    /// Answer the research questions over a dataset: sentences, then tables (optionally an HTML
+    /// page of charts), every rate with its 95% Wilson interval.
     ///
     /// Reads DIR/games and DIR/events (written by ingest) directly, in bounded memory. Rates leave
-    /// out skipped variants; rating band = the lower Elo of the two players, bands of 200.
+    /// out skipped variants; rating band = the lower Elo of the two players, bands of 200; a game's
+    /// date is UTCDate, else Date where it is a full date.
     ///
     /// Examples:
     ///   threefold report dataset
     ///   threefold report dataset --html report.html
+    ///   threefold report dataset --source 'lichess*' --since 2021-01 --time-class blitz --min-elo 1800
+    ///   threefold report dataset --by source --html by-source.html
+    ///   threefold report dataset --by collection --collections collections.csv
     ///   threefold report dataset --json > figures.json
     #[command(verbatim_doc_comment)]
     Report {
         /// Dataset directory written by `threefold ingest`.
         dir: PathBuf,
+        /// Only sources matching GLOB (repeatable: any of them), e.g. 'lichess_db_*'.
+        #[arg(long = "source", value_name = "GLOB")]
+        sources: Vec<String>,
+        /// Only games dated on or after DATE (YYYY-MM-DD, YYYY-MM or YYYY); undated games drop out.
+        #[arg(long, value_name = "DATE")]
+        since: Option<String>,
+        /// Only games dated on or before DATE (YYYY-MM-DD; YYYY-MM or YYYY to its end).
+        #[arg(long, value_name = "DATE")]
+        until: Option<String>,
+        /// Only games of this time class (repeatable): ultrabullet, bullet, blitz, rapid,
+        /// classical, correspondence, unknown.
+        #[arg(long = "time-class", value_name = "CLASS")]
+        time_classes: Vec<String>,
+        /// Only games whose lower Elo is at least N (games without both Elos drop out).
+        #[arg(long, value_name = "N")]
+        min_elo: Option<i32>,
+        /// Only games whose lower Elo is at most N (games without both Elos drop out).
+        #[arg(long, value_name = "N")]
+        max_elo: Option<i32>,
+        /// Put groups side by side in every table and chart.
+        #[arg(long, value_enum, value_name = "GROUPING")]
+        by: Option<crate::report::group::ByKind>,
+        /// For --by collection: a file of GLOB,COLLECTION lines naming each source's collection
+        /// (first match wins; other sources are in `other`).
+        #[arg(long, value_name = "FILE")]
+        collections: Option<PathBuf>,
+        /// Rates over fewer games than this are greyed and marked "few games".
+        #[arg(long, value_name = "N", default_value_t = 30)]
+        min_games: u64,
         /// Also write a self-contained HTML page with SVG charts to FILE (atomically).
         #[arg(long, value_name = "FILE")]
         html: Option<PathBuf>,
@@ -207,7 +241,34 @@ fn run(command: Command) -> Result<ExitCode> {
             eprintln!("threefold: wrote {}", dir.join("views.sql").display());
             Ok(ExitCode::SUCCESS)
         }
-        Command::Report { dir, html, json } => crate::report::run(&dir, html.as_deref(), json),
+        Command::Report {
+            dir,
+            sources,
+            since,
+            until,
+            time_classes,
+            min_elo,
+            max_elo,
+            by,
+            collections,
+            min_games,
+            html,
+            json,
+        } => {
+            let filter = crate::report::filter::Filter::new(
+                sources,
+                since.as_deref(),
+                until.as_deref(),
+                time_classes,
+                min_elo,
+                max_elo,
+            )?;
+            let by = by.map(|kind| crate::report::group::By::new(kind, collections.as_deref())).transpose()?;
+            if by.is_none() && collections.is_some() {
+                anyhow::bail!("--collections is for --by collection");
+            }
+            crate::report::run(&dir, &crate::report::Options { filter, by, min_games, html, json })
+        }
     }
 }
 

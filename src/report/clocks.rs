@@ -7,8 +7,8 @@
 use serde::Serialize;
 
 use super::{
-    figures::{Chart, Row},
-    model::Outcome,
+    figures::{Chart, Kind, Row, Rows, Unit, games_text, sets, thousands},
+    model::{Outcome, Report},
 };
 
 /// Clock bands, lower bound included: < 10 s, 10-30 s, 30-60 s, 1-3 min, >= 3 min.
@@ -123,113 +123,75 @@ impl Clocks {
     }
 }
 
-fn pct(n: u64, d: u64) -> (String, f64) {
-    if d == 0 {
-        ("n/a".into(), 0.0)
-    } else {
-        (format!("{:.1}%", 100.0 * n as f64 / d as f64), 100.0 * n as f64 / d as f64)
-    }
-}
-
-fn scaled(mut rows: Vec<Row>) -> Vec<Row> {
-    let max = rows.iter().map(|r| r.bar).fold(0.0, f64::max);
-    for r in &mut rows {
-        r.bar = if max > 0.0 { r.bar / max } else { 0.0 };
-    }
-    rows
-}
-
 /// Headline rows: how many games have clocks and evaluations, and the two sharpest figures.
-pub fn headline_rows(c: &Clocks) -> Vec<Row> {
+pub fn headline_rows(c: &Clocks, s: Option<&str>, b: Rows) -> Vec<Row> {
     let quick = &c.first_claim_by_clock[0];
     let better = &c.first_missed_by_eval[2];
-    let average = better.claimant.average().map_or("n/a".into(), |a| format!("{a:.3}"));
     vec![
-        Row {
-            label: "Games with a clock after every move".into(),
-            value: c.games_with_clocks.to_string(),
-            count: c.games_with_clocks,
-            games: c.games_with_clocks,
-            bar: 0.0,
-        },
-        {
-            let (value, _) = pct(quick.passed_over, quick.games);
-            Row {
-                label: "First claim passed over with < 10 s on the claimant's clock (share)".into(),
-                value,
-                count: quick.passed_over,
-                games: quick.games,
-                bar: 0.0,
-            }
-        },
-        Row {
-            label: "Games with an engine evaluation".into(),
-            value: c.games_with_evals.to_string(),
-            count: c.games_with_evals,
-            games: c.games_with_evals,
-            bar: 0.0,
-        },
-        Row {
-            label: "Claimant's average score after passing over a claim when clearly better".into(),
-            value: average,
-            count: better.claimant.games,
-            games: better.claimant.games,
-            bar: 0.0,
-        },
+        b.count("Games with a clock after every move", s, c.games_with_clocks, c.games_with_clocks),
+        b.rate(
+            "First claim passed over with < 10 s on the claimant's clock (share)",
+            s,
+            quick.passed_over,
+            quick.games,
+            Unit::Percent,
+        ),
+        b.count("Games with an engine evaluation", s, c.games_with_evals, c.games_with_evals),
+        b.score("Claimant's average score after passing over a claim when clearly better", s, &better.claimant),
     ]
 }
 
 /// The two charts.
-pub fn charts(c: &Clocks) -> Vec<Chart> {
-    let with_claim: u64 = c.first_claim_by_clock.iter().map(|b| b.games).sum();
-    let missed: u64 = c.first_missed_by_eval.iter().map(|b| b.games).sum();
+pub fn charts(r: &Report, b: Rows) -> Vec<Chart> {
+    let c = &r.all.clocks;
+    let with_claim: u64 = c.first_claim_by_clock.iter().map(|x| x.games).sum();
+    let missed: u64 = c.first_missed_by_eval.iter().map(|x| x.games).sum();
+    let series: Vec<String> = r.groups.iter().map(|g| g.label.clone()).collect();
+    let side_by_side = |f: &dyn Fn(Option<&str>, &Clocks) -> Vec<Row>| -> Vec<Row> {
+        let rows: Vec<Vec<Row>> = sets(r).into_iter().map(|(s, st)| f(s, &st.clocks)).collect();
+        // Each band's groups together.
+        let bands = rows.first().map_or(0, Vec::len);
+        (0..bands).flat_map(|i| rows.iter().filter_map(move |set| set.get(i).cloned())).collect()
+    };
     vec![
         Chart {
-            id: "first_claim_by_clock",
+            id: "first_claim_by_clock".into(),
             title: "First claim passed over, by the claimant's remaining time".into(),
             over: format!(
-                "over the {with_claim} game(s) with a claim opportunity among the {} with a clock after every move",
-                c.games_with_clocks
+                "over the {} with a claim opportunity among the {} with a clock after every move",
+                games_text(with_claim),
+                thousands(c.games_with_clocks)
             ),
             label_header: "clock",
             count_header: "passed over",
-            bars: true,
-            rows: scaled(
+            kind: Kind::Bars,
+            unit: Unit::Percent,
+            axis: "share of games with a first claim in the band (95% interval)".into(),
+            series: series.clone(),
+            rows: side_by_side(&|s, c| {
                 c.first_claim_by_clock
                     .iter()
-                    .map(|b| {
-                        let (value, bar) = pct(b.passed_over, b.games);
-                        Row { label: b.label.clone(), value, count: b.passed_over, games: b.games, bar }
-                    })
-                    .collect(),
-            ),
+                    .map(|x| b.rate(&x.label, s, x.passed_over, x.games, Unit::Percent))
+                    .collect()
+            }),
         },
         Chart {
-            id: "first_missed_by_eval",
+            id: "first_missed_by_eval".into(),
             title: "Claimant's average score after passing over the first claim, by evaluation".into(),
             over: format!(
-                "over the {missed} game(s) with a missed claim among the {} with an evaluation (claimant's side: clearly worse < -1.00 < about equal < +1.00 < clearly better)",
-                c.games_with_evals
+                "over the {} with a missed claim among the {} with an evaluation (claimant's side: clearly worse < -1.00 < about equal < +1.00 < clearly better)",
+                games_text(missed),
+                thousands(c.games_with_evals)
             ),
             label_header: "evaluation",
             count_header: "scored",
-            bars: true,
-            rows: scaled(
-                c.first_missed_by_eval
-                    .iter()
-                    .map(|b| {
-                        let average = b.claimant.average();
-                        let value = average.map_or("n/a".into(), |a| format!("{a:.3}"));
-                        Row {
-                            label: b.label.clone(),
-                            value,
-                            count: b.claimant.games,
-                            games: b.games,
-                            bar: average.unwrap_or(0.0),
-                        }
-                    })
-                    .collect(),
-            ),
+            kind: Kind::Bars,
+            unit: Unit::Score,
+            axis: "average score (1 a win, 0.5 a draw)".into(),
+            series,
+            rows: side_by_side(&|s, c| {
+                c.first_missed_by_eval.iter().map(|x| b.score(&x.label, s, &x.claimant)).collect()
+            }),
         },
     ]
 }

@@ -1,28 +1,79 @@
-//! The report as figures: titled lists of rows, each with its value already formatted and the
-//! number of games it is computed over. The terminal table and the HTML charts both draw these
-//! same rows, so a number can only be printed one way.
+//! The report as figures: titled lists of rows, each with its value and 95% interval already
+//! formatted and the number of games it is computed over. The terminal tables, the HTML charts
+//! and `--json` all show these same rows, so a number can only be printed one way.
+//!
+//! With `--by`, a row also names its series (the group), and every chart puts the groups side by
+//! side. A row whose denominator is under `--min-games` is marked `small`: greyed and labelled,
+//! never drawn as if it were as sure as the others.
 
-use super::model::{Group, Rates, Report};
+use serde::Serialize;
+
+use super::{
+    interval::wilson,
+    model::{Count, Group, Month, Outcome, Report, Stats},
+    tally::NO_PERPETUAL,
+};
 use crate::engine::event::Perpetual;
 
-/// One figure: a bar in a chart, or a line of the headline table.
-#[derive(Debug, Clone)]
-pub struct Row {
-    pub label: String,
-    /// Formatted value: `6.6%`, `0.54` (per 1,000 games), `0.487` (score) or a plain count.
-    pub value: String,
-    /// What the value counts (games, opportunities, ...), as a number.
-    pub count: u64,
-    /// Games the figure is computed over.
-    pub games: u64,
-    /// Bar length relative to the chart's longest bar (0..=1).
-    pub bar: f64,
+/// What a row's value is.
+#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    /// A share in percent, with a Wilson interval.
+    Percent,
+    /// Games per 1,000, with a Wilson interval.
+    Per1000,
+    /// An average score (1 a win, ½ a draw), no interval.
+    Score,
+    /// A plain count.
+    Count,
 }
 
-#[derive(Debug, Clone)]
+/// How a chart is drawn.
+#[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    /// A table (the headline figures mix units).
+    Table,
+    /// Horizontal bars with whiskers, series side by side.
+    Bars,
+    /// Vertical bars in label order (a histogram), series side by side.
+    Columns,
+    /// One bar per label, split by series into shares that add up to 100%.
+    Stacked,
+    /// One line per series over the labels (months).
+    Lines,
+    /// Shares stacked over the labels (months).
+    Area,
+}
+
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct Row {
+    pub label: String,
+    /// The group (or the part of a stacked bar) the row is for.
+    pub series: Option<String>,
+    /// Formatted value: `6.6%`, `0.54` (per 1,000 games), `0.487` (score), a count or `n/a`.
+    pub value: String,
+    /// The 95% Wilson interval, formatted (`6.1–7.2%`), or empty.
+    pub interval: String,
+    /// What the value counts (games, opportunities, ...).
+    pub count: u64,
+    /// What it is counted over (the denominator; games unless the chart says otherwise).
+    pub games: u64,
+    /// The value as a number in the chart's unit (percent, per 1,000, score, count).
+    pub magnitude: Option<f64>,
+    pub low: Option<f64>,
+    pub high: Option<f64>,
+    /// Under `--min-games`: shown greyed and marked.
+    pub small: bool,
+    /// What the value is (the headline table mixes units).
+    pub unit: Unit,
+}
+
+#[derive(Serialize, Debug, Clone)]
 pub struct Chart {
-    /// Stable name (HTML id, tests).
-    pub id: &'static str,
+    /// Stable name (HTML id, SVG file name, tests).
+    pub id: String,
     pub title: String,
     /// What the figures are computed over, in words.
     pub over: String,
@@ -30,300 +81,624 @@ pub struct Chart {
     pub label_header: &'static str,
     /// Header of the count column.
     pub count_header: &'static str,
-    /// Drawn as bars (else a plain table: the headline figures mix units).
-    pub bars: bool,
+    pub kind: Kind,
+    pub unit: Unit,
+    /// The value axis, in words.
+    pub axis: String,
+    /// The series in display order (empty without `--by`, except stacked charts' parts).
+    pub series: Vec<String>,
     pub rows: Vec<Row>,
 }
 
-fn pct(n: u64, d: u64) -> (String, f64) {
-    if d == 0 {
-        return ("n/a".into(), 0.0);
+/// Builds rows, knowing `--min-games`.
+#[derive(Clone, Copy)]
+pub struct Rows {
+    pub min_games: u64,
+}
+
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, ch) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(ch);
     }
-    let v = 100.0 * n as f64 / d as f64;
-    (format!("{v:.1}%"), v)
+    out
 }
 
-fn per_1000(n: u64, d: u64) -> (String, f64) {
-    if d == 0 {
-        return ("n/a".into(), 0.0);
+pub fn games_text(n: u64) -> String {
+    format!("{} game{}", thousands(n), if n == 1 { "" } else { "s" })
+}
+
+impl Rows {
+    /// `n` of `d` as a share (percent or per 1,000) with its interval.
+    pub fn rate(&self, label: impl Into<String>, series: Option<&str>, n: u64, d: u64, unit: Unit) -> Row {
+        let scale = if unit == Unit::Per1000 { 1000.0 } else { 100.0 };
+        let (digits, suffix) = if unit == Unit::Per1000 { (2, "") } else { (1, "%") };
+        let ci = wilson(n, d);
+        Row {
+            label: label.into(),
+            series: series.map(str::to_owned),
+            value: ci.map_or("n/a".into(), |c| format!("{:.*}{suffix}", digits, c.rate * scale)),
+            interval: ci.map_or(String::new(), |c| {
+                format!("{:.*}–{:.*}{suffix}", digits, c.low * scale, digits, c.high * scale)
+            }),
+            count: n,
+            games: d,
+            magnitude: ci.map(|c| c.rate * scale),
+            low: ci.map(|c| c.low * scale),
+            high: ci.map(|c| c.high * scale),
+            small: d < self.min_games,
+            unit,
+        }
     }
-    let v = 1000.0 * n as f64 / d as f64;
-    (format!("{v:.2}"), v)
-}
 
-/// A row from a (text, magnitude) pair; `bar` is scaled later by [`scaled`].
-fn row(label: impl Into<String>, (value, magnitude): (String, f64), count: u64, games: u64) -> Row {
-    Row { label: label.into(), value, count, games, bar: magnitude }
-}
-
-/// Scales the bars so the longest is 1: small shares stay visible.
-fn scaled(mut rows: Vec<Row>) -> Vec<Row> {
-    let max = rows.iter().map(|r| r.bar).fold(0.0, f64::max);
-    for r in &mut rows {
-        r.bar = if max > 0.0 { r.bar / max } else { 0.0 };
+    /// The average score of `o`.
+    pub fn score(&self, label: impl Into<String>, series: Option<&str>, o: &Outcome) -> Row {
+        let average = o.average();
+        Row {
+            label: label.into(),
+            series: series.map(str::to_owned),
+            value: average.map_or("n/a".into(), |a| format!("{a:.3}")),
+            interval: String::new(),
+            count: o.games,
+            games: o.games,
+            magnitude: average,
+            low: None,
+            high: None,
+            small: o.games < self.min_games,
+            unit: Unit::Score,
+        }
     }
-    rows
+
+    /// A plain count (of `of` rows).
+    pub fn count(&self, label: impl Into<String>, series: Option<&str>, n: u64, of: u64) -> Row {
+        Row {
+            label: label.into(),
+            series: series.map(str::to_owned),
+            value: thousands(n),
+            interval: String::new(),
+            count: n,
+            games: of,
+            magnitude: Some(n as f64),
+            low: None,
+            high: None,
+            small: false,
+            unit: Unit::Count,
+        }
+    }
 }
 
-fn games_text(n: u64) -> String {
-    format!("{n} game{}", if n == 1 { "" } else { "s" })
+/// The sets of games a chart compares: all games alone, or each group (named).
+pub fn sets(r: &Report) -> Vec<(Option<&str>, &Stats)> {
+    if r.groups.is_empty() {
+        vec![(None, &r.all)]
+    } else {
+        r.groups.iter().map(|g| (Some(g.label.as_str()), &g.stats)).collect()
+    }
+}
+
+fn series_names(r: &Report) -> Vec<String> {
+    r.groups.iter().map(|g| g.label.clone()).collect()
 }
 
 fn replayed_text(r: &Report) -> String {
-    format!("over {} (status ok or error; {} skipped variant(s) left out)", games_text(r.overall.games), r.skipped)
-}
-
-fn group_rows(groups: &[Group], f: impl Fn(&Rates) -> (u64, u64)) -> Vec<Row> {
-    scaled(
-        groups
-            .iter()
-            .map(|g| {
-                let (n, d) = f(&g.rates);
-                row(&g.label, pct(n, d), n, d)
-            })
-            .collect(),
+    format!(
+        "over the {} replayed of {} ({} skipped variant(s) left out)",
+        games_text(r.all.overall.games),
+        r.filter_text,
+        thousands(r.skipped)
     )
-}
-
-fn headline(r: &Report) -> Chart {
-    let o = &r.overall;
-    let c = &r.claims;
-    let g = o.games;
-    let mut rows = vec![
-        row("Games replayed", (g.to_string(), 0.0), g, r.rows),
-        row("Reached a threefold (position 3× on the board)", pct(o.threefold, g), o.threefold, g),
-        row("Reached a fivefold", pct(o.fivefold, g), o.fivefold, g),
-        row("A threefold claim was available", pct(o.with_claim, g), o.with_claim, g),
-        row(
-            "Play went on after a claim (share of games with a claim)",
-            pct(o.missed, o.with_claim),
-            o.missed,
-            o.with_claim,
-        ),
-        row(
-            "Claim opportunities only by declaring a move (share of opportunities)",
-            pct(c.by_move_only, c.opportunities),
-            c.by_move_only,
-            o.with_claim,
-        ),
-        row(
-            "Games whose every claim needed a declared move",
-            pct(c.games_only_by_move, o.with_claim),
-            c.games_only_by_move,
-            o.with_claim,
-        ),
-    ];
-    let average = r.claimant.average().map_or("n/a".into(), |a| format!("{a:.3}"));
-    rows.push(row(
-        "Claimant's average score after missing the first claim",
-        (average, 0.0),
-        r.claimant.games,
-        r.claimant.games,
-    ));
-    rows.push(row("Drawn games with an inferred reason", pct(r.drawn, g), r.drawn, g));
-    rows.push(row(
-        "Castling-rights pseudo-repetitions, games per 1,000",
-        per_1000(r.castling.games, g),
-        r.castling.games,
-        g,
-    ));
-    rows.push(row("E.p. pseudo-repetitions, games per 1,000", per_1000(r.en_passant.games, g), r.en_passant.games, g));
-    rows.push(row(
-        "Hidden repetitions (FEN e.p. field), games per 1,000",
-        per_1000(r.hidden.games, g),
-        r.hidden.games,
-        g,
-    ));
-    rows.push(row("Went on after a fivefold, games per 1,000", per_1000(r.after_fivefold, g), r.after_fivefold, g));
-    rows.push(row(
-        "Went on after the 75-move rule, games per 1,000",
-        per_1000(r.after_75_moves, g),
-        r.after_75_moves,
-        g,
-    ));
-    rows.extend(super::clocks::headline_rows(&r.clocks));
-    Chart {
-        id: "headline",
-        title: "Headline figures".into(),
-        over: replayed_text(r),
-        label_header: "figure",
-        count_header: "count",
-        bars: false,
-        rows,
-    }
-}
-
-/// Threefold and fivefold draws by who gave perpetual check over the first threefold's moves.
-fn perpetual(r: &Report) -> Chart {
-    let draws: u64 = r.repetition_draws_by_perpetual.iter().map(|c| c.games).sum();
-    let label = |kind: &str| match Perpetual::parse(kind) {
-        Some(Perpetual::White) => "perpetual check by White",
-        Some(Perpetual::Black) => "perpetual check by Black",
-        Some(Perpetual::Both) => "perpetual check by both sides",
-        None => "no perpetual check",
-    };
-    Chart {
-        id: "repetition_draws_by_perpetual",
-        title: "Threefold and fivefold draws: perpetual check or not (moves to the first threefold)".into(),
-        over: format!("over the {} drawn by threefold or fivefold", games_text(draws)),
-        label_header: "kind",
-        count_header: "games",
-        bars: true,
-        rows: scaled(
-            r.repetition_draws_by_perpetual
-                .iter()
-                .map(|c| row(label(&c.label), pct(c.games, draws), c.games, draws))
-                .collect(),
-        ),
-    }
 }
 
 /// Every figure of the report, in display order.
 pub fn charts(r: &Report) -> Vec<Chart> {
-    let mut all = vec![headline(r)];
-    all.extend(rate_charts(r));
-    all.extend(share_charts(r));
-    all.extend(super::clocks::charts(&r.clocks));
+    let b = Rows { min_games: r.min_games };
+    let mut all = vec![headline(r, b)];
+    all.extend(rate_charts(r, b));
+    all.extend(time_series(r, b));
+    all.extend(share_charts(r, b));
+    all.extend(super::clocks::charts(r, b));
+    // A chart with no games behind any of its bars says nothing (no clocks in the data, say).
+    all.retain(|c| c.kind == Kind::Table || c.rows.iter().any(|row| row.games > 0));
     all
 }
 
-/// A chart of bars.
+fn headline(r: &Report, b: Rows) -> Chart {
+    let mut sets: Vec<(Option<&str>, &Stats)> = vec![(None, &r.all)];
+    if !r.groups.is_empty() {
+        sets = vec![(Some("all"), &r.all)];
+        sets.extend(r.groups.iter().map(|g| (Some(g.label.as_str()), &g.stats)));
+    }
+    let mut per_series = Vec::new();
+    for (s, st) in &sets {
+        let mut rows = Vec::new();
+        let (o, c, g) = (&st.overall, &st.claims, st.overall.games);
+        rows.push(b.count("Games replayed", *s, g, r.matched));
+        rows.push(b.rate("Reached a threefold (position 3× on the board)", *s, o.threefold, g, Unit::Percent));
+        rows.push(b.rate("Reached a fivefold", *s, o.fivefold, g, Unit::Percent));
+        rows.push(b.rate("A threefold claim was available", *s, o.with_claim, g, Unit::Percent));
+        rows.push(b.rate(
+            "Play went on after a claim (share of games with a claim)",
+            *s,
+            o.missed,
+            o.with_claim,
+            Unit::Percent,
+        ));
+        rows.push(b.rate(
+            "Claim opportunities only by declaring a move (share of opportunities)",
+            *s,
+            c.by_move_only,
+            c.opportunities,
+            Unit::Percent,
+        ));
+        rows.push(b.rate(
+            "Games whose every claim needed a declared move",
+            *s,
+            c.games_only_by_move,
+            o.with_claim,
+            Unit::Percent,
+        ));
+        rows.push(b.score("Claimant's average score after missing the first claim", *s, &st.claimant));
+        rows.push(b.rate("Drawn games with an inferred reason", *s, st.drawn, g, Unit::Percent));
+        rows.push(b.rate(
+            "Castling-rights pseudo-repetitions, games per 1,000",
+            *s,
+            st.castling.games,
+            g,
+            Unit::Per1000,
+        ));
+        rows.push(b.rate("E.p. pseudo-repetitions, games per 1,000", *s, st.en_passant.games, g, Unit::Per1000));
+        rows.push(b.rate(
+            "Hidden repetitions (FEN e.p. field), games per 1,000",
+            *s,
+            st.hidden.games,
+            g,
+            Unit::Per1000,
+        ));
+        rows.push(b.rate("Went on after a fivefold, games per 1,000", *s, st.after_fivefold, g, Unit::Per1000));
+        rows.push(b.rate("Went on after the 75-move rule, games per 1,000", *s, st.after_75_moves, g, Unit::Per1000));
+        rows.extend(super::clocks::headline_rows(&st.clocks, *s, b));
+        per_series.push(rows);
+    }
+    Chart {
+        id: "headline".into(),
+        title: "Headline figures".into(),
+        over: replayed_text(r),
+        label_header: "figure",
+        count_header: "count",
+        kind: Kind::Table,
+        unit: Unit::Percent,
+        axis: String::new(),
+        series: sets.iter().filter_map(|(s, _)| s.map(str::to_owned)).collect(),
+        rows: side_by_side(per_series, r.min_games),
+    }
+}
+
+/// A chart of rows built from each set of games: each label's series together (a series without
+/// the label gets an `n/a` row, so that the bars of a label line up), labels in first-seen order.
+fn per_set(r: &Report, f: impl Fn(Option<&str>, &Stats) -> Vec<Row>) -> Vec<Row> {
+    let mut per_series = vec![f(None, &r.all)];
+    if !r.groups.is_empty() {
+        // All games first, for the labels' order (every group's labels are among them).
+        per_series.extend(sets(r).into_iter().map(|(s, st)| f(s, st)));
+        let rows = side_by_side(per_series, r.min_games);
+        return rows.into_iter().filter(|row| row.series.is_some()).collect();
+    }
+    side_by_side(per_series, r.min_games)
+}
+
+fn side_by_side(per_series: Vec<Vec<Row>>, min_games: u64) -> Vec<Row> {
+    let mut labels: Vec<&str> = Vec::new();
+    for row in per_series.iter().flatten() {
+        if !labels.contains(&row.label.as_str()) {
+            labels.push(&row.label);
+        }
+    }
+    let mut rows = Vec::new();
+    for label in &labels {
+        for set in &per_series {
+            match set.iter().find(|row| row.label == *label) {
+                Some(row) => rows.push(row.clone()),
+                None => {
+                    let Some(any) = set.first() else { continue };
+                    rows.push(Row {
+                        label: (*label).to_owned(),
+                        value: "n/a".into(),
+                        interval: String::new(),
+                        count: 0,
+                        games: 0,
+                        magnitude: None,
+                        low: None,
+                        high: None,
+                        small: min_games > 0,
+                        ..any.clone()
+                    });
+                }
+            }
+        }
+    }
+    rows
+}
+
+#[allow(clippy::too_many_arguments)]
 fn chart(
-    id: &'static str,
+    r: &Report,
+    id: &str,
     title: &str,
     over: String,
     label_header: &'static str,
     count_header: &'static str,
+    kind: Kind,
+    unit: Unit,
+    axis: &str,
     rows: Vec<Row>,
 ) -> Chart {
-    Chart { id, title: title.into(), over, label_header, count_header, bars: true, rows }
+    Chart {
+        id: id.into(),
+        title: title.into(),
+        over,
+        label_header,
+        count_header,
+        kind,
+        unit,
+        axis: axis.into(),
+        series: series_names(r),
+        rows,
+    }
+}
+
+fn groups(groups: &[Group], s: Option<&str>, b: Rows, f: impl Fn(&super::model::Rates) -> (u64, u64)) -> Vec<Row> {
+    groups
+        .iter()
+        .map(|g| {
+            let (n, d) = f(&g.rates);
+            b.rate(&g.label, s, n, d, Unit::Percent)
+        })
+        .collect()
 }
 
 fn with_claim_text(r: &Report) -> String {
-    format!("over the {} with a claim opportunity", games_text(r.overall.with_claim))
+    format!("over the {} with a claim opportunity, of {}", games_text(r.all.overall.with_claim), r.filter_text)
 }
 
 /// Rates by rating band and by time class.
-fn rate_charts(r: &Report) -> Vec<Chart> {
-    let with_claim = with_claim_text(r);
+fn rate_charts(r: &Report, b: Rows) -> Vec<Chart> {
+    let share = "share of games (95% interval)";
     vec![
         chart(
+            r,
             "threefold_by_rating_band",
             "Games reaching a threefold, by rating band (lower Elo)",
             replayed_text(r),
             "rating band",
             "threefold",
-            group_rows(&r.by_rating_band, |x| (x.threefold, x.games)),
+            Kind::Bars,
+            Unit::Percent,
+            share,
+            per_set(r, |s, st| groups(&st.by_rating_band, s, b, |x| (x.threefold, x.games))),
         ),
         chart(
+            r,
             "threefold_by_time_class",
             "Games reaching a threefold, by time class",
             replayed_text(r),
             "time class",
             "threefold",
-            group_rows(&r.by_time_class, |x| (x.threefold, x.games)),
+            Kind::Bars,
+            Unit::Percent,
+            share,
+            per_set(r, |s, st| groups(&st.by_time_class, s, b, |x| (x.threefold, x.games))),
         ),
         chart(
+            r,
             "missed_by_rating_band",
             "Play went on after a claim was available, by rating band",
-            with_claim.clone(),
+            with_claim_text(r),
             "rating band",
             "missed",
-            group_rows(&r.by_rating_band, |x| (x.missed, x.with_claim)),
+            Kind::Bars,
+            Unit::Percent,
+            "share of games with a claim (95% interval)",
+            per_set(r, |s, st| groups(&st.by_rating_band, s, b, |x| (x.missed, x.with_claim))),
         ),
         chart(
+            r,
             "missed_by_time_class",
             "Play went on after a claim was available, by time class",
-            with_claim.clone(),
+            with_claim_text(r),
             "time class",
             "missed",
-            group_rows(&r.by_time_class, |x| (x.missed, x.with_claim)),
+            Kind::Bars,
+            Unit::Percent,
+            "share of games with a claim (95% interval)",
+            per_set(r, |s, st| groups(&st.by_time_class, s, b, |x| (x.missed, x.with_claim))),
         ),
     ]
 }
 
-/// Shares: draw reasons, the claimants' results, kinds of claim, edge cases, first threefolds.
-fn share_charts(r: &Report) -> Vec<Chart> {
-    let with_claim = with_claim_text(r);
-    let c = &r.claims;
-    let threefold_games: u64 = r.first_threefold_ply.iter().map(|b| b.games).sum();
-    vec![
+/// Months become years when there are more than this many (a century of OTB games).
+const MAX_MONTHS: usize = 120;
+
+/// The months of a set of games, or its years when the months would be too many to draw.
+fn periods(months: &[Month], by_year: bool) -> Vec<Month> {
+    if !by_year {
+        return months.to_vec();
+    }
+    let mut years: Vec<Month> = Vec::new();
+    for m in months {
+        let year = &m.month[..4];
+        if years.last().is_none_or(|y| y.month != year) {
+            years.push(Month { month: year.to_owned(), ..Month::default() });
+        }
+        let Some(y) = years.last_mut() else { continue };
+        y.rates.add(&m.rates);
+        y.drawn += m.drawn;
+        for c in &m.draw_reasons {
+            match y.draw_reasons.iter_mut().find(|x| x.label == c.label) {
+                Some(x) => x.games += c.games,
+                None => y.draw_reasons.push(c.clone()),
+            }
+        }
+    }
+    years
+}
+
+/// The rate of threefolds and of missed claims per month, and the draw-reason mix per month.
+fn time_series(r: &Report, b: Rows) -> Vec<Chart> {
+    let mut labels: Vec<String> =
+        sets(r).iter().flat_map(|(_, st)| st.by_month.iter().map(|m| m.month.clone())).collect();
+    labels.sort();
+    labels.dedup();
+    let by_year = labels.len() > MAX_MONTHS;
+    let (period, header) = if by_year { ("year", "year") } else { ("month", "month") };
+    let undated: u64 = r.all.undated;
+    let dated = format!(
+        "by {period} of the game's date (UTCDate, else a full Date); {} without one left out",
+        games_text(undated)
+    );
+    let series_rows = |f: &dyn Fn(&Month, Option<&str>) -> Row| -> Vec<Row> {
+        let mut rows: Vec<Row> = sets(r)
+            .into_iter()
+            .flat_map(|(s, st)| periods(&st.by_month, by_year).into_iter().map(move |m| f(&m, s)).collect::<Vec<_>>())
+            .collect();
+        rows.sort_by(|a, b| a.label.cmp(&b.label));
+        rows
+    };
+    let mut charts = vec![
         chart(
-            "draw_reasons",
-            "Draw reasons (inferred from the final position)",
-            format!("over the {} drawn without a replay error", games_text(r.drawn)),
-            "reason",
-            "games",
-            scaled(r.draw_reasons.iter().map(|d| row(&d.label, pct(d.games, r.drawn), d.games, r.drawn)).collect()),
+            r,
+            "threefold_by_month",
+            &format!("Games reaching a threefold, by {period}"),
+            format!("{}, {dated}", replayed_text(r)),
+            header,
+            "threefold",
+            Kind::Lines,
+            Unit::Percent,
+            "share of games (95% interval)",
+            series_rows(&|m, s| b.rate(&m.month, s, m.rates.threefold, m.rates.games, Unit::Percent)),
         ),
-        perpetual(r),
         chart(
+            r,
+            "missed_by_month",
+            &format!("Play went on after a claim was available, by {period}"),
+            format!("{}, {dated}", with_claim_text(r)),
+            header,
+            "missed",
+            Kind::Lines,
+            Unit::Percent,
+            "share of games with a claim (95% interval)",
+            series_rows(&|m, s| b.rate(&m.month, s, m.rates.missed, m.rates.with_claim, Unit::Percent)),
+        ),
+    ];
+    for (i, (s, st)) in sets(r).into_iter().enumerate() {
+        // Periods without a drawn game have no mix to show.
+        let months: Vec<Month> = periods(&st.by_month, by_year).into_iter().filter(|m| m.drawn > 0).collect();
+        let reasons = reason_order(months.iter().flat_map(|m| m.draw_reasons.iter()));
+        let rows = months
+            .iter()
+            .flat_map(|m| {
+                reasons.iter().map(move |reason| {
+                    let n = m.draw_reasons.iter().find(|c| c.label == *reason).map_or(0, |c| c.games);
+                    b.rate(&m.month, Some(reason), n, m.drawn, Unit::Percent)
+                })
+            })
+            .collect();
+        let drawn: u64 = months.iter().map(|m| m.drawn).sum();
+        charts.push(Chart {
+            id: if s.is_some() { format!("draw_mix_by_month_{}", i + 1) } else { "draw_mix_by_month".into() },
+            title: match s {
+                Some(s) => format!("How draws ended, by {period}: {s}"),
+                None => format!("How draws ended, by {period}"),
+            },
+            over: format!("over the {} drawn with an inferred reason, {dated}", games_text(drawn)),
+            label_header: header,
+            count_header: "games",
+            kind: Kind::Area,
+            unit: Unit::Percent,
+            axis: "share of drawn games".into(),
+            series: reasons,
+            rows,
+        });
+    }
+    charts
+}
+
+/// Draw reasons present, in the engine's order.
+fn reason_order<'a>(counts: impl Iterator<Item = &'a Count>) -> Vec<String> {
+    let mut labels: Vec<String> = Vec::new();
+    for c in counts {
+        if !labels.contains(&c.label) {
+            labels.push(c.label.clone());
+        }
+    }
+    let order =
+        |l: &String| crate::engine::summary::DrawReason::ALL.iter().position(|r| r.as_str() == l).unwrap_or(usize::MAX);
+    labels.sort_by_key(|l| (order(l), l.clone()));
+    labels
+}
+
+/// Buckets of 10 plies up to here; later first threefolds go to one tail bucket.
+pub const PLY_TAIL: u32 = 150;
+
+/// Shares: draw reasons, the claimants' results, kinds of claim, edge cases, first threefolds.
+fn share_charts(r: &Report, b: Rows) -> Vec<Chart> {
+    let with_claim = with_claim_text(r);
+    let all_sets = sets(r);
+    let reasons = reason_order(all_sets.iter().flat_map(|(_, st)| st.draw_reasons.iter()));
+    let drawn: u64 = r.all.drawn;
+    let mut draw_rows = Vec::new();
+    for (s, st) in &all_sets {
+        let label = s.unwrap_or("all games");
+        for reason in &reasons {
+            let n = st.draw_reasons.iter().find(|c| c.label == *reason).map_or(0, |c| c.games);
+            draw_rows.push(b.rate(label, Some(reason), n, st.drawn, Unit::Percent));
+        }
+    }
+    let perpetual_label = |kind: &str| match Perpetual::parse(kind) {
+        Some(Perpetual::White) => "perpetual check by White",
+        Some(Perpetual::Black) => "perpetual check by Black",
+        Some(Perpetual::Both) => "perpetual check by both sides",
+        None => "no perpetual check",
+    };
+    let repetition_draws: u64 = r.all.repetition_draws_by_perpetual.iter().map(|c| c.games).sum();
+    let threefold_games: u64 = r.all.first_threefold_ply.iter().map(|x| x.games).sum();
+    vec![
+        Chart {
+            id: "draw_reasons".into(),
+            title: "How draws ended (inferred from the final position)".into(),
+            over: format!("over the {} drawn without a replay error, of {}", games_text(drawn), r.filter_text),
+            label_header: "games",
+            count_header: "games",
+            kind: Kind::Stacked,
+            unit: Unit::Percent,
+            axis: "share of drawn games".into(),
+            series: reasons,
+            rows: draw_rows,
+        },
+        chart(
+            r,
+            "repetition_draws_by_perpetual",
+            "Threefold and fivefold draws: perpetual check or not (moves to the first threefold)",
+            format!("over the {} drawn by threefold or fivefold", games_text(repetition_draws)),
+            "kind",
+            "games",
+            Kind::Bars,
+            Unit::Percent,
+            "share of repetition draws (95% interval)",
+            per_set(r, |s, st| {
+                let draws: u64 = st.repetition_draws_by_perpetual.iter().map(|c| c.games).sum();
+                st.repetition_draws_by_perpetual
+                    .iter()
+                    .map(|c| {
+                        let label =
+                            if c.label == NO_PERPETUAL { "no perpetual check" } else { perpetual_label(&c.label) };
+                        b.rate(label, s, c.games, draws, Unit::Percent)
+                    })
+                    .collect()
+            }),
+        ),
+        chart(
+            r,
             "claimant_outcome",
             "Final result of the player who let the first claim pass",
-            format!("over the {} with a missed claim and a known result", games_text(r.claimant.games)),
+            format!("over the {} with a missed claim and a known result", games_text(r.all.claimant.games)),
             "result",
             "games",
-            scaled(
-                [("win", r.claimant.wins), ("draw", r.claimant.draws), ("loss", r.claimant.losses)]
+            Kind::Bars,
+            Unit::Percent,
+            "share of games (95% interval)",
+            per_set(r, |s, st| {
+                let o = &st.claimant;
+                [("win", o.wins), ("draw", o.draws), ("loss", o.losses)]
                     .into_iter()
-                    .map(|(label, n)| row(label, pct(n, r.claimant.games), n, r.claimant.games))
-                    .collect(),
-            ),
+                    .map(|(label, n)| b.rate(label, s, n, o.games, Unit::Percent))
+                    .collect()
+            }),
         ),
         chart(
+            r,
             "claim_kinds",
             "Claim opportunities: on the board (9.2.1.2) or only by declaring a move (9.2.1.1)",
-            format!("{} opportunities (plies), {with_claim}", c.opportunities),
+            format!("{} opportunities (plies), {with_claim}", thousands(r.all.claims.opportunities)),
             "opportunity",
             "plies",
-            scaled(vec![
-                row("on the board", pct(c.on_board, c.opportunities), c.on_board, r.overall.with_claim),
-                row(
-                    "only by declaring a move",
-                    pct(c.by_move_only, c.opportunities),
-                    c.by_move_only,
-                    r.overall.with_claim,
-                ),
-            ]),
+            Kind::Bars,
+            Unit::Percent,
+            "share of opportunities (95% interval)",
+            per_set(r, |s, st| {
+                let c = &st.claims;
+                vec![
+                    b.rate("on the board", s, c.on_board, c.opportunities, Unit::Percent),
+                    b.rate("only by declaring a move", s, c.by_move_only, c.opportunities, Unit::Percent),
+                ]
+            }),
         ),
         chart(
+            r,
             "edge_cases",
             "Edge cases, games per 1,000",
             replayed_text(r),
             "case",
             "games",
-            scaled(
+            Kind::Bars,
+            Unit::Per1000,
+            "games per 1,000 (95% interval)",
+            per_set(r, |s, st| {
                 [
-                    ("castling rights differ", r.castling.games),
-                    ("e.p. right differs", r.en_passant.games),
-                    ("hidden repetition (FEN e.p.)", r.hidden.games),
-                    ("went on after fivefold", r.after_fivefold),
-                    ("went on after 75 moves", r.after_75_moves),
+                    ("castling rights differ", st.castling.games),
+                    ("e.p. right differs", st.en_passant.games),
+                    ("hidden repetition (FEN e.p.)", st.hidden.games),
+                    ("went on after fivefold", st.after_fivefold),
+                    ("went on after 75 moves", st.after_75_moves),
                 ]
                 .into_iter()
-                .map(|(label, n)| row(label, per_1000(n, r.overall.games), n, r.overall.games))
-                .collect(),
-            ),
+                .map(|(label, n)| b.rate(label, s, n, st.overall.games, Unit::Per1000))
+                .collect()
+            }),
         ),
         chart(
+            r,
             "first_threefold_ply",
-            "Ply of the first threefold, buckets of 10 plies",
+            &format!("Ply of the first threefold, buckets of 10 plies, {PLY_TAIL} and later together"),
             format!("over the {} reaching a threefold", games_text(threefold_games)),
             "plies",
             "games",
-            scaled(
-                r.first_threefold_ply
-                    .iter()
-                    .map(|b| {
-                        row(
-                            format!("{}-{}", b.from_ply, b.from_ply + 9),
-                            pct(b.games, threefold_games),
-                            b.games,
-                            threefold_games,
-                        )
+            Kind::Columns,
+            Unit::Percent,
+            "share of games reaching a threefold",
+            per_set(r, |s, st| {
+                let total: u64 = st.first_threefold_ply.iter().map(|x| x.games).sum();
+                let mut rows: Vec<Row> = (0..PLY_TAIL / 10)
+                    .map(|k| {
+                        let from = k * 10;
+                        let n = st.first_threefold_ply.iter().find(|x| x.from_ply == from).map_or(0, |x| x.games);
+                        b.rate(format!("{from}-{}", from + 9), s, n, total, Unit::Percent)
                     })
-                    .collect(),
-            ),
+                    .collect();
+                let tail: u64 = st.first_threefold_ply.iter().filter(|x| x.from_ply >= PLY_TAIL).map(|x| x.games).sum();
+                rows.push(b.rate(format!("{PLY_TAIL}+"), s, tail, total, Unit::Percent));
+                rows
+            }),
         ),
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_format_rates_with_their_interval() {
+        let b = Rows { min_games: 30 };
+        let row = b.rate("x", None, 1, 4, Unit::Percent);
+        assert_eq!((row.value.as_str(), row.interval.as_str(), row.small), ("25.0%", "4.6–69.9%", true));
+        let row = b.rate("x", Some("g"), 3, 5000, Unit::Per1000);
+        assert_eq!((row.value.as_str(), row.interval.as_str(), row.small), ("0.60", "0.20–1.76", false));
+        assert_eq!(b.rate("x", None, 0, 0, Unit::Percent).value, "n/a");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(thousands(999), "999");
+    }
 }

@@ -1,128 +1,135 @@
-//! The report as one self-contained HTML5 page: inline CSS, charts as inline SVG bars drawn here,
-//! nothing fetched from anywhere. Every bar and headline row carries its figure in `data-*`
-//! attributes (label, value, count, games) so that tests can read the page back.
+//! The report as one self-contained HTML5 page: inline CSS, charts as inline SVG drawn by
+//! [`super::svg`], nothing fetched from anywhere, no script. It opens with the answers in
+//! sentences, then the charts, each with a link that saves its SVG on its own; it prints on A4
+//! (charts scale to the page width). Every mark and table row carries its figure in `data-*`
+//! attributes so that tests can read the page back.
 
 use std::fmt::Write;
 
 use super::{
-    figures::{Chart, Row},
+    figures::{Chart, Kind},
     model::{Example, Report},
+    svg::{self, data_attributes, escape},
 };
 
 const STYLE: &str = "
-body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 62em; padding: 0 1em; color: #222; }
+:root { color-scheme: light; }
+body { font: 15px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 52em; padding: 0 1em; color: #222; background: #fff; }
 h1 { font-size: 1.5em; } h2 { font-size: 1.2em; margin-top: 2em; }
 table { border-collapse: collapse; margin: .5em 0; }
-th, td { padding: .2em .6em; border-bottom: 1px solid #ddd; text-align: left; vertical-align: top; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; }
-figure { margin: 1.5em 0; } figcaption { margin-bottom: .3em; }
+th, td { padding: .2em .6em; border-bottom: 1px solid #ddd; text-align: left; vertical-align: top; overflow-wrap: anywhere; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; overflow-wrap: normal; }
+tr.small td, td.small { color: #888; }
+.groups { font-size: .9em; } .groups td.n { white-space: normal; } .groups th { overflow-wrap: anywhere; }
+figure { margin: 1.5em 0; break-inside: avoid; }
+figure svg { display: block; max-width: 100%; height: auto; }
 .over { color: #666; font-size: .9em; display: block; }
-svg text { font: 12px system-ui, sans-serif; fill: #222; }
-svg rect { fill: #3b6ea8; }
+.answers p { margin: .4em 0; }
+a.svg { font-size: .85em; }
+.examples { font-size: .85em; } .examples code { overflow-wrap: anywhere; }
+@media print { body { margin: 0; max-width: none; font-size: 11pt; } a.svg { display: none; } h2 { break-after: avoid; } }
 ";
 
-/// Geometry of a bar chart, in SVG user units.
-const WIDTH: u32 = 760;
-const LABEL_WIDTH: u32 = 230;
-const BAR_WIDTH: f64 = 330.0;
-const ROW_HEIGHT: u32 = 24;
-
-fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            _ => out.push(ch),
+/// Percent-encodes a document for a `data:` link (everything but unreserved characters).
+fn data_uri(svg: &str) -> String {
+    let mut out = String::from("data:image/svg+xml;charset=utf-8,");
+    for b in svg.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~ ".contains(&b) {
+            out.push(if b == b' ' { ' ' } else { b as char });
+        } else {
+            let _ = write!(out, "%{b:02X}");
         }
     }
-    out
+    out.replace(' ', "%20")
 }
 
-fn data_attributes(r: &Row) -> String {
-    format!(
-        "data-label=\"{}\" data-value=\"{}\" data-count=\"{}\" data-games=\"{}\"",
-        escape(&r.label),
-        escape(&r.value),
-        r.count,
-        r.games
-    )
-}
+/// Groups per headline table on the page (the terminal lists them all in one).
+const GROUPS_PER_TABLE: usize = 4;
 
-fn headline(out: &mut String, chart: &Chart) {
+/// A table chart (the headline figures mix units): a row per figure; with groups, a column per
+/// group, each cell its value over its interval.
+fn table(out: &mut String, chart: &Chart) {
     let _ = writeln!(
         out,
         "<section id=\"{}\" data-title=\"{}\">\n<h2>{}</h2>\n<p class=\"over\">{}</p>",
-        chart.id,
+        escape(&chart.id),
         escape(&chart.title),
         escape(&chart.title),
         escape(&chart.over)
     );
-    let _ = writeln!(
-        out,
-        "<table>\n<thead><tr><th>{}</th><th>value</th><th>{}</th><th>of games</th></tr></thead>\n<tbody>",
-        escape(chart.label_header),
-        escape(chart.count_header)
-    );
-    for r in &chart.rows {
+    if chart.series.is_empty() {
         let _ = writeln!(
             out,
-            "<tr class=\"figure\" {}><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
-            data_attributes(r),
-            escape(&r.label),
-            escape(&r.value),
-            r.count,
-            r.games
+            "<table>\n<thead><tr><th>{}</th><th>value</th><th>95% CI</th><th>{}</th><th>of games</th></tr></thead>\n<tbody>",
+            escape(chart.label_header),
+            escape(chart.count_header)
         );
+        for r in &chart.rows {
+            let _ = writeln!(
+                out,
+                "<tr class=\"figure{}\" {}><td>{}{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>",
+                if r.small { " small" } else { "" },
+                data_attributes(r),
+                escape(&r.label),
+                if r.small { " <em>(few games)</em>" } else { "" },
+                escape(&r.value),
+                escape(&r.interval),
+                r.count,
+                r.games
+            );
+        }
+    } else {
+        // A table per few groups: as many side by side as fit across an A4 page.
+        for names in chart.series.chunks(GROUPS_PER_TABLE) {
+            let _ = write!(out, "<table class=\"groups\">\n<thead><tr><th>{}</th>", escape(chart.label_header));
+            for s in names {
+                let _ = write!(out, "<th class=\"n\">{}</th>", escape(s));
+            }
+            out.push_str("</tr></thead>\n<tbody>\n");
+            let mut label: Option<&str> = None;
+            for r in chart.rows.iter().filter(|r| r.series.as_ref().is_some_and(|s| names.contains(s))) {
+                if label != Some(r.label.as_str()) {
+                    if label.is_some() {
+                        out.push_str("</tr>\n");
+                    }
+                    let _ = write!(out, "<tr><td>{}</td>", escape(&r.label));
+                    label = Some(&r.label);
+                }
+                let interval = if r.interval.is_empty() {
+                    String::new()
+                } else {
+                    format!("<br><small>{}</small>", escape(&r.interval))
+                };
+                let _ = write!(
+                    out,
+                    "<td class=\"n figure{}\" {} title=\"{} of {} games{}\">{}{interval}</td>",
+                    if r.small { " small" } else { "" },
+                    data_attributes(r),
+                    r.count,
+                    r.games,
+                    if r.small { ", few games" } else { "" },
+                    escape(&r.value)
+                );
+            }
+            out.push_str("</tr>\n</tbody>\n</table>\n");
+        }
+        out.push_str("</section>\n");
+        return;
     }
     out.push_str("</tbody>\n</table>\n</section>\n");
 }
 
-fn bar_chart(out: &mut String, chart: &Chart) {
-    let height = ROW_HEIGHT * chart.rows.len().max(1) as u32 + 8;
+/// A chart: its SVG inline, and a link saving that same SVG.
+fn figure(out: &mut String, chart: &Chart) {
+    let drawing = svg::render(chart);
     let _ = writeln!(
         out,
-        "<figure class=\"chart\" id=\"{}\" data-title=\"{}\">\n<figcaption><strong>{}</strong><span class=\"over\">{}; bars scaled to the largest value</span></figcaption>",
-        chart.id,
+        "<figure class=\"chart\" id=\"{}\" data-title=\"{}\">\n{drawing}<figcaption><a class=\"svg\" download=\"{}.svg\" href=\"{}\">Save this chart as SVG</a></figcaption>\n</figure>",
+        escape(&chart.id),
         escape(&chart.title),
-        escape(&chart.title),
-        escape(&chart.over)
+        escape(&chart.id),
+        data_uri(&drawing)
     );
-    let _ = writeln!(
-        out,
-        "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{WIDTH}\" height=\"{height}\" viewBox=\"0 0 {WIDTH} {height}\" role=\"img\" aria-label=\"{}\">",
-        escape(&chart.title)
-    );
-    if chart.rows.is_empty() {
-        let _ = writeln!(out, "<text x=\"{LABEL_WIDTH}\" y=\"18\">no games</text>");
-    }
-    for (i, r) in chart.rows.iter().enumerate() {
-        let y = 4 + ROW_HEIGHT * i as u32;
-        let width = (r.bar * BAR_WIDTH).max(0.0);
-        let _ = writeln!(
-            out,
-            "<g class=\"bar\" {} transform=\"translate(0,{y})\"><title>{}: {} ({} {} of {} games)</title>\
-             <text x=\"{}\" y=\"15\" text-anchor=\"end\">{}</text>\
-             <rect x=\"{LABEL_WIDTH}\" y=\"2\" width=\"{width:.1}\" height=\"17\" fill=\"#3b6ea8\"/>\
-             <text x=\"{:.1}\" y=\"15\">{} ({} of {})</text></g>",
-            data_attributes(r),
-            escape(&r.label),
-            escape(&r.value),
-            r.count,
-            escape(chart.count_header),
-            r.games,
-            LABEL_WIDTH - 8,
-            escape(&r.label),
-            f64::from(LABEL_WIDTH) + width + 6.0,
-            escape(&r.value),
-            r.count,
-            r.games
-        );
-    }
-    out.push_str("</svg>\n</figure>\n");
 }
 
 fn site_cell(site: Option<&str>) -> String {
@@ -136,7 +143,7 @@ fn site_cell(site: Option<&str>) -> String {
 }
 
 fn examples(out: &mut String, examples: &[Example], dataset: &str) {
-    out.push_str("<section id=\"examples\">\n<h2>Example games</h2>\n");
+    out.push_str("<section id=\"examples\" class=\"examples\">\n<h2>Example games</h2>\n");
     if examples.is_empty() {
         out.push_str(
             "<p>No castling or e.p. edge case, and no game went on after an automatic draw.</p>\n</section>\n",
@@ -146,27 +153,26 @@ fn examples(out: &mut String, examples: &[Example], dataset: &str) {
     out.push_str(
         "<p class=\"over\">Castling and e.p. cases with a wrong claim first, then by source and game; \
          the queries in <code>queries/</code> list them all.</p>\n<table>\n<thead><tr><th>case</th><th>game</th>\
-         <th>White</th><th>Black</th><th>Event</th><th>Date</th><th>Round</th><th>Result</th><th>Site</th>\
-         <th>detail</th><th>timeline</th></tr></thead>\n<tbody>\n",
+         <th>detail</th></tr></thead>\n<tbody>\n",
     );
     for e in examples {
-        let text = |v: &Option<String>| escape(v.as_deref().unwrap_or(""));
+        let text = |v: &Option<String>| escape(v.as_deref().unwrap_or("?"));
         let _ = writeln!(
             out,
-            "<tr class=\"example\" data-case=\"{}\" data-source=\"{}\" data-frame-offset=\"{}\" data-byte-offset=\"{}\"><td>{}</td><td>{}</td>\
-             <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td><code>{}</code></td></tr>",
+            "<tr class=\"example\" data-case=\"{}\" data-source=\"{}\" data-frame-offset=\"{}\" data-byte-offset=\"{}\"><td>{}</td>\
+             <td><strong>{} – {}</strong>, {} ({}), round {}, {}<br>{} {}</td><td>{}<br><code>{}</code></td></tr>",
             escape(&e.case),
             escape(&e.source),
             e.frame_offset,
             e.byte_offset,
-            escape(&e.case),
-            escape(&e.place()),
+            escape(&e.case.replace('_', " ")),
             text(&e.white),
             text(&e.black),
             text(&e.event),
             text(&e.date),
             text(&e.round),
             text(&e.result),
+            escape(&e.place()),
             site_cell(e.site.as_deref()),
             escape(&e.detail),
             escape(&e.command(dataset))
@@ -187,21 +193,33 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
     );
     let _ = writeln!(
         out,
-        "<h1>Repetitions under the FIDE Laws (Art. 9.2, 9.6)</h1>\n<p>Dataset <code>{}</code>: {} games in {} source(s) \
+        "<h1>Repetitions under the FIDE Laws (Art. 9.2, 9.6)</h1>\n<p><strong>Filter: {}.</strong>{}</p>\n<p>Dataset <code>{}</code>: {} of its {} games match, in {} source(s) \
          ({}); {} skipped variant(s) are left out of every figure. Made by threefold {} with <code>threefold report</code>; \
-         rating band = the lower Elo of the two players in bands of 200.</p>",
+         rating band = the lower Elo of the two players in bands of 200; intervals are 95% Wilson score intervals.</p>",
+        escape(&report.filter_text),
+        report.by.as_ref().map_or(String::new(), |by| format!(
+            " Groups: by {}; rates over fewer than {} games are greyed and marked \"few games\".",
+            escape(by),
+            report.min_games
+        )),
         escape(&report.dataset),
+        report.matched,
         report.rows,
         report.sources.len(),
         escape(&report.sources.join(", ")),
         report.skipped,
         env!("CARGO_PKG_VERSION")
     );
+    out.push_str("<section class=\"answers\" id=\"answers\">\n<h2>Answers</h2>\n");
+    for paragraph in super::answers::paragraphs(report) {
+        let _ = writeln!(out, "<p>{}</p>", escape(&paragraph));
+    }
+    out.push_str("</section>\n");
     for chart in charts {
-        if chart.bars {
-            bar_chart(&mut out, chart);
+        if chart.kind == Kind::Table {
+            table(&mut out, chart);
         } else {
-            headline(&mut out, chart);
+            figure(&mut out, chart);
         }
     }
     examples(&mut out, &report.examples, &report.dataset);

@@ -1,16 +1,25 @@
-//! `threefold report DIR [--html FILE] [--json]`: the headline figures of a dataset written by
-//! `ingest`, read straight from its Parquet files (no DuckDB), in bounded memory.
+//! `threefold report DIR [filters] [--by …] [--html FILE] [--json]`: the figures of a dataset
+//! written by `ingest`, read straight from its Parquet files (no DuckDB), in bounded memory.
 //!
-//! [`aggregate`] streams the files into one [`model::Report`]; [`figures`] turns it into rows with
-//! formatted values; [`text`] and [`html`] draw those same rows, so the terminal and the page show
-//! the same numbers. The figures follow the rules of `queries/*.sql` (tests compare them).
+//! [`filter`] says which games count and [`group`] which group each is in; [`aggregate`] streams
+//! each part's games with their events into a [`tally::Tally`] per group and one for all, giving
+//! a [`model::Report`]; [`figures`] turns it into rows with formatted values and 95% Wilson
+//! [`interval`]s; [`answers`] puts the main ones in sentences; [`text`] and [`html`] (with
+//! [`svg`] charts) show those same rows, so the terminal, the page and `--json` cannot disagree.
+//! The figures follow the rules of `queries/*.sql` (tests compare them, filters and groups too).
 
 pub mod aggregate;
+pub mod answers;
 pub mod clocks;
 pub mod figures;
+pub mod filter;
+pub mod group;
 pub mod html;
+pub mod interval;
 pub mod model;
 pub mod read;
+pub mod svg;
+pub mod tally;
 pub mod text;
 
 use std::{
@@ -31,8 +40,26 @@ fn stale_sources(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-/// Runs the command: the text table (or `--json`, the computed figures) on stdout, and the page.
-pub fn run(dir: &Path, html_file: Option<&Path>, json: bool) -> Result<ExitCode> {
+/// What a report is over and how it is shown, checked before any work.
+pub struct Options {
+    pub filter: filter::Filter,
+    pub by: Option<group::By>,
+    /// Rates over fewer games are marked and greyed.
+    pub min_games: u64,
+    pub html: Option<std::path::PathBuf>,
+    pub json: bool,
+}
+
+/// `--json`: the counts and, for every chart, its rows with their intervals.
+#[derive(serde::Serialize)]
+struct Json<'a> {
+    #[serde(flatten)]
+    report: &'a model::Report,
+    figures: &'a [figures::Chart],
+}
+
+/// Runs the command: the text tables (or `--json`, the computed figures) on stdout, and the page.
+pub fn run(dir: &Path, options: &Options) -> Result<ExitCode> {
     // Read only: a commit that a killed run left half done is reported, not finished.
     if let Ok(sources) = crate::dataset::commit::interrupted(dir)
         && !sources.is_empty()
@@ -43,7 +70,7 @@ pub fn run(dir: &Path, html_file: Option<&Path>, json: bool) -> Result<ExitCode>
             dir.display()
         );
     }
-    let mut report = aggregate::compute(dir)?;
+    let mut report = aggregate::compute(dir, &options.filter, options.by.as_ref(), options.min_games)?;
     report.stale_sources = stale_sources(dir);
     if !report.stale_sources.is_empty() {
         eprintln!(
@@ -53,14 +80,14 @@ pub fn run(dir: &Path, html_file: Option<&Path>, json: bool) -> Result<ExitCode>
     }
     let charts = figures::charts(&report);
     let mut out = io::stdout().lock();
-    if json {
-        serde_json::to_writer_pretty(&mut out, &report)?;
+    if options.json {
+        serde_json::to_writer_pretty(&mut out, &Json { report: &report, figures: &charts })?;
         out.write_all(b"\n")?;
     } else {
         out.write_all(text::render(&report, &charts).as_bytes())?;
     }
     out.flush()?;
-    if let Some(path) = html_file {
+    if let Some(path) = &options.html {
         crate::dataset::write_atomic(path, html::render(&report, &charts).as_bytes())?;
         eprintln!("threefold: wrote {}", path.display());
     }

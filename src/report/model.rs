@@ -126,18 +126,9 @@ pub struct Example {
     pub detail: String,
 }
 
+/// Every figure over one set of games: all the games a report is over, or one group of them.
 #[derive(Serialize, Clone, Debug, Default)]
-pub struct Report {
-    /// The dataset directory as given.
-    pub dataset: String,
-    pub sources: Vec<String>,
-    /// Sources whose partition was written with other rules or another schema than this tool's
-    /// (the next `ingest` of their inputs re-ingests them).
-    pub stale_sources: Vec<String>,
-    /// All rows of `games`, skipped variants included.
-    pub rows: u64,
-    /// Games with status `skipped`: left out of every figure below.
-    pub skipped: u64,
+pub struct Stats {
     pub overall: Rates,
     pub by_rating_band: Vec<Group>,
     pub by_time_class: Vec<Group>,
@@ -162,17 +153,63 @@ pub struct Report {
     pub first_threefold_ply: Vec<Bucket>,
     /// Clocks and evaluations at the first (missed) claim.
     pub clocks: super::clocks::Clocks,
+    /// Per month of the game's date (`UTCDate`, else a full `Date`), in order.
+    pub by_month: Vec<Month>,
+    /// Games without a full date: in every figure but the months.
+    pub undated: u64,
+}
+
+/// One month of games.
+#[derive(Serialize, Clone, Debug, Default)]
+pub struct Month {
+    /// `YYYY-MM`.
+    pub month: String,
+    #[serde(flatten)]
+    pub rates: Rates,
+    pub drawn: u64,
+    pub draw_reasons: Vec<Count>,
+}
+
+/// The figures of one group of `--by`.
+#[derive(Serialize, Clone, Debug, Default)]
+pub struct GroupStats {
+    pub label: String,
+    #[serde(flatten)]
+    pub stats: Stats,
+}
+
+#[derive(Serialize, Clone, Debug, Default)]
+pub struct Report {
+    /// The dataset directory as given.
+    pub dataset: String,
+    /// The games the report is over, in words (`all games` without a filter).
+    pub filter_text: String,
+    pub filter: super::filter::Filter,
+    /// What `--by` groups by, if given.
+    pub by: Option<String>,
+    /// Groups under this many games (a rate's denominator) are marked and greyed.
+    pub min_games: u64,
+    pub sources: Vec<String>,
+    /// Sources whose partition was written with other rules or another schema than this tool's
+    /// (the next `ingest` of their inputs re-ingests them).
+    pub stale_sources: Vec<String>,
+    /// All rows of `games`, skipped variants included, before the filter.
+    pub rows: u64,
+    /// Rows that pass the filter (skipped variants included).
+    pub matched: u64,
+    /// Matched games with status `skipped`: left out of every figure below.
+    pub skipped: u64,
+    /// The figures over every matched game.
+    #[serde(flatten)]
+    pub all: Stats,
+    /// The same figures per group of `--by`, in the group's order.
+    pub groups: Vec<GroupStats>,
     pub examples: Vec<Example>,
 }
 
 impl Example {
     fn game_key(&self) -> GameKey {
         GameKey { frame_offset: self.frame_offset, byte_offset: self.byte_offset }
-    }
-
-    /// The game's key, as the tables join on it.
-    pub fn key(&self) -> (String, u64, u64) {
-        (self.source.clone(), self.frame_offset, self.byte_offset)
     }
 
     /// The command that shows this game's timeline, in the dataset at `dataset`.

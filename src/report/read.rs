@@ -38,25 +38,53 @@ pub fn table_files(dir: &Path, table: &str) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
-/// Calls `f` with every batch of `files`, each holding just `columns`.
-pub fn scan(files: &[PathBuf], columns: &[&str], mut f: impl FnMut(&RecordBatch) -> Result<()>) -> Result<()> {
-    for path in files {
-        let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
-        let builder = ParquetRecordBatchReaderBuilder::try_new(file)
-            .with_context(|| format!("cannot read {} as Parquet", path.display()))?;
-        for column in columns {
-            if builder.schema().field_with_name(column).is_err() {
-                bail!("{} has no column {column}: not a threefold dataset, or of another version", path.display());
-            }
+/// One part of a source's partition: its games and their events (ingest writes a part's games
+/// and events to files of the same name in the two tables).
+pub struct Part {
+    pub source: String,
+    pub games: PathBuf,
+    pub events: PathBuf,
+}
+
+/// The parts of a dataset, in the order of [`table_files`].
+pub fn parts(dir: &Path) -> Result<Vec<Part>> {
+    let mut parts = Vec::new();
+    for games in table_files(dir, "games")? {
+        let (Some(folder), Some(name)) = (games.parent().and_then(Path::file_name), games.file_name()) else {
+            bail!("internal error: {} has no folder", games.display());
+        };
+        let events = dir.join("events").join(folder).join(name);
+        if !events.is_file() {
+            bail!("{} has no events file {}: the dataset is incomplete", games.display(), events.display());
         }
-        let mask = ProjectionMask::columns(builder.parquet_schema(), columns.iter().copied());
-        let reader = builder.with_projection(mask).with_batch_size(BATCH_ROWS).build()?;
-        for batch in reader {
-            let batch = batch.with_context(|| format!("cannot decode {}", path.display()))?;
-            f(&batch).with_context(|| format!("in {}", path.display()))?;
+        let source = folder.to_string_lossy().trim_start_matches("source=").to_owned();
+        parts.push(Part { source, games, events });
+    }
+    Ok(parts)
+}
+
+/// Rows of a Parquet file, from its footer (nothing decoded).
+pub fn row_count(path: &Path) -> Result<u64> {
+    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+        .with_context(|| format!("cannot read {} as Parquet", path.display()))?;
+    Ok(builder.metadata().file_metadata().num_rows().max(0) as u64)
+}
+
+/// The batches of one file, each holding just `columns`.
+pub fn batches(path: &Path, columns: &[&str]) -> Result<impl Iterator<Item = Result<RecordBatch>> + use<>> {
+    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    let builder = ParquetRecordBatchReaderBuilder::try_new(file)
+        .with_context(|| format!("cannot read {} as Parquet", path.display()))?;
+    for column in columns {
+        if builder.schema().field_with_name(column).is_err() {
+            bail!("{} has no column {column}: not a threefold dataset, or of another version", path.display());
         }
     }
-    Ok(())
+    let mask = ProjectionMask::columns(builder.parquet_schema(), columns.iter().copied());
+    let reader = builder.with_projection(mask).with_batch_size(BATCH_ROWS).build()?;
+    let shown = path.display().to_string();
+    Ok(reader.map(move |b| b.with_context(|| format!("cannot decode {shown}"))))
 }
 
 fn column<'a, T: 'static>(batch: &'a RecordBatch, name: &str) -> Result<&'a T> {
@@ -93,7 +121,12 @@ pub fn get_bool(array: &BooleanArray, i: usize) -> Option<bool> {
 
 /// A `date32` (days since 1970-01-01) as `YYYY.MM.DD`, the PGN date format.
 pub fn date32_to_pgn(days: i32) -> String {
-    // Howard Hinnant's civil_from_days: exact for every date32 value.
+    let (year, month, day) = civil_from_days(days);
+    format!("{year:04}.{month:02}.{day:02}")
+}
+
+/// `(year, month, day)` of a `date32`: Howard Hinnant's civil_from_days, exact for every value.
+pub fn civil_from_days(days: i32) -> (i64, u32, u32) {
     let z = i64::from(days) + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z - era * 146_097;
@@ -103,7 +136,7 @@ pub fn date32_to_pgn(days: i32) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}.{month:02}.{day:02}")
+    (year, month as u32, day as u32)
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::{
-    figures::Chart,
+    figures::{Chart, Kind, Row},
     model::{Example, Report},
 };
 use crate::engine::vocabulary::printable;
@@ -34,19 +34,33 @@ fn table(out: &mut String, rows: &[Vec<String>], left_aligned: usize) {
     }
 }
 
+/// A row's cells, as the page's `data-*` attributes hold them (tests compare the two).
+pub fn cells(chart: &Chart, r: &Row) -> Vec<String> {
+    let mut cells = vec![r.label.clone()];
+    if !chart.series.is_empty() {
+        cells.push(r.series.clone().unwrap_or_default());
+    }
+    cells.push(r.value.clone());
+    cells.push(if r.interval.is_empty() { "-".into() } else { r.interval.clone() });
+    cells.push(r.count.to_string());
+    cells.push(r.games.to_string());
+    if r.small {
+        cells.push("few games".into());
+    }
+    cells
+}
+
 fn chart(out: &mut String, chart: &Chart) {
     let _ = writeln!(out, "{}", chart.title);
     let _ = writeln!(out, "  {}", chart.over);
-    let mut rows = vec![vec![
-        chart.label_header.to_owned(),
-        "value".to_owned(),
-        chart.count_header.to_owned(),
-        "of games".to_owned(),
-    ]];
-    rows.extend(
-        chart.rows.iter().map(|r| vec![r.label.clone(), r.value.clone(), r.count.to_string(), r.games.to_string()]),
-    );
-    table(out, &rows, 1);
+    let mut header = vec![chart.label_header.to_owned()];
+    if !chart.series.is_empty() {
+        header.push(if chart.kind == Kind::Stacked || chart.kind == Kind::Area { "part" } else { "group" }.into());
+    }
+    header.extend(["value", "95% CI", chart.count_header, "of games"].map(str::to_owned));
+    let mut rows = vec![header];
+    rows.extend(chart.rows.iter().map(|r| cells(chart, r)));
+    table(out, &rows, 1 + usize::from(!chart.series.is_empty()));
     out.push('\n');
 }
 
@@ -90,18 +104,46 @@ fn examples(out: &mut String, examples: &[Example], dataset: &str) {
     }
 }
 
+/// Splits text into lines of at most `width` characters, at spaces; later lines indented.
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = vec![String::new()];
+    for word in text.split(' ') {
+        let Some(line) = lines.last_mut() else { break };
+        if !line.is_empty() && line.chars().count() + 1 + word.chars().count() > width {
+            lines.push(format!("  {word}"));
+        } else {
+            if !line.is_empty() {
+                line.push(' ');
+            }
+            line.push_str(word);
+        }
+    }
+    lines
+}
+
 /// The whole report as text.
 pub fn render(report: &Report, charts: &[Chart]) -> String {
     let mut out = String::new();
-    let _ = writeln!(out, "threefold report: {}", report.dataset);
+    let _ = writeln!(out, "threefold report: {}", printable(&report.dataset));
+    let _ = writeln!(out, "Filter: {}", printable(&report.filter_text));
+    if let Some(by) = &report.by {
+        let _ = writeln!(out, "Groups: by {by}; rates over fewer than {} games marked \"few games\"", report.min_games);
+    }
     let _ = writeln!(
         out,
-        "{} games in {} source(s): {}; {} skipped variant(s)\n",
+        "{} of the dataset's {} games match, in {} source(s): {}; {} skipped variant(s)\n",
+        report.matched,
         report.rows,
         report.sources.len(),
-        report.sources.join(", "),
+        printable(&report.sources.join(", ")),
         report.skipped
     );
+    for paragraph in super::answers::paragraphs(report) {
+        for line in wrap(&paragraph, 100) {
+            let _ = writeln!(out, "{line}");
+        }
+    }
+    out.push('\n');
     for c in charts {
         chart(&mut out, c);
     }

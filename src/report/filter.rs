@@ -1,0 +1,242 @@
+//! Which games a report is over: `--source GLOB`, `--since`/`--until` (the game's date),
+//! `--time-class`, `--min-elo`/`--max-elo` (the lower Elo of the two players). A game is in when
+//! it passes every filter given; its events follow it (the aggregate joins them to their game).
+
+use anyhow::{Result, bail};
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use serde::Serialize;
+
+use super::model::TIME_CLASSES;
+
+/// The filters as given on the command line, checked.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Filter {
+    pub sources: Vec<String>,
+    /// Days since 1970-01-01, inclusive.
+    pub since: Option<i32>,
+    pub until: Option<i32>,
+    pub time_classes: Vec<String>,
+    pub min_elo: Option<i32>,
+    pub max_elo: Option<i32>,
+    #[serde(skip)]
+    globs: Option<GlobSet>,
+}
+
+/// What the filter needs of a game.
+pub struct GameFacts<'a> {
+    pub source: &'a str,
+    pub date: Option<i32>,
+    pub time_class: Option<&'a str>,
+    pub lower_elo: Option<i32>,
+}
+
+impl Filter {
+    /// Checks and compiles the filters. `since`/`until` are `YYYY-MM-DD`, `YYYY-MM` or `YYYY`
+    /// (a month or year from its first day, until its last).
+    pub fn new(
+        sources: Vec<String>,
+        since: Option<&str>,
+        until: Option<&str>,
+        time_classes: Vec<String>,
+        min_elo: Option<i32>,
+        max_elo: Option<i32>,
+    ) -> Result<Filter> {
+        let globs = if sources.is_empty() {
+            None
+        } else {
+            let mut set = GlobSetBuilder::new();
+            for s in &sources {
+                set.add(Glob::new(s).map_err(|e| anyhow::anyhow!("--source {s:?}: {e}"))?);
+            }
+            Some(set.build()?)
+        };
+        for class in &time_classes {
+            if !TIME_CLASSES.contains(&class.as_str()) {
+                bail!("--time-class {class:?}: expected one of {}", TIME_CLASSES.join(", "));
+            }
+        }
+        let since = since.map(|s| period(s, false)).transpose()?;
+        let until = until.map(|s| period(s, true)).transpose()?;
+        if let (Some(a), Some(b)) = (since, until)
+            && a > b
+        {
+            bail!("--since is after --until: no game could match");
+        }
+        if let (Some(a), Some(b)) = (min_elo, max_elo)
+            && a > b
+        {
+            bail!("--min-elo {a} is above --max-elo {b}: no game could match");
+        }
+        Ok(Filter { sources, since, until, time_classes, min_elo, max_elo, globs })
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.globs.is_none()
+            && self.since.is_none()
+            && self.until.is_none()
+            && self.time_classes.is_empty()
+            && self.min_elo.is_none()
+            && self.max_elo.is_none()
+    }
+
+    /// Whether a source can hold matching games at all (whole partitions are skipped when not).
+    pub fn source_matches(&self, source: &str) -> bool {
+        self.globs.as_ref().is_none_or(|g| g.is_match(source))
+    }
+
+    pub fn matches(&self, g: &GameFacts) -> bool {
+        if !self.source_matches(g.source) {
+            return false;
+        }
+        if self.since.is_some() || self.until.is_some() {
+            // A game without a full date cannot be placed in the period.
+            let Some(d) = g.date else { return false };
+            if self.since.is_some_and(|s| d < s) || self.until.is_some_and(|u| d > u) {
+                return false;
+            }
+        }
+        if !self.time_classes.is_empty() && !self.time_classes.iter().any(|c| c == g.time_class.unwrap_or("unknown")) {
+            return false;
+        }
+        if self.min_elo.is_some() || self.max_elo.is_some() {
+            let Some(elo) = g.lower_elo else { return false };
+            if self.min_elo.is_some_and(|m| elo < m) || self.max_elo.is_some_and(|m| elo > m) {
+                return false;
+            }
+        }
+        true
+    }
+
+    /// The filter in words, for the top of every output.
+    pub fn describe(&self) -> String {
+        if self.is_empty() {
+            return "all games".into();
+        }
+        let mut parts = Vec::new();
+        if !self.sources.is_empty() {
+            parts.push(format!("source {}", self.sources.join(" or ")));
+        }
+        match (self.since, self.until) {
+            (Some(a), Some(b)) => parts.push(format!("dated {} to {}", iso(a), iso(b))),
+            (Some(a), None) => parts.push(format!("dated {} or later", iso(a))),
+            (None, Some(b)) => parts.push(format!("dated {} or earlier", iso(b))),
+            (None, None) => {}
+        }
+        if !self.time_classes.is_empty() {
+            parts.push(format!("time class {}", self.time_classes.join(" or ")));
+        }
+        match (self.min_elo, self.max_elo) {
+            (Some(a), Some(b)) => parts.push(format!("lower Elo {a} to {b}")),
+            (Some(a), None) => parts.push(format!("lower Elo {a} or more")),
+            (None, Some(b)) => parts.push(format!("lower Elo {b} or less")),
+            (None, None) => {}
+        }
+        format!("games with {}", parts.join("; "))
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
+pub fn days_from_civil(year: i64, month: u32, day: u32) -> i32 {
+    let y = if month <= 2 { year - 1 } else { year };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let m = i64::from(month);
+    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    (era * 146_097 + doe - 719_468) as i32
+}
+
+fn days_in_month(year: i64, month: u32) -> u32 {
+    match month {
+        4 | 6 | 9 | 11 => 30,
+        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
+        2 => 28,
+        _ => 31,
+    }
+}
+
+/// `(year, month, day)` as days, if it is a calendar date.
+fn civil(year: i64, month: u32, day: u32) -> Option<i32> {
+    ((1..=12).contains(&month) && day >= 1 && day <= days_in_month(year, month))
+        .then(|| days_from_civil(year, month, day))
+}
+
+/// A PGN `Date` tag that is a full date, `YYYY.MM.DD` exactly (`1986.??.??` and the like are not).
+pub fn pgn_date(tag: &str) -> Option<i32> {
+    let b = tag.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    if b.len() != 10 || b[4] != b'.' || b[7] != b'.' || !digits(0..4) || !digits(5..7) || !digits(8..10) {
+        return None;
+    }
+    civil(tag[0..4].parse().ok()?, tag[5..7].parse().ok()?, tag[8..10].parse().ok()?)
+}
+
+/// A game's date: `UTCDate` (already a date in the table), else `Date` where it is a full date.
+pub fn game_date(utc_date: Option<i32>, date: Option<&str>) -> Option<i32> {
+    utc_date.or_else(|| date.and_then(pgn_date))
+}
+
+/// `--since`/`--until`: `YYYY-MM-DD`, `YYYY-MM` or `YYYY` (dots allowed too); `end` takes the
+/// last day of a month or year.
+fn period(text: &str, end: bool) -> Result<i32> {
+    let parts: Vec<&str> = text.split(['-', '.']).collect();
+    let number = |s: &str| s.parse::<u32>().ok().filter(|_| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()));
+    let bad = || anyhow::anyhow!("{text:?} is not a date: expected YYYY-MM-DD, YYYY-MM or YYYY");
+    let year = parts.first().and_then(|s| number(s)).filter(|_| parts[0].len() == 4).ok_or_else(bad)? as i64;
+    let (month, day) = match parts.len() {
+        1 => (if end { 12 } else { 1 }, None),
+        2 => (number(parts[1]).ok_or_else(bad)?, None),
+        3 => (number(parts[1]).ok_or_else(bad)?, Some(number(parts[2]).ok_or_else(bad)?)),
+        _ => return Err(bad()),
+    };
+    if !(1..=12).contains(&month) {
+        return Err(bad());
+    }
+    let day = day.unwrap_or(if end { days_in_month(year, month) } else { 1 });
+    civil(year, month, day).ok_or_else(bad)
+}
+
+/// Days since 1970-01-01 as `YYYY-MM-DD`.
+pub fn iso(days: i32) -> String {
+    super::read::date32_to_pgn(days).replace('.', "-")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(pgn_date("1970.01.01"), Some(0));
+        assert_eq!(pgn_date("2000.02.29"), Some(11_016));
+        assert_eq!(pgn_date("2001.02.29"), None);
+        assert_eq!(pgn_date("1986.??.??"), None);
+        assert_eq!(pgn_date("1986.1.05"), None);
+        assert_eq!(game_date(Some(5), Some("1970.01.01")), Some(5));
+        assert_eq!(period("2021-02", true).unwrap(), pgn_date("2021.02.28").unwrap());
+        assert_eq!(period("2021", false).unwrap(), pgn_date("2021.01.01").unwrap());
+        assert_eq!(period("2020.12.31", false).unwrap(), pgn_date("2020.12.31").unwrap());
+        assert!(period("21-02", false).is_err() && period("2021-13", false).is_err() && period("x", true).is_err());
+        assert_eq!(iso(pgn_date("2013.01.31").unwrap()), "2013-01-31");
+        for d in [-700_000, -1, 0, 59, 10_000, 20_000] {
+            assert_eq!(pgn_date(&super::super::read::date32_to_pgn(d)), Some(d));
+        }
+    }
+
+    #[test]
+    fn filters() {
+        let f = Filter::new(vec!["lichess*".into()], Some("2013-01"), None, vec!["blitz".into()], Some(1800), None)
+            .unwrap();
+        let game = |source, date, class, elo| GameFacts { source, date, time_class: class, lower_elo: elo };
+        let jan = pgn_date("2013.01.15");
+        assert!(f.matches(&game("lichess_2013", jan, Some("blitz"), Some(1800))));
+        assert!(!f.matches(&game("otb", jan, Some("blitz"), Some(1800))));
+        assert!(!f.matches(&game("lichess_2013", None, Some("blitz"), Some(1800))));
+        assert!(!f.matches(&game("lichess_2013", jan, None, Some(1800))));
+        assert!(!f.matches(&game("lichess_2013", jan, Some("blitz"), None)));
+        assert!(!f.matches(&game("lichess_2013", jan, Some("blitz"), Some(1799))));
+        assert!(Filter::new(vec![], None, None, vec!["fast".into()], None, None).is_err());
+        assert!(Filter::new(vec!["[".into()], None, None, vec![], None, None).is_err());
+        assert!(Filter::default().matches(&game("x", None, None, None)));
+    }
+}

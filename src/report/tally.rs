@@ -1,0 +1,235 @@
+//! Counting games into the figures of one set of games (all of a report's games, or one group):
+//! [`GameRecord`] is what one game adds, [`Tally`] the running counts, [`Tally::finish`] the
+//! [`Stats`] in display order.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::engine::{event::Perpetual, summary::DrawReason};
+
+use super::{
+    clocks::{Clocks, GameClocks},
+    model::{Bucket, Claims, Count, EdgeCase, Group, Month, Outcome, Rates, Stats, TIME_CLASSES, band_label},
+    read::civil_from_days,
+};
+
+/// How the report (and `queries/repetition_kinds.sql`) names a null `first_threefold_perpetual`.
+pub const NO_PERPETUAL: &str = "none";
+
+/// What a game's events add: claim opportunities by kind and edge-case events.
+#[derive(Default, Clone, Copy)]
+pub struct Played {
+    pub on_board: u64,
+    pub by_move_only: u64,
+    pub by_move_only_played: u64,
+    pub castling_events: u64,
+    pub ep_events: u64,
+    pub hidden_events: u64,
+}
+
+/// One game, as the figures see it.
+pub struct GameRecord<'a> {
+    pub threefold: bool,
+    pub fivefold: bool,
+    pub with_claim: bool,
+    pub missed: bool,
+    pub band: Option<i32>,
+    pub time_class: &'a str,
+    pub score: Option<f64>,
+    pub draw_reason: Option<&'a str>,
+    pub perpetual: Option<&'a str>,
+    pub first_threefold: Option<u32>,
+    pub after_fivefold: bool,
+    pub after_75_moves: bool,
+    /// Days since 1970-01-01.
+    pub date: Option<i32>,
+    pub clocks: GameClocks,
+    pub played: Played,
+}
+
+impl GameRecord<'_> {
+    fn rates(&self) -> Rates {
+        Rates {
+            games: 1,
+            threefold: u64::from(self.threefold),
+            fivefold: u64::from(self.fivefold),
+            with_claim: u64::from(self.with_claim),
+            missed: u64::from(self.missed),
+        }
+    }
+}
+
+#[derive(Default)]
+struct MonthTally {
+    rates: Rates,
+    drawn: u64,
+    reasons: HashMap<String, u64>,
+}
+
+/// Running counts.
+#[derive(Default)]
+pub struct Tally {
+    overall: Rates,
+    /// Keyed so that bands sort by rating with `unknown` last.
+    bands: BTreeMap<(bool, i32), Rates>,
+    time_classes: HashMap<String, Rates>,
+    drawn: u64,
+    reasons: HashMap<String, u64>,
+    /// Threefold and fivefold draws by [`Perpetual::ALL`], then with none.
+    perpetual: [u64; 4],
+    claimant: Outcome,
+    claims: Claims,
+    castling: EdgeCase,
+    en_passant: EdgeCase,
+    hidden: EdgeCase,
+    after_fivefold: u64,
+    after_75_moves: u64,
+    buckets: BTreeMap<u32, u64>,
+    clocks: Clocks,
+    /// Keyed by year * 12 + month - 1.
+    months: BTreeMap<i64, MonthTally>,
+    undated: u64,
+}
+
+fn add_to(map: &mut HashMap<String, u64>, key: &str) {
+    match map.get_mut(key) {
+        Some(n) => *n += 1,
+        None => {
+            map.insert(key.to_owned(), 1);
+        }
+    }
+}
+
+/// Draw reasons in [`DrawReason::ALL`] order, unknown names after them by name.
+fn reasons(map: HashMap<String, u64>) -> Vec<Count> {
+    let mut counts: Vec<Count> = map.into_iter().map(|(label, games)| Count { label, games }).collect();
+    let order = |label: &str| DrawReason::ALL.iter().position(|r| r.as_str() == label).unwrap_or(DrawReason::ALL.len());
+    counts.sort_by(|a, b| (order(&a.label), &a.label).cmp(&(order(&b.label), &b.label)));
+    counts
+}
+
+impl Tally {
+    pub fn add(&mut self, g: &GameRecord) {
+        let rates = g.rates();
+        self.overall.add(&rates);
+        self.bands.entry((g.band.is_none(), g.band.unwrap_or(0))).or_default().add(&rates);
+        match self.time_classes.get_mut(g.time_class) {
+            Some(r) => r.add(&rates),
+            None => {
+                self.time_classes.insert(g.time_class.to_owned(), rates.clone());
+            }
+        }
+        match g.score {
+            Some(1.0) => self.claimant.wins += 1,
+            Some(0.5) => self.claimant.draws += 1,
+            Some(0.0) => self.claimant.losses += 1,
+            _ => {}
+        }
+        self.claimant.games += u64::from(g.score.is_some());
+        if let Some(reason) = g.draw_reason {
+            self.drawn += 1;
+            add_to(&mut self.reasons, reason);
+            if [DrawReason::Threefold, DrawReason::Fivefold].iter().any(|r| r.as_str() == reason) {
+                let kind = g.perpetual.and_then(Perpetual::parse);
+                let k = Perpetual::ALL.iter().position(|&p| Some(p) == kind).unwrap_or(Perpetual::ALL.len());
+                self.perpetual[k] += 1;
+            }
+        }
+        if let Some(p) = g.first_threefold {
+            *self.buckets.entry(p / 10 * 10).or_default() += 1;
+        }
+        self.clocks.add(&g.clocks);
+        self.after_fivefold += u64::from(g.after_fivefold);
+        self.after_75_moves += u64::from(g.after_75_moves);
+        self.played(&g.played);
+        match g.date {
+            Some(days) => {
+                let (year, month, _) = civil_from_days(days);
+                let m = self.months.entry(year * 12 + i64::from(month) - 1).or_default();
+                m.rates.add(&rates);
+                if let Some(reason) = g.draw_reason {
+                    m.drawn += 1;
+                    add_to(&mut m.reasons, reason);
+                }
+            }
+            None => self.undated += 1,
+        }
+    }
+
+    fn played(&mut self, p: &Played) {
+        let c = &mut self.claims;
+        c.opportunities += p.on_board + p.by_move_only;
+        c.on_board += p.on_board;
+        c.by_move_only += p.by_move_only;
+        c.by_move_only_played += p.by_move_only_played;
+        c.games_with_on_board += u64::from(p.on_board > 0);
+        c.games_with_by_move_only += u64::from(p.by_move_only > 0);
+        c.games_only_by_move += u64::from(p.by_move_only > 0 && p.on_board == 0);
+        for (case, events) in [
+            (&mut self.castling, p.castling_events),
+            (&mut self.en_passant, p.ep_events),
+            (&mut self.hidden, p.hidden_events),
+        ] {
+            case.games += u64::from(events > 0);
+            case.events += events;
+        }
+    }
+
+    pub fn finish(self) -> Stats {
+        let mut by_time_class: Vec<Group> =
+            self.time_classes.into_iter().map(|(label, rates)| Group { label, rates }).collect();
+        let order = |label: &str| TIME_CLASSES.iter().position(|c| *c == label).unwrap_or(TIME_CLASSES.len());
+        by_time_class.sort_by(|a, b| (order(&a.label), &a.label).cmp(&(order(&b.label), &b.label)));
+        Stats {
+            overall: self.overall,
+            by_rating_band: self
+                .bands
+                .into_iter()
+                .map(|((unknown, from), rates)| Group { label: band_label((!unknown).then_some(from)), rates })
+                .collect(),
+            by_time_class,
+            drawn: self.drawn,
+            draw_reasons: reasons(self.reasons),
+            repetition_draws_by_perpetual: Perpetual::ALL
+                .iter()
+                .map(|p| p.as_str())
+                .chain([NO_PERPETUAL])
+                .zip(self.perpetual)
+                .map(|(label, games)| Count { label: label.to_owned(), games })
+                .collect(),
+            claimant: self.claimant,
+            claims: self.claims,
+            castling: self.castling,
+            en_passant: self.en_passant,
+            hidden: self.hidden,
+            after_fivefold: self.after_fivefold,
+            after_75_moves: self.after_75_moves,
+            first_threefold_ply: self.buckets.into_iter().map(|(from_ply, games)| Bucket { from_ply, games }).collect(),
+            clocks: self.clocks,
+            by_month: self
+                .months
+                .into_iter()
+                .map(|(key, m)| Month {
+                    month: format!("{:04}-{:02}", key.div_euclid(12), key.rem_euclid(12) + 1),
+                    rates: m.rates,
+                    drawn: m.drawn,
+                    draw_reasons: reasons(m.reasons),
+                })
+                .collect(),
+            undated: self.undated,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::model::band_from;
+    use super::*;
+
+    #[test]
+    fn bands_match_the_queries() {
+        assert_eq!(band_label(band_from(Some(1599), Some(1600))), "1400-1599");
+        assert_eq!(band_label(band_from(Some(2000), Some(2100))), "2000-2199");
+        assert_eq!(band_label(band_from(None, Some(2100))), "unknown");
+        assert_eq!(band_label(band_from(Some(-5), Some(10))), "-200--1");
+    }
+}
