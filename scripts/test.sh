@@ -104,6 +104,10 @@ else
   bash tests/slurm/run.sh
 fi
 
+# The report page in a real browser: headless Chromium (installed when missing), no console error,
+# every chart drawn, nothing clipped on A4; screenshots under target/.
+bash tests/browser/run.sh
+
 # The same command on a clone with no corpus beside it (not again inside that clone).
 if [ "${THREEFOLD_IN_FRESH_CLONE:-}" != 1 ]; then
   bash scripts/fresh-clone.sh
