@@ -10,10 +10,8 @@ use serde::Serialize;
 
 use super::{
     interval::wilson,
-    model::{Count, Group, Month, Outcome, Report, Stats},
-    tally::NO_PERPETUAL,
+    model::{Group, Outcome, Report, Stats},
 };
-use crate::engine::event::Perpetual;
 
 /// What a row's value is.
 #[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq)]
@@ -180,11 +178,11 @@ pub fn sets(r: &Report) -> Vec<(Option<&str>, &Stats)> {
     }
 }
 
-fn series_names(r: &Report) -> Vec<String> {
+pub(super) fn series_names(r: &Report) -> Vec<String> {
     r.groups.iter().map(|g| g.label.clone()).collect()
 }
 
-fn replayed_text(r: &Report) -> String {
+pub(super) fn replayed_text(r: &Report) -> String {
     format!(
         "over the {} replayed of {} ({} skipped variant(s) left out)",
         games_text(r.all.overall.games),
@@ -198,8 +196,8 @@ pub fn charts(r: &Report) -> Vec<Chart> {
     let b = Rows { min_games: r.min_games };
     let mut all = vec![headline(r, b)];
     all.extend(rate_charts(r, b));
-    all.extend(time_series(r, b));
-    all.extend(share_charts(r, b));
+    all.extend(super::months::charts(r, b));
+    all.extend(super::shares::charts(r, b));
     all.extend(super::clocks::charts(r, b));
     // A chart with no games behind any of its bars says nothing (no clocks in the data, say).
     all.retain(|c| c.kind == Kind::Table || c.rows.iter().any(|row| row.games > 0));
@@ -279,7 +277,7 @@ fn headline(r: &Report, b: Rows) -> Chart {
 
 /// A chart of rows built from each set of games: each label's series together (a series without
 /// the label gets an `n/a` row, so that the bars of a label line up), labels in first-seen order.
-fn per_set(r: &Report, f: impl Fn(Option<&str>, &Stats) -> Vec<Row>) -> Vec<Row> {
+pub(super) fn per_set(r: &Report, f: impl Fn(Option<&str>, &Stats) -> Vec<Row>) -> Vec<Row> {
     let mut per_series = vec![f(None, &r.all)];
     if !r.groups.is_empty() {
         // All games first, for the labels' order (every group's labels are among them).
@@ -324,7 +322,7 @@ fn side_by_side(per_series: Vec<Vec<Row>>, min_games: u64) -> Vec<Row> {
 }
 
 #[allow(clippy::too_many_arguments)]
-fn chart(
+pub(super) fn chart(
     r: &Report,
     id: &str,
     title: &str,
@@ -360,7 +358,7 @@ fn groups(groups: &[Group], s: Option<&str>, b: Rows, f: impl Fn(&super::model::
         .collect()
 }
 
-fn with_claim_text(r: &Report) -> String {
+pub(super) fn with_claim_text(r: &Report) -> String {
     format!("over the {} with a claim opportunity, of {}", games_text(r.all.overall.with_claim), r.filter_text)
 }
 
@@ -415,273 +413,6 @@ fn rate_charts(r: &Report, b: Rows) -> Vec<Chart> {
             Unit::Percent,
             "share of games with a claim (95% interval)",
             per_set(r, |s, st| groups(&st.by_time_class, s, b, |x| (x.missed, x.with_claim))),
-        ),
-    ]
-}
-
-/// Months become years when there are more than this many (a century of OTB games).
-const MAX_MONTHS: usize = 120;
-
-/// The months of a set of games, or its years when the months would be too many to draw.
-fn periods(months: &[Month], by_year: bool) -> Vec<Month> {
-    if !by_year {
-        return months.to_vec();
-    }
-    let mut years: Vec<Month> = Vec::new();
-    for m in months {
-        let year = &m.month[..4];
-        if years.last().is_none_or(|y| y.month != year) {
-            years.push(Month { month: year.to_owned(), ..Month::default() });
-        }
-        let Some(y) = years.last_mut() else { continue };
-        y.rates.add(&m.rates);
-        y.drawn += m.drawn;
-        for c in &m.draw_reasons {
-            match y.draw_reasons.iter_mut().find(|x| x.label == c.label) {
-                Some(x) => x.games += c.games,
-                None => y.draw_reasons.push(c.clone()),
-            }
-        }
-    }
-    years
-}
-
-/// The rate of threefolds and of missed claims per month, and the draw-reason mix per month.
-fn time_series(r: &Report, b: Rows) -> Vec<Chart> {
-    let mut labels: Vec<String> =
-        sets(r).iter().flat_map(|(_, st)| st.by_month.iter().map(|m| m.month.clone())).collect();
-    labels.sort();
-    labels.dedup();
-    let by_year = labels.len() > MAX_MONTHS;
-    let (period, header) = if by_year { ("year", "year") } else { ("month", "month") };
-    let undated: u64 = r.all.undated;
-    let dated = format!(
-        "by {period} of the game's date (UTCDate, else a full Date); {} without one left out",
-        games_text(undated)
-    );
-    let series_rows = |f: &dyn Fn(&Month, Option<&str>) -> Row| -> Vec<Row> {
-        let mut rows: Vec<Row> = sets(r)
-            .into_iter()
-            .flat_map(|(s, st)| periods(&st.by_month, by_year).into_iter().map(move |m| f(&m, s)).collect::<Vec<_>>())
-            .collect();
-        rows.sort_by(|a, b| a.label.cmp(&b.label));
-        rows
-    };
-    let mut charts = vec![
-        chart(
-            r,
-            "threefold_by_month",
-            &format!("Games reaching a threefold, by {period}"),
-            format!("{}, {dated}", replayed_text(r)),
-            header,
-            "threefold",
-            Kind::Lines,
-            Unit::Percent,
-            "share of games (95% interval)",
-            series_rows(&|m, s| b.rate(&m.month, s, m.rates.threefold, m.rates.games, Unit::Percent)),
-        ),
-        chart(
-            r,
-            "missed_by_month",
-            &format!("Play went on after a claim was available, by {period}"),
-            format!("{}, {dated}", with_claim_text(r)),
-            header,
-            "missed",
-            Kind::Lines,
-            Unit::Percent,
-            "share of games with a claim (95% interval)",
-            series_rows(&|m, s| b.rate(&m.month, s, m.rates.missed, m.rates.with_claim, Unit::Percent)),
-        ),
-    ];
-    for (i, (s, st)) in sets(r).into_iter().enumerate() {
-        // Periods without a drawn game have no mix to show.
-        let months: Vec<Month> = periods(&st.by_month, by_year).into_iter().filter(|m| m.drawn > 0).collect();
-        let reasons = reason_order(months.iter().flat_map(|m| m.draw_reasons.iter()));
-        let rows = months
-            .iter()
-            .flat_map(|m| {
-                reasons.iter().map(move |reason| {
-                    let n = m.draw_reasons.iter().find(|c| c.label == *reason).map_or(0, |c| c.games);
-                    b.rate(&m.month, Some(reason), n, m.drawn, Unit::Percent)
-                })
-            })
-            .collect();
-        let drawn: u64 = months.iter().map(|m| m.drawn).sum();
-        charts.push(Chart {
-            id: if s.is_some() { format!("draw_mix_by_month_{}", i + 1) } else { "draw_mix_by_month".into() },
-            title: match s {
-                Some(s) => format!("How draws ended, by {period}: {s}"),
-                None => format!("How draws ended, by {period}"),
-            },
-            over: format!("over the {} drawn with an inferred reason, {dated}", games_text(drawn)),
-            label_header: header,
-            count_header: "games",
-            kind: Kind::Area,
-            unit: Unit::Percent,
-            axis: "share of drawn games".into(),
-            series: reasons,
-            rows,
-        });
-    }
-    charts
-}
-
-/// Draw reasons present, in the engine's order.
-fn reason_order<'a>(counts: impl Iterator<Item = &'a Count>) -> Vec<String> {
-    let mut labels: Vec<String> = Vec::new();
-    for c in counts {
-        if !labels.contains(&c.label) {
-            labels.push(c.label.clone());
-        }
-    }
-    let order =
-        |l: &String| crate::engine::summary::DrawReason::ALL.iter().position(|r| r.as_str() == l).unwrap_or(usize::MAX);
-    labels.sort_by_key(|l| (order(l), l.clone()));
-    labels
-}
-
-/// Buckets of 10 plies up to here; later first threefolds go to one tail bucket.
-pub const PLY_TAIL: u32 = 150;
-
-/// Shares: draw reasons, the claimants' results, kinds of claim, edge cases, first threefolds.
-fn share_charts(r: &Report, b: Rows) -> Vec<Chart> {
-    let with_claim = with_claim_text(r);
-    let all_sets = sets(r);
-    let reasons = reason_order(all_sets.iter().flat_map(|(_, st)| st.draw_reasons.iter()));
-    let drawn: u64 = r.all.drawn;
-    let mut draw_rows = Vec::new();
-    for (s, st) in &all_sets {
-        let label = s.unwrap_or("all games");
-        for reason in &reasons {
-            let n = st.draw_reasons.iter().find(|c| c.label == *reason).map_or(0, |c| c.games);
-            draw_rows.push(b.rate(label, Some(reason), n, st.drawn, Unit::Percent));
-        }
-    }
-    let perpetual_label = |kind: &str| match Perpetual::parse(kind) {
-        Some(Perpetual::White) => "perpetual check by White",
-        Some(Perpetual::Black) => "perpetual check by Black",
-        Some(Perpetual::Both) => "perpetual check by both sides",
-        None => "no perpetual check",
-    };
-    let repetition_draws: u64 = r.all.repetition_draws_by_perpetual.iter().map(|c| c.games).sum();
-    let threefold_games: u64 = r.all.first_threefold_ply.iter().map(|x| x.games).sum();
-    vec![
-        Chart {
-            id: "draw_reasons".into(),
-            title: "How draws ended (inferred from the final position)".into(),
-            over: format!("over the {} drawn without a replay error, of {}", games_text(drawn), r.filter_text),
-            label_header: "games",
-            count_header: "games",
-            kind: Kind::Stacked,
-            unit: Unit::Percent,
-            axis: "share of drawn games".into(),
-            series: reasons,
-            rows: draw_rows,
-        },
-        chart(
-            r,
-            "repetition_draws_by_perpetual",
-            "Threefold and fivefold draws: perpetual check or not (moves to the first threefold)",
-            format!("over the {} drawn by threefold or fivefold", games_text(repetition_draws)),
-            "kind",
-            "games",
-            Kind::Bars,
-            Unit::Percent,
-            "share of repetition draws (95% interval)",
-            per_set(r, |s, st| {
-                let draws: u64 = st.repetition_draws_by_perpetual.iter().map(|c| c.games).sum();
-                st.repetition_draws_by_perpetual
-                    .iter()
-                    .map(|c| {
-                        let label =
-                            if c.label == NO_PERPETUAL { "no perpetual check" } else { perpetual_label(&c.label) };
-                        b.rate(label, s, c.games, draws, Unit::Percent)
-                    })
-                    .collect()
-            }),
-        ),
-        chart(
-            r,
-            "claimant_outcome",
-            "Final result of the player who let the first claim pass",
-            format!("over the {} with a missed claim and a known result", games_text(r.all.claimant.games)),
-            "result",
-            "games",
-            Kind::Bars,
-            Unit::Percent,
-            "share of games (95% interval)",
-            per_set(r, |s, st| {
-                let o = &st.claimant;
-                [("win", o.wins), ("draw", o.draws), ("loss", o.losses)]
-                    .into_iter()
-                    .map(|(label, n)| b.rate(label, s, n, o.games, Unit::Percent))
-                    .collect()
-            }),
-        ),
-        chart(
-            r,
-            "claim_kinds",
-            "Claim opportunities: on the board (9.2.1.2) or only by declaring a move (9.2.1.1)",
-            format!("{} opportunities (plies), {with_claim}", thousands(r.all.claims.opportunities)),
-            "opportunity",
-            "plies",
-            Kind::Bars,
-            Unit::Percent,
-            "share of opportunities (95% interval)",
-            per_set(r, |s, st| {
-                let c = &st.claims;
-                vec![
-                    b.rate("on the board", s, c.on_board, c.opportunities, Unit::Percent),
-                    b.rate("only by declaring a move", s, c.by_move_only, c.opportunities, Unit::Percent),
-                ]
-            }),
-        ),
-        chart(
-            r,
-            "edge_cases",
-            "Edge cases, games per 1,000",
-            replayed_text(r),
-            "case",
-            "games",
-            Kind::Bars,
-            Unit::Per1000,
-            "games per 1,000 (95% interval)",
-            per_set(r, |s, st| {
-                [
-                    ("castling rights differ", st.castling.games),
-                    ("e.p. right differs", st.en_passant.games),
-                    ("hidden repetition (FEN e.p.)", st.hidden.games),
-                    ("went on after fivefold", st.after_fivefold),
-                    ("went on after 75 moves", st.after_75_moves),
-                ]
-                .into_iter()
-                .map(|(label, n)| b.rate(label, s, n, st.overall.games, Unit::Per1000))
-                .collect()
-            }),
-        ),
-        chart(
-            r,
-            "first_threefold_ply",
-            &format!("Ply of the first threefold, buckets of 10 plies, {PLY_TAIL} and later together"),
-            format!("over the {} reaching a threefold", games_text(threefold_games)),
-            "plies",
-            "games",
-            Kind::Columns,
-            Unit::Percent,
-            "share of games reaching a threefold",
-            per_set(r, |s, st| {
-                let total: u64 = st.first_threefold_ply.iter().map(|x| x.games).sum();
-                let mut rows: Vec<Row> = (0..PLY_TAIL / 10)
-                    .map(|k| {
-                        let from = k * 10;
-                        let n = st.first_threefold_ply.iter().find(|x| x.from_ply == from).map_or(0, |x| x.games);
-                        b.rate(format!("{from}-{}", from + 9), s, n, total, Unit::Percent)
-                    })
-                    .collect();
-                let tail: u64 = st.first_threefold_ply.iter().filter(|x| x.from_ply >= PLY_TAIL).map(|x| x.games).sum();
-                rows.push(b.rate(format!("{PLY_TAIL}+"), s, tail, total, Unit::Percent));
-                rows
-            }),
         ),
     ]
 }

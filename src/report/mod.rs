@@ -4,7 +4,7 @@
 //! [`filter`] says which games count and [`group`] which group each is in; [`aggregate`] streams
 //! each part's games with their events into a [`tally::Tally`] per group and one for all, giving
 //! a [`model::Report`]; [`figures`] turns it into rows with formatted values and 95% Wilson
-//! [`interval`]s; [`answers`] puts the main ones in sentences; [`text`] and [`html`] (with
+//! [`interval`]s ([`months`] over time, [`shares`] the distributions); [`answers`] puts the main ones in sentences; [`text`] and [`html`] (with
 //! [`svg`] charts) show those same rows, so the terminal, the page and `--json` cannot disagree.
 //! The figures follow the rules of `queries/*.sql` (tests compare them, filters and groups too).
 
@@ -17,7 +17,9 @@ pub mod group;
 pub mod html;
 pub mod interval;
 pub mod model;
+pub mod months;
 pub mod read;
+pub mod shares;
 pub mod svg;
 pub mod tally;
 pub mod text;
