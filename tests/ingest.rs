@@ -456,6 +456,8 @@ fn the_next_run_finishes_a_commit_killed_between_the_two_tables() {
     let report = run(&["report", s(&out)]);
     let warning = String::from_utf8_lossy(&report.stderr);
     assert!(report.status.success() && warning.contains("commit of source(s) x unfinished"), "{warning}");
+    // The old run's events match none of the new run's two games: left out, and said.
+    assert!(warning.contains("belong to no game of the games table"), "{warning}");
 
     ingest(&[s(&sample("tcec-chess960-game35.pgn")), "--out", s(&out), "--source", "bilbao"]);
     let got: BTreeMap<PathBuf, Vec<u8>> =

@@ -925,6 +925,25 @@ fn a_filter_that_matches_no_game_gives_an_empty_report_not_an_error() {
     }
 }
 
+/// A part whose events are not its games' (here another source's) is an error, not figures over
+/// whatever happens to match.
+#[test]
+fn regression_events_of_games_not_in_the_games_table_fail_the_report() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ds");
+    run(&["ingest", "--quiet", "--out", dir.to_str().unwrap(), root().join("data-samples").to_str().unwrap()]);
+    let events = dir.join("events");
+    std::fs::copy(
+        events.join("source=lichess_db_standard_rated_2013-01-first300/part-00000.parquet"),
+        events.join("source=karpov_miles_tilburg_1986/part-00000.parquet"),
+    )
+    .unwrap();
+    let out = Command::new(BIN).args(["report", dir.to_str().unwrap()]).output().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(said.contains("not in the games table"), "{said}");
+}
+
 #[test]
 fn every_query_says_what_it_asks_and_how_to_run_it() {
     for q in QUERIES {

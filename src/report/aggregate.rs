@@ -189,6 +189,10 @@ struct EventCursor<I> {
     batches: I,
     current: Option<EventColumns>,
     row: usize,
+    /// Events of games not in the games table are skipped and counted (a source whose commit a
+    /// killed run left unfinished), not an error.
+    lenient: bool,
+    unmatched: u64,
 }
 
 impl<I: Iterator<Item = Result<RecordBatch>>> EventCursor<I> {
@@ -218,9 +222,15 @@ impl<I: Iterator<Item = Result<RecordBatch>>> EventCursor<I> {
                 break;
             }
             if next < key {
-                bail!("an event of the game at {}:{} that is not in the games table, or out of order", next.0, next.1);
-            }
-            if let Some(c) = &self.current {
+                if !self.lenient {
+                    bail!(
+                        "an event of the game at {}:{} that is not in the games table, or out of order",
+                        next.0,
+                        next.1
+                    );
+                }
+                self.unmatched += 1;
+            } else if let Some(c) = &self.current {
                 f(c, self.row);
             }
             self.row += 1;
@@ -400,6 +410,8 @@ impl<'a> GameColumns<'a> {
 struct Pass<'f> {
     filter: &'f Filter,
     by: Option<&'f By>,
+    unfinished: &'f [String],
+    unmatched_events: u64,
     rows: u64,
     matched: u64,
     skipped: u64,
@@ -419,7 +431,14 @@ impl Pass<'_> {
             self.rows += read::row_count(&part.games)?;
             return Ok(());
         }
-        let mut events = EventCursor { batches: read::batches(&part.events, &EVENT_COLUMNS)?, current: None, row: 0 };
+        let lenient = self.unfinished.contains(&part.source);
+        let mut events = EventCursor {
+            batches: read::batches(&part.events, &EVENT_COLUMNS)?,
+            current: None,
+            row: 0,
+            lenient,
+            unmatched: 0,
+        };
         let mut last: Option<(u64, u64)> = None;
         for batch in read::batches(&part.games, &GAME_COLUMNS)? {
             let batch = batch?;
@@ -433,9 +452,14 @@ impl Pass<'_> {
                 self.game(&c, i, &mut events)?;
             }
         }
-        if let Some((f, b)) = events.peek()? {
-            bail!("{}: an event of the game at {f}:{b}, which is not in the games table", part.events.display());
+        while let Some((f, b)) = events.peek()? {
+            if !lenient {
+                bail!("{}: an event of the game at {f}:{b}, which is not in the games table", part.events.display());
+            }
+            events.unmatched += 1;
+            events.row += 1;
         }
+        self.unmatched_events += events.unmatched;
         Ok(())
     }
 
@@ -530,7 +554,15 @@ impl Pass<'_> {
 
 /// Reads the dataset at `dir` and computes every figure of the report over the games `filter`
 /// lets in, and per group of `by`.
-pub fn compute(dir: &std::path::Path, filter: &Filter, by: Option<&By>, min_games: u64) -> Result<Report> {
+/// `unfinished` names the sources whose commit a killed run left half done: their events may
+/// belong to another run's games (left out and counted, not an error).
+pub fn compute(
+    dir: &std::path::Path,
+    filter: &Filter,
+    by: Option<&By>,
+    min_games: u64,
+    unfinished: &[String],
+) -> Result<Report> {
     let parts = read::parts(dir)?;
     if parts.is_empty() {
         bail!("{} has no games/source=*/*.parquet: not a threefold dataset (see `threefold ingest`)", dir.display());
@@ -538,6 +570,8 @@ pub fn compute(dir: &std::path::Path, filter: &Filter, by: Option<&By>, min_game
     let mut pass = Pass {
         filter,
         by,
+        unfinished,
+        unmatched_events: 0,
         rows: 0,
         matched: 0,
         skipped: 0,
@@ -580,6 +614,7 @@ pub fn compute(dir: &std::path::Path, filter: &Filter, by: Option<&By>, min_game
         rows: pass.rows,
         matched: pass.matched,
         skipped: pass.skipped,
+        unmatched_events: pass.unmatched_events,
         all: pass.all.finish(),
         groups,
         examples,

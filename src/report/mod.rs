@@ -63,16 +63,21 @@ struct Json<'a> {
 /// Runs the command: the text tables (or `--json`, the computed figures) on stdout, and the page.
 pub fn run(dir: &Path, options: &Options) -> Result<ExitCode> {
     // Read only: a commit that a killed run left half done is reported, not finished.
-    if let Ok(sources) = crate::dataset::commit::interrupted(dir)
-        && !sources.is_empty()
-    {
+    let unfinished = crate::dataset::commit::interrupted(dir).unwrap_or_default();
+    if !unfinished.is_empty() {
         eprintln!(
             "threefold: warning: a killed run left the commit of source(s) {} unfinished: their games and events may come from different runs until the next `threefold ingest` into {} finishes it",
-            sources.join(", "),
+            unfinished.join(", "),
             dir.display()
         );
     }
-    let mut report = aggregate::compute(dir, &options.filter, options.by.as_ref(), options.min_games)?;
+    let mut report = aggregate::compute(dir, &options.filter, options.by.as_ref(), options.min_games, &unfinished)?;
+    if report.unmatched_events > 0 {
+        eprintln!(
+            "threefold: warning: {} event(s) of the unfinished source(s) belong to no game of the games table (the two tables come from different runs): left out",
+            report.unmatched_events
+        );
+    }
     report.stale_sources = stale_sources(dir);
     if !report.stale_sources.is_empty() {
         eprintln!(

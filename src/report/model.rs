@@ -199,6 +199,9 @@ pub struct Report {
     pub matched: u64,
     /// Matched games with status `skipped`: left out of every figure below.
     pub skipped: u64,
+    /// Events of a source whose commit a killed run left unfinished that match no game (the two
+    /// tables then come from different runs): left out, and said.
+    pub unmatched_events: u64,
     /// The figures over every matched game.
     #[serde(flatten)]
     pub all: Stats,
