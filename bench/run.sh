@@ -31,7 +31,8 @@
 #                cost, against the floor's, and the base of tN's speedup over a serial run
 #   small files  ingest --threads 1 on a folder of 2,000 files of 10 games (the first input's first
 #                games) and on the same games in one file: what each input costs beyond its games
-#   report       threefold report --json on the first input's dataset, against DuckDB running
+#   report       threefold report --json (and grouped by rating band, filtered) on the first
+#                input's dataset, against DuckDB running
 #                queries/*.sql on it (bench/queries.py, one Python process): at most 2x
 # and for the serial stage (examples/split.rs: decompress and cut into chunks, nothing else):
 #   split        on each input as ingest reads it, on the decompressed text (splitting alone),
@@ -446,6 +447,9 @@ if [ -n "$py" ] && "$py" -c 'import duckdb' 2>/dev/null; then
   best "$reps" "report" "$bin" report "$tmp/rds" --json
   report_wall=$wall
   row "${label[$first]}" "threefold report --json" "$report_games" "$wall" "$(rate "$report_games" "$wall")" "-" "$rss_mib" "$cpu"
+  # Every figure per rating band too, with a filter: what `--by` and the filters cost.
+  best "$reps" "report grouped" "$bin" report "$tmp/rds" --by rating-band --min-elo 1000 --json
+  row "${label[$first]}" "threefold report --by rating-band --min-elo 1000 --json" "$report_games" "$wall" "$(rate "$report_games" "$wall")" "-" "$rss_mib" "$cpu"
   best "$reps" "duckdb queries" "$py" "$root/bench/queries.py" "$tmp/rds" "$root/queries"
   row "${label[$first]}" "DuckDB: queries/*.sql on the same dataset" "$report_games" "$wall" "$(rate "$report_games" "$wall")" "-" "$rss_mib" "$cpu"
   r=$(ratio "$report_wall" "$wall")
