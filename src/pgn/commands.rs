@@ -55,7 +55,21 @@ pub fn read(comment: &[u8]) -> Commands {
 /// form of nearly every comment in a Lichess file, read by fixed positions. Anything else,
 /// `None`, goes the general way (which reads this form alike: the unit tests check both).
 fn lone_clock(comment: &[u8]) -> Option<i64> {
-    // Slice patterns: byte comparisons in place, no call to compare slices.
+    // Lichess's exact form, ` [%clk H:MM:SS] `, as one 16-byte word: its fixed bytes and the
+    // digits' high nibbles by one mask, the digits' low nibbles (at most 9) by one add.
+    if let Ok(&word) = <&[u8; 16]>::try_from(comment) {
+        let x = u128::from_le_bytes(word);
+        if x & LONE_MASK == LONE_FIXED && (x & LOW_NIBBLES).wrapping_add(SIX_AT_DIGITS) & HIGH_NIBBLES == 0 {
+            let [h, m1, m2, s1, s2] = DIGITS_AT.map(|i| i64::from((x >> (8 * i)) as u8 & 0x0f));
+            return Some(((h * 60 + m1 * 10 + m2) * 60 + s1 * 10 + s2) * 1000);
+        }
+    }
+    // Other lengths and spacings (`[%clk 12:34:56] ` is 16 bytes too).
+    lone_clock_by_patterns(comment)
+}
+
+/// [`lone_clock`] by slice patterns: byte comparisons in place, no call to compare slices.
+fn lone_clock_by_patterns(comment: &[u8]) -> Option<i64> {
     let c = match comment {
         [b' ', rest @ ..] => rest,
         c => c,
@@ -76,6 +90,29 @@ fn lone_clock(comment: &[u8]) -> Option<i64> {
     }
     let [h1, h2, m1, m2, s1, s2] = digits.map(|d| i64::from(d - b'0'));
     Some((((h1 * 10 + h2) * 60 + m1 * 10 + m2) * 60 + s1 * 10 + s2) * 1000)
+}
+
+/// Where the digits of ` [%clk H:MM:SS] ` are.
+const DIGITS_AT: [u32; 5] = [7, 9, 10, 12, 13];
+/// ` [%clk 0:00:00] ` with every digit `0`, as a little-endian word.
+const LONE_FIXED: u128 = u128::from_le_bytes(*b" [%clk 0:00:00] ");
+/// Every byte of that form whole, and the high nibble of each digit.
+const LONE_MASK: u128 = nibble_mask(0xff, 0xf0);
+/// The low nibble of each digit, and the same bits with a carry out of each.
+const LOW_NIBBLES: u128 = nibble_mask(0, 0x0f);
+const HIGH_NIBBLES: u128 = nibble_mask(0, 0xf0);
+/// 6 at each digit: a low nibble above 9 carries into its high nibble (never into the next byte).
+const SIX_AT_DIGITS: u128 = nibble_mask(0, 0x06);
+
+/// A word with `digit` at the digits' bytes and `fixed` at the others.
+const fn nibble_mask(fixed: u8, digit: u8) -> u128 {
+    let mut bytes = [fixed; 16];
+    let mut k = 0;
+    while k < DIGITS_AT.len() {
+        bytes[DIGITS_AT[k] as usize] = digit;
+        k += 1;
+    }
+    u128::from_le_bytes(bytes)
 }
 
 /// Python's `\s` over ASCII; a CRLF is one character after the oracle's universal newlines.
@@ -266,6 +303,17 @@ mod tests {
             "[%clk 0:0a:00]",
             "[%clk 9:59:5/]",
             "[%clk 1x:00:00]",
+            " [%clk 9:59:59] ",
+            " [%clk 0:0a:00] ",
+            " [%clk 0:0::00] ",
+            " [%clk 0:0/:00] ",
+            " [%clk 0:00:0?] ",
+            " [%clk \u{7f}:00:00] ",
+            " [%clk 0:00:00]}",
+            "x[%clk 0:00:00] ",
+            " [%clk 0;00:00] ",
+            " [%clk 0:00:00 ] ",
+            "  [%clk 0:00:00]",
         ] {
             let general = {
                 let mut c = Commands::default();
@@ -279,6 +327,17 @@ mod tests {
         }
         assert_eq!(lone_clock(b" [%clk 0:03:00] "), Some(180_000));
         assert_eq!(lone_clock(b"[%clk 12:34:56]"), Some(45_296_000));
+        assert_eq!(lone_clock(b" [%clk 9:59:59] "), Some(35_999_000));
+        // Every byte of the 16-byte form, changed to every other byte: the word check agrees
+        // with the slice patterns.
+        let form = *b" [%clk 1:23:45] ";
+        for at in 0..16 {
+            for b in 0..=255u8 {
+                let mut c = form;
+                c[at] = b;
+                assert_eq!(lone_clock(&c), lone_clock_by_patterns(&c), "{c:?}");
+            }
+        }
         // The integer shortcut and the float reading agree where the shortcut is taken.
         for clock in ["0:03:00", "0:02:59.9", "1:59:59.99", "99999:59:59.999", "0:0:0.", "12:345:678.5", "0:00:00.001"]
         {
