@@ -196,8 +196,7 @@ fn eval(body: &[u8]) -> Option<Option<Eval>> {
         let n = if negative { -n } else { n };
         return Some(i32::try_from(n).ok().map(Eval::Mate));
     }
-    let start = s;
-    let (_, s) = sign(s);
+    let (negative, s) = sign(s);
     let (whole, s) = digits(s);
     let (fraction, rest) = match s.strip_prefix(b".") {
         Some(after) => {
@@ -215,10 +214,11 @@ fn eval(body: &[u8]) -> Option<Option<Eval>> {
     if !ok || !depth_and_close(rest) {
         return None;
     }
-    // At most 10 + 2 digits: always a finite float.
-    let text = std::str::from_utf8(&start[..start.len() - rest.len()]).unwrap_or("0");
-    let value: f64 = text.parse().unwrap_or(0.0);
-    Some(Some(Eval::Cp((value * 100.0).round_ties_even() as i64)))
+    // Python reads the value as a float and rounds it times 100: with at most 10 + 2 digits the
+    // float is within far less than half a centipawn of the exact count, so the integer is it.
+    let fraction = fraction.unwrap_or_default();
+    let cp = number(whole) as i64 * 100 + number(fraction) as i64 * if fraction.len() == 1 { 10 } else { 1 };
+    Some(Some(Eval::Cp(if negative { -cp } else { cp })))
 }
 
 /// An optional sign: whether it is `-`, and the rest.
@@ -336,6 +336,25 @@ mod tests {
                 let mut c = form;
                 c[at] = b;
                 assert_eq!(lone_clock(&c), lone_clock_by_patterns(&c), "{c:?}");
+            }
+        }
+        // Centipawns as integers are what Python's float reading and rounding gives.
+        for sign in ["", "+", "-"] {
+            for whole in ["", "0", "1", "9", "12", "999", "0000000001", "1234567890", "9999999999"] {
+                for fraction in ["", ".", ".0", ".5", ".05", ".17", ".25", ".99", ".995"] {
+                    let value = format!("{sign}{whole}{fraction}");
+                    let Some(Some(Eval::Cp(cp))) = eval(format!(" {value}]").as_bytes()) else { continue };
+                    let float: f64 = value.parse().unwrap();
+                    assert_eq!(cp, (float * 100.0).round_ties_even() as i64, "{value}");
+                }
+            }
+        }
+        for whole in (0..2_000u64).chain((0..2_000).map(|k| 9_999_999_999 - k * 4_999_999)) {
+            for hundredths in 0..100 {
+                let value = format!("-{whole}.{hundredths:02}");
+                let Some(Some(Eval::Cp(cp))) = eval(format!(" {value}]").as_bytes()) else { panic!("{value}") };
+                let float: f64 = value.parse().unwrap();
+                assert_eq!(cp, (float * 100.0).round_ties_even() as i64, "{value}");
             }
         }
         // The integer shortcut and the float reading agree where the shortcut is taken.
