@@ -397,6 +397,9 @@ impl<'a> Mainline<'a> {
 
     /// The next move, or the first token that is not a move (reported once; the moves after it
     /// are still returned). `None` at the end of the mainline.
+    // Inlined into the replay loop as `step` is: a call per token cost 3-5% of the replay
+    // thread (returning the token through memory, saving registers).
+    #[inline(always)]
     pub fn next_token(&mut self) -> Option<Token> {
         self.step(true)
     }
