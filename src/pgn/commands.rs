@@ -22,11 +22,19 @@ pub struct Commands {
 }
 
 /// Reads `comment` (the bytes between its braces).
+// Inlined: Lichess's lone clock is read in the replay loop, without a call.
+#[inline(always)]
 pub fn read(comment: &[u8]) -> Commands {
     // Lichess writes a clock after every move, alone in its comment: read it without searching.
-    if let Some(ms) = lone_clock(comment) {
-        return Commands { clock_ms: Some(ms), eval: None };
+    match lone_clock(comment) {
+        Some(ms) => Commands { clock_ms: Some(ms), eval: None },
+        None => search(comment),
     }
+}
+
+/// Reads `comment` by searching it for commands.
+#[inline(never)]
+fn search(comment: &[u8]) -> Commands {
     let mut found = Commands::default();
     // The first match of each kind decides, also when its value is out of bounds (then none).
     let (mut clock_matched, mut eval_matched) = (false, false);
@@ -54,6 +62,7 @@ pub fn read(comment: &[u8]) -> Commands {
 /// The clock of a comment that is ` [%clk H:MM:SS] ` (spaces optional) and nothing else: the
 /// form of nearly every comment in a Lichess file, read by fixed positions. Anything else,
 /// `None`, goes the general way (which reads this form alike: the unit tests check both).
+#[inline(always)]
 fn lone_clock(comment: &[u8]) -> Option<i64> {
     // Lichess's exact form, ` [%clk H:MM:SS] `, as one 16-byte word: its fixed bytes and the
     // digits' high nibbles by one mask, the digits' low nibbles (at most 9) by one add.
@@ -69,6 +78,7 @@ fn lone_clock(comment: &[u8]) -> Option<i64> {
 }
 
 /// [`lone_clock`] by slice patterns: byte comparisons in place, no call to compare slices.
+#[inline(never)]
 fn lone_clock_by_patterns(comment: &[u8]) -> Option<i64> {
     let c = match comment {
         [b' ', rest @ ..] => rest,
