@@ -22,11 +22,19 @@ pub struct Commands {
 }
 
 /// Reads `comment` (the bytes between its braces).
+// Inlined: Lichess's lone clock is read in the replay loop, without a call.
+#[inline(always)]
 pub fn read(comment: &[u8]) -> Commands {
     // Lichess writes a clock after every move, alone in its comment: read it without searching.
-    if let Some(ms) = lone_clock(comment) {
-        return Commands { clock_ms: Some(ms), eval: None };
+    match lone_clock(comment) {
+        Some(ms) => Commands { clock_ms: Some(ms), eval: None },
+        None => search(comment),
     }
+}
+
+/// Reads `comment` by searching it for commands.
+#[inline(never)]
+fn search(comment: &[u8]) -> Commands {
     let mut found = Commands::default();
     // The first match of each kind decides, also when its value is out of bounds (then none).
     let (mut clock_matched, mut eval_matched) = (false, false);
@@ -54,8 +62,24 @@ pub fn read(comment: &[u8]) -> Commands {
 /// The clock of a comment that is ` [%clk H:MM:SS] ` (spaces optional) and nothing else: the
 /// form of nearly every comment in a Lichess file, read by fixed positions. Anything else,
 /// `None`, goes the general way (which reads this form alike: the unit tests check both).
+#[inline(always)]
 fn lone_clock(comment: &[u8]) -> Option<i64> {
-    // Slice patterns: byte comparisons in place, no call to compare slices.
+    // Lichess's exact form, ` [%clk H:MM:SS] `, as one 16-byte word: its fixed bytes and the
+    // digits' high nibbles by one mask, the digits' low nibbles (at most 9) by one add.
+    if let Ok(&word) = <&[u8; 16]>::try_from(comment) {
+        let x = u128::from_le_bytes(word);
+        if x & LONE_MASK == LONE_FIXED && (x & LOW_NIBBLES).wrapping_add(SIX_AT_DIGITS) & HIGH_NIBBLES == 0 {
+            let [h, m1, m2, s1, s2] = DIGITS_AT.map(|i| i64::from((x >> (8 * i)) as u8 & 0x0f));
+            return Some(((h * 60 + m1 * 10 + m2) * 60 + s1 * 10 + s2) * 1000);
+        }
+    }
+    // Other lengths and spacings (`[%clk 12:34:56] ` is 16 bytes too).
+    lone_clock_by_patterns(comment)
+}
+
+/// [`lone_clock`] by slice patterns: byte comparisons in place, no call to compare slices.
+#[inline(never)]
+fn lone_clock_by_patterns(comment: &[u8]) -> Option<i64> {
     let c = match comment {
         [b' ', rest @ ..] => rest,
         c => c,
@@ -76,6 +100,29 @@ fn lone_clock(comment: &[u8]) -> Option<i64> {
     }
     let [h1, h2, m1, m2, s1, s2] = digits.map(|d| i64::from(d - b'0'));
     Some((((h1 * 10 + h2) * 60 + m1 * 10 + m2) * 60 + s1 * 10 + s2) * 1000)
+}
+
+/// Where the digits of ` [%clk H:MM:SS] ` are.
+const DIGITS_AT: [u32; 5] = [7, 9, 10, 12, 13];
+/// ` [%clk 0:00:00] ` with every digit `0`, as a little-endian word.
+const LONE_FIXED: u128 = u128::from_le_bytes(*b" [%clk 0:00:00] ");
+/// Every byte of that form whole, and the high nibble of each digit.
+const LONE_MASK: u128 = nibble_mask(0xff, 0xf0);
+/// The low nibble of each digit, and the same bits with a carry out of each.
+const LOW_NIBBLES: u128 = nibble_mask(0, 0x0f);
+const HIGH_NIBBLES: u128 = nibble_mask(0, 0xf0);
+/// 6 at each digit: a low nibble above 9 carries into its high nibble (never into the next byte).
+const SIX_AT_DIGITS: u128 = nibble_mask(0, 0x06);
+
+/// A word with `digit` at the digits' bytes and `fixed` at the others.
+const fn nibble_mask(fixed: u8, digit: u8) -> u128 {
+    let mut bytes = [fixed; 16];
+    let mut k = 0;
+    while k < DIGITS_AT.len() {
+        bytes[DIGITS_AT[k] as usize] = digit;
+        k += 1;
+    }
+    u128::from_le_bytes(bytes)
 }
 
 /// Python's `\s` over ASCII; a CRLF is one character after the oracle's universal newlines.
@@ -159,8 +206,7 @@ fn eval(body: &[u8]) -> Option<Option<Eval>> {
         let n = if negative { -n } else { n };
         return Some(i32::try_from(n).ok().map(Eval::Mate));
     }
-    let start = s;
-    let (_, s) = sign(s);
+    let (negative, s) = sign(s);
     let (whole, s) = digits(s);
     let (fraction, rest) = match s.strip_prefix(b".") {
         Some(after) => {
@@ -178,10 +224,11 @@ fn eval(body: &[u8]) -> Option<Option<Eval>> {
     if !ok || !depth_and_close(rest) {
         return None;
     }
-    // At most 10 + 2 digits: always a finite float.
-    let text = std::str::from_utf8(&start[..start.len() - rest.len()]).unwrap_or("0");
-    let value: f64 = text.parse().unwrap_or(0.0);
-    Some(Some(Eval::Cp((value * 100.0).round_ties_even() as i64)))
+    // Python reads the value as a float and rounds it times 100: with at most 10 + 2 digits the
+    // float is within far less than half a centipawn of the exact count, so the integer is it.
+    let fraction = fraction.unwrap_or_default();
+    let cp = number(whole) as i64 * 100 + number(fraction) as i64 * if fraction.len() == 1 { 10 } else { 1 };
+    Some(Some(Eval::Cp(if negative { -cp } else { cp })))
 }
 
 /// An optional sign: whether it is `-`, and the rest.
@@ -266,6 +313,17 @@ mod tests {
             "[%clk 0:0a:00]",
             "[%clk 9:59:5/]",
             "[%clk 1x:00:00]",
+            " [%clk 9:59:59] ",
+            " [%clk 0:0a:00] ",
+            " [%clk 0:0::00] ",
+            " [%clk 0:0/:00] ",
+            " [%clk 0:00:0?] ",
+            " [%clk \u{7f}:00:00] ",
+            " [%clk 0:00:00]}",
+            "x[%clk 0:00:00] ",
+            " [%clk 0;00:00] ",
+            " [%clk 0:00:00 ] ",
+            "  [%clk 0:00:00]",
         ] {
             let general = {
                 let mut c = Commands::default();
@@ -279,6 +337,36 @@ mod tests {
         }
         assert_eq!(lone_clock(b" [%clk 0:03:00] "), Some(180_000));
         assert_eq!(lone_clock(b"[%clk 12:34:56]"), Some(45_296_000));
+        assert_eq!(lone_clock(b" [%clk 9:59:59] "), Some(35_999_000));
+        // Every byte of the 16-byte form, changed to every other byte: the word check agrees
+        // with the slice patterns.
+        let form = *b" [%clk 1:23:45] ";
+        for at in 0..16 {
+            for b in 0..=255u8 {
+                let mut c = form;
+                c[at] = b;
+                assert_eq!(lone_clock(&c), lone_clock_by_patterns(&c), "{c:?}");
+            }
+        }
+        // Centipawns as integers are what Python's float reading and rounding gives.
+        for sign in ["", "+", "-"] {
+            for whole in ["", "0", "1", "9", "12", "999", "0000000001", "1234567890", "9999999999"] {
+                for fraction in ["", ".", ".0", ".5", ".05", ".17", ".25", ".99", ".995"] {
+                    let value = format!("{sign}{whole}{fraction}");
+                    let Some(Some(Eval::Cp(cp))) = eval(format!(" {value}]").as_bytes()) else { continue };
+                    let float: f64 = value.parse().unwrap();
+                    assert_eq!(cp, (float * 100.0).round_ties_even() as i64, "{value}");
+                }
+            }
+        }
+        for whole in (0..2_000u64).chain((0..2_000).map(|k| 9_999_999_999 - k * 4_999_999)) {
+            for hundredths in 0..100 {
+                let value = format!("-{whole}.{hundredths:02}");
+                let Some(Some(Eval::Cp(cp))) = eval(format!(" {value}]").as_bytes()) else { panic!("{value}") };
+                let float: f64 = value.parse().unwrap();
+                assert_eq!(cp, (float * 100.0).round_ties_even() as i64, "{value}");
+            }
+        }
         // The integer shortcut and the float reading agree where the shortcut is taken.
         for clock in ["0:03:00", "0:02:59.9", "1:59:59.99", "99999:59:59.999", "0:0:0.", "12:345:678.5", "0:00:00.001"]
         {

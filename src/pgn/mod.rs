@@ -98,6 +98,8 @@ pub struct GameVisitor {
     keep_moves: bool,
     /// Show the reader each slice whole (the reference for the tags-only showing).
     whole_slices: bool,
+    /// Where the scanner found each tag's name and value (a buffer reused from game to game).
+    tag_ranges: Vec<(Range<usize>, Range<usize>, bool)>,
 }
 
 impl GameVisitor {
@@ -172,15 +174,19 @@ impl GameVisitor {
     /// game. Returns where the game ends, or `None` (nothing read) for the reader to read it.
     fn read_first_game(&mut self, slice: &[u8], out: &mut Vec<Game>) -> Option<usize> {
         let mut tags = Tags::new();
-        // One UTF-8 check for the whole game rather than one per name and value (cut at ASCII
-        // bytes, its tags are UTF-8 too); a value with a backslash is unescaped as the reader does.
-        let text = std::str::from_utf8(slice).ok();
-        let movetext = movetext::read_tag_section(slice, |name, value, escaped| {
+        let found = &mut self.tag_ranges;
+        found.clear();
+        let movetext = movetext::read_tag_section(slice, |name, value, escaped| found.push((name, value, escaped)))?;
+        // One UTF-8 check for the whole tag section rather than one per name and value (cut at
+        // ASCII bytes, its tags are UTF-8 too), and not over the movetext, which is most of a
+        // game's bytes; a value with a backslash is unescaped as the reader does.
+        let text = std::str::from_utf8(&slice[..movetext]).ok();
+        for (name, value, escaped) in found.drain(..) {
             match text.and_then(|t| Some((t.get(name.clone())?, t.get(value.clone())?))) {
                 Some((n, v)) if !escaped => tags.push_str(n, v),
                 _ => tags.push(&slice[name], &RawTag(&slice[value]).decode()),
             }
-        })?;
+        }
         let end = match self.begin(tags) {
             Ok(state) => {
                 let (game, end) = self.replay_mainline(state, slice, movetext);

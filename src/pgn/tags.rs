@@ -46,7 +46,16 @@ impl Tags {
 
     /// The value of the first tag called `name`.
     pub fn get(&self, name: &str) -> Option<&str> {
-        self.iter().find(|(n, _)| *n == name).map(|(_, v)| v)
+        // Names compared as bytes: no check of `str` boundaries for the tags passed over.
+        let (bytes, name) = (self.text.as_bytes(), name.as_bytes());
+        let mut start = 0;
+        for &(name_end, value_end) in &self.ends {
+            if &bytes[start..name_end] == name {
+                return Some(&self.text[name_end..value_end]);
+            }
+            start = value_end;
+        }
+        None
     }
 }
 
