@@ -307,16 +307,20 @@ fn y_axis(
         v += step;
     }
     let (cx, cy) = (16.0, top + height / 2.0);
-    svg.text(cx, cy, "middle", &format!(" transform=\"rotate(-90 {cx} {cy:.1})\""), label);
+    svg.text(cx, cy, "middle", &format!(" font-size=\"10\" transform=\"rotate(-90 {cx} {cy:.1})\""), label);
     move |v: f64| top + height - height * (v / end).clamp(0.0, 1.0)
 }
 
 /// Labels along an x axis, thinned to about `max` of them.
 fn x_labels(svg: &mut Svg, xs: &[(f64, &str)], y: f64, max: usize) {
     let every = xs.len().div_ceil(max.max(1)).max(1);
+    let mut last: Option<f64> = None;
     for (i, (x, label)) in xs.iter().enumerate() {
-        if i % every == 0 {
+        // Every n-th label, and none closer to the previous one than its own width.
+        let room = 7.0 * label.chars().count() as f64;
+        if i % every == 0 && last.is_none_or(|l| x - l >= room) {
             svg.text(*x, y, "middle", " font-size=\"11\"", label);
+            last = Some(*x);
         }
     }
 }
@@ -434,7 +438,18 @@ fn over_time(svg: &mut Svg, chart: &Chart) {
     for (i, name) in names.iter().enumerate() {
         let rows: Vec<&Row> = chart.rows.iter().filter(|r| r.series.as_deref() == *name).collect();
         let fill = if name.is_some() { PALETTE[i % PALETTE.len()] } else { ONE_SERIES };
-        if area {
+        if area && periods.len() == 1 {
+            // One period: its mix as a stacked column, since an area needs two.
+            let share = rows.first().and_then(|r| r.magnitude).unwrap_or(0.0);
+            let (top_y, bottom_y) = (y(below[0] + share), y(below[0]));
+            below[0] += share;
+            let _ = writeln!(
+                svg.body,
+                "<rect x=\"{:.1}\" y=\"{top_y:.1}\" width=\"40\" height=\"{:.1}\" fill=\"{fill}\"/>",
+                x_of(periods[0]) - 20.0,
+                bottom_y - top_y
+            );
+        } else if area {
             let mut upper = Vec::new();
             let mut lower = Vec::new();
             for (k, p) in periods.iter().enumerate() {
@@ -451,7 +466,9 @@ fn over_time(svg: &mut Svg, chart: &Chart) {
                 lower.join(" ")
             );
         } else {
-            let with: Vec<&&Row> = rows.iter().filter(|r| r.magnitude.is_some()).collect();
+            // The line and its band join the periods with enough games; the others are hollow
+            // points only, not drawn as if as sure.
+            let with: Vec<&&Row> = rows.iter().filter(|r| r.magnitude.is_some() && !r.small).collect();
             let band: Vec<String> = with
                 .iter()
                 .map(|r| format!("{:.1},{:.1}", x_of(&r.label), y(r.high.unwrap_or(0.0))))
