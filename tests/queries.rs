@@ -72,6 +72,20 @@ fn run_queries(dir: &Path) -> BTreeMap<String, Vec<Value>> {
 /// The same over the games a SQL condition keeps (and their events): the views `games` and
 /// `events` the queries read are narrowed first, so each query runs unchanged.
 fn run_queries_where(dir: &Path, condition: &str) -> BTreeMap<String, Vec<Value>> {
+    let paths: Vec<String> =
+        QUERIES.iter().map(|q| root().join(format!("queries/{q}.sql")).display().to_string()).collect();
+    run_files_where(dir, condition, &paths)
+}
+
+/// One SQL text over the games `condition` keeps.
+fn run_sql_where(dir: &Path, condition: &str, sql: &str) -> Vec<Value> {
+    let file = tempfile::Builder::new().suffix(".sql").tempfile().unwrap();
+    std::fs::write(file.path(), sql).unwrap();
+    let mut out = run_files_where(dir, condition, &[file.path().display().to_string()]);
+    out.pop_first().map(|(_, rows)| rows).unwrap_or_default()
+}
+
+fn run_files_where(dir: &Path, condition: &str, paths: &[String]) -> BTreeMap<String, Vec<Value>> {
     const SCRIPT: &str = r#"
 import duckdb, json, os, sys
 out = {}
@@ -90,8 +104,6 @@ for path in sys.argv[3:]:
     out[os.path.basename(path)[:-4]] = [dict(zip(rel.columns, row)) for row in rel.fetchall()]
 print(json.dumps(out, default=str))
 "#;
-    let paths: Vec<String> =
-        QUERIES.iter().map(|q| root().join(format!("queries/{q}.sql")).display().to_string()).collect();
     let mut args = vec![dir.to_str().unwrap(), condition];
     args.extend(paths.iter().map(String::as_str));
     let Value::Object(map) = run_python(SCRIPT, &args) else { panic!("not an object") };
@@ -657,6 +669,54 @@ print(json.dumps({"checked": checked, "bad": bad[:10]}))
     num(&out["checked"]) as usize
 }
 
+/// The report's clock figures over the games `condition` keeps, counted again in SQL: games with
+/// clocks and evaluations, the first claim by clock band and whether it was passed over (the
+/// report's rules), and the first missed claim by evaluation band with the claimant's results.
+fn check_clocks_against_sql(report: &Value, dir: &Path, condition: &str) {
+    const SQL: &str = "
+        SELECT 'totals' AS what, NULL AS band, count(*) FILTER (has_clocks) AS games, count(*) FILTER (has_evals) AS n
+        FROM games WHERE status <> 'skipped'
+        UNION ALL
+        SELECT 'clock', CASE WHEN first_claim_clock_ms < 10000 THEN '< 10 s' WHEN first_claim_clock_ms < 30000 THEN '10-30 s'
+                             WHEN first_claim_clock_ms < 60000 THEN '30-60 s' WHEN first_claim_clock_ms < 180000 THEN '1-3 min'
+                             ELSE '>= 3 min' END,
+               count(*), count(*) FILTER (first_claim_ply IS NOT NULL AND first_missed_claim_ply = first_claim_ply)
+        FROM games WHERE status <> 'skipped' AND has_clocks AND first_claim_clock_ms IS NOT NULL GROUP BY 2
+        UNION ALL
+        SELECT 'eval', CASE WHEN first_missed_claim_eval_mate < 0 THEN 'clearly worse' WHEN first_missed_claim_eval_mate > 0 THEN 'clearly better'
+                            WHEN first_missed_claim_eval_mate = 0 THEN 'about equal'
+                            WHEN first_missed_claim_eval_cp < -100 THEN 'clearly worse' WHEN first_missed_claim_eval_cp > 100 THEN 'clearly better'
+                            WHEN first_missed_claim_eval_cp IS NOT NULL THEN 'about equal' ELSE 'no evaluation' END,
+               count(*), count(*) FILTER (claimant_score_after_first_missed IS NOT NULL)
+        FROM games WHERE status <> 'skipped' AND has_evals AND first_missed_claim_ply IS NOT NULL GROUP BY 2";
+    let rows = run_sql_where(dir, condition, SQL);
+    let c = &report["clocks"];
+    let totals = rows.iter().find(|r| r["what"] == "totals").unwrap();
+    assert_eq!((num(&c["games_with_clocks"]), num(&c["games_with_evals"])), (num(&totals["games"]), num(&totals["n"])));
+    let want = |what: &str| -> BTreeMap<String, (u64, u64)> {
+        rows.iter()
+            .filter(|r| r["what"] == what)
+            .map(|r| (r["band"].as_str().unwrap().to_owned(), (num(&r["games"]), num(&r["n"]))))
+            .collect()
+    };
+    let got_clock: BTreeMap<String, (u64, u64)> = c["first_claim_by_clock"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| num(&b["games"]) > 0)
+        .map(|b| (b["label"].as_str().unwrap().to_owned(), (num(&b["games"]), num(&b["passed_over"]))))
+        .collect();
+    assert_eq!(got_clock, want("clock"), "first claim by clock band");
+    let got_eval: BTreeMap<String, (u64, u64)> = c["first_missed_by_eval"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|b| num(&b["games"]) > 0)
+        .map(|b| (b["label"].as_str().unwrap().to_owned(), (num(&b["games"]), num(&b["claimant"]["games"]))))
+        .collect();
+    assert_eq!(got_eval, want("eval"), "first missed claim by evaluation band");
+}
+
 /// The report's clock and evaluation figures: the games they cover and the first claims by clock
 /// band equal the engine's records, the first missed claims by evaluation band the query's.
 fn check_report_clocks(report: &Value, q: &BTreeMap<String, Vec<Value>>, e: &Engine) {
@@ -775,6 +835,7 @@ fn check_case(dir: &Path, case: &Case) {
     let report: Value = serde_json::from_slice(&run(&args).stdout).unwrap();
     let q = run_queries_where(dir, &case.condition);
     check_report_against_queries(&report, &q);
+    check_clocks_against_sql(&report, dir, &case.condition);
     assert!(check_intervals(&report) > 10, "{:?}: few intervals checked", case.args);
     if let Some(group) = case.group {
         let groups = report["groups"].as_array().unwrap();
@@ -789,6 +850,7 @@ fn check_case(dir: &Path, case: &Case) {
                 format!("({}) AND ({group}) = '{label}'", case.condition)
             };
             check_report_against_queries(g, &run_queries_where(dir, &condition));
+            check_clocks_against_sql(g, dir, &condition);
         }
     } else {
         assert_eq!(report["groups"], Value::Array(vec![]));
