@@ -11,7 +11,7 @@ use std::{
 
 use anyhow::{Result, bail};
 
-use shakmaty::{CastlingSide, Chess, Color, Position, Square};
+use shakmaty::{CastlingSide, Color, Position, Square, variant::VariantPosition};
 
 use super::{
     input_failed,
@@ -20,7 +20,7 @@ use super::{
 use crate::{
     engine::{
         event::{Detail, Event, Perpetual},
-        start::Start,
+        start::{Start, Variant, VariantStart},
         vocabulary::printable,
     },
     pgn::{self, Game},
@@ -44,14 +44,16 @@ fn color_name(c: Color) -> &'static str {
 
 /// The positions of the replayed mainline and the label of the move that reached each one.
 struct Timeline {
-    positions: Vec<Chess>,
+    positions: Vec<VariantPosition>,
     labels: Vec<String>,
 }
 
 impl Timeline {
     fn new(game: &Game) -> Option<Timeline> {
-        let start = Start::new(&game.variant, game.tag("FEN")).ok()?;
-        let mut pos = start.pos;
+        let mut pos: VariantPosition = match game.variant {
+            Variant::Lichess(rules) => VariantStart::new(rules, game.tag("FEN")).ok()?.pos,
+            _ => Start::new(&game.variant, game.tag("FEN")).ok()?.pos.into(),
+        };
         let mut positions = vec![pos.clone()];
         let mut labels = vec!["the start position".to_owned()];
         for san in &game.moves {

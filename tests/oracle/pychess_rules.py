@@ -46,6 +46,7 @@ trusted: a shortcut only ever skips a question whose answer is known from python
 """
 
 import chess
+import chess.variant
 
 LONG_WINDOW = 100
 
@@ -116,7 +117,9 @@ class Rules:
         if rep3 or (self.twice and _claim(board, self.window_len)):
             self.claim.append(ply)
         clock = board.halfmove_clock
-        if clock >= 100:
+        # Crazyhouse has no fifty- or 75-move rule (python-chess's _is_halfmoves): the records
+        # give no first plies there (FORMAT.md "Variants").
+        if clock >= 100 and not isinstance(board, chess.variant.CrazyhouseBoard):
             if self.clock100 is None:
                 self.clock100 = ply
             if clock >= 150 and self.clock150 is None:
@@ -127,7 +130,9 @@ class Rules:
                 self.seventyfive = ply
 
     def before_push(self, board, move):
-        if board.is_zeroing(move):
+        # python-chess's own window ends at its is_irreversible (every zeroing move in standard
+        # chess; in crazyhouse only the loss of a castling right, in three-check a check too).
+        if board.is_irreversible(move):
             self.seen.clear()
             self.twice = 0
             self.window_len = 0
@@ -274,7 +279,9 @@ def check(rec, v):
                             f"is_checkmate/is_stalemate/is_insufficient_material give {status!r}"))
 
     reason = s.get("draw_reason")
-    want = end["draw_chain"] if (v["result"] == "1/2-1/2" and not v["error"]) else None
+    # The draw reason is inferred by the FIDE Laws only: null in the Lichess variants.
+    fide = rec.get("variant") in ("standard", "chess960")
+    want = end["draw_chain"] if (v["result"] == "1/2-1/2" and not v["error"] and fide) else None
     if reason != want:
         if reason == "fifty_moves" and want == "agreement" and end["fifty_by_ending_move"]:
             deliberate.append(FIFTY_BY_ENDING_MOVE)
