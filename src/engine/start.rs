@@ -166,3 +166,36 @@ impl VariantStart {
         Err(error())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The spellings Lichess's tags, its file names and API keys and other tools use.
+    #[test]
+    fn variant_tags_name_the_lichess_variants() {
+        let cases = [
+            ("Crazyhouse", "crazyhouse"),
+            ("crazy_house", "crazyhouse"),
+            ("ZH", "crazyhouse"),
+            ("Three-check", "threeCheck"),
+            ("threeCheck", "threeCheck"),
+            ("3check", "threeCheck"),
+            ("Atomic", "atomic"),
+            ("Antichess", "antichess"),
+            ("King of the Hill", "kingOfTheHill"),
+            ("kingOfTheHill", "kingOfTheHill"),
+            ("KOTH", "kingOfTheHill"),
+            ("Horde", "horde"),
+            ("Racing Kings", "racingKings"),
+            ("racingKings", "racingKings"),
+            ("Chess960", "chess960"),
+            ("From Position", "standard"),
+            ("Seirawan", "Seirawan"),
+        ];
+        for (tag, name) in cases {
+            assert_eq!(Variant::from_tag(Some(tag)).name(), name, "{tag}");
+        }
+        assert_eq!(Variant::from_tag(Some(" Sittuyin ")), Variant::Other("Sittuyin".to_owned()));
+    }
+}

@@ -454,7 +454,14 @@ def empty_summary():
 
 
 def legal_ep(board):
-    if board.ep_square is not None and board.has_legal_en_passant():
+    if board.ep_square is None:
+        return None
+    if type(board) is not chess.Board:
+        # A variant's own move rules decide (FORMAT.md "Variants"): an e.p. capture among the
+        # board's legal moves. python-chess's has_legal_en_passant() asks the standard rules, so
+        # in atomic it also counts a capture whose explosion would take the own king.
+        return pychess_rules.variant_legal_ep(board)
+    if board.has_legal_en_passant():
         return board.ep_square
     return None
 
