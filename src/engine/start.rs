@@ -2,9 +2,9 @@
 
 use std::fmt;
 
-use shakmaty::{
-    CastlingMode, Chess,
-    fen::Fen,
+use shakmaty::{CastlingMode, Chess, fen::Fen};
+use shakmaty_variant::{
+    CastlingMode as VariantCastling,
     variant::{Variant as Rules, VariantPosition},
 };
 
@@ -142,11 +142,12 @@ impl Start {
     }
 }
 
-/// A Lichess variant game's first position and castling rules.
+/// A Lichess variant game's first position and castling rules (in the variants' shakmaty:
+/// [`crate::engine::variant`] says why it is another).
 #[derive(Clone, Debug)]
 pub struct VariantStart {
     pub pos: VariantPosition,
-    pub mode: CastlingMode,
+    pub mode: VariantCastling,
 }
 
 impl VariantStart {
@@ -154,11 +155,11 @@ impl VariantStart {
     /// in standard chess, a FEN whose castling rights are valid only in Chess960 is read so.
     pub fn new(rules: Rules, fen: Option<&str>) -> Result<VariantStart, GameError> {
         let Some(fen_text) = fen.map(str::trim).filter(|f| !f.is_empty()) else {
-            return Ok(VariantStart { pos: VariantPosition::new(rules), mode: CastlingMode::Standard });
+            return Ok(VariantStart { pos: VariantPosition::new(rules), mode: VariantCastling::Standard });
         };
         let error = || GameError { kind: ErrorKind::InvalidFen, ply: 0, token: fen_text.to_owned() };
-        let parsed = Fen::from_ascii(fen_text.as_bytes()).map_err(|_| error())?;
-        for mode in [CastlingMode::Standard, CastlingMode::Chess960] {
+        let parsed = shakmaty_variant::fen::Fen::from_ascii(fen_text.as_bytes()).map_err(|_| error())?;
+        for mode in [VariantCastling::Standard, VariantCastling::Chess960] {
             if let Ok(pos) = VariantPosition::from_setup(rules, parsed.clone().into_setup(), mode) {
                 return Ok(VariantStart { pos, mode });
             }

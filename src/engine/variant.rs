@@ -4,7 +4,11 @@
 //!
 //! A separate replay, so that standard chess keeps its fast paths (SAN without a move list, the
 //! incremental Zobrist key, a window cleared on every pawn move or capture), which assume its
-//! rules: here pieces come back by drops, captures explode, checks are counted. Identity is
+//! rules: here pieces come back by drops, captures explode, checks are counted. Its positions
+//! are those of a shakmaty of their own (the `shakmaty_variant` dependency, 0.29 with the
+//! `variant` feature): that feature on the shakmaty standard chess uses costs every standard
+//! move (docs/performance.md). Only this module and [`crate::engine::start`] see its types;
+//! what leaves here (keys, identities, events) is in the common ones. Identity is
 //! python-chess's `_transposition_key` of the variant board: the standard one, plus pockets and
 //! promoted pieces in crazyhouse and the checks still to give in three-check (both counted as
 //! part of the board, so a pseudo-repetition still means "only castling or e.p. differ"). The
@@ -13,9 +17,10 @@
 
 use std::collections::HashMap;
 
-use shakmaty::{
-    Bitboard, ByColor, ByRole, CastlingMode, Color, Move, Position, RemainingChecks, Role,
-    san::{San, SanError, SanPlus},
+use shakmaty::{Bitboard, Board, ByColor as Sides, CastlingMode, Color, Square, san::SanPlus};
+use shakmaty_variant::{
+    self as v, ByColor, ByRole, Move, Position, RemainingChecks, Role,
+    san::{San, SanError},
     uci::UciMove,
     variant::{Variant as Rules, VariantPosition},
 };
@@ -62,7 +67,7 @@ fn gives_check(pos: &VariantPosition, m: Move) -> bool {
 pub fn variant_state(pos: &VariantPosition) -> Option<String> {
     if let Some(pockets) = pos.pockets() {
         let mut s = String::from("[");
-        for color in Color::ALL {
+        for color in v::Color::ALL {
             for role in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn] {
                 let letter = role.of(color).char();
                 s.extend(std::iter::repeat_n(letter, usize::from(*pockets.get(color).get(role))));
@@ -78,13 +83,48 @@ pub fn variant_state(pos: &VariantPosition) -> Option<String> {
     pos.remaining_checks().map(|checks| format!("{}+{}", u32::from(checks.white), u32::from(checks.black)))
 }
 
+fn color(c: v::Color) -> Color {
+    match c {
+        v::Color::White => Color::White,
+        v::Color::Black => Color::Black,
+    }
+}
+
+fn square(sq: v::Square) -> Square {
+    Square::new(u32::from(sq))
+}
+
+fn mode(m: v::CastlingMode) -> CastlingMode {
+    match m {
+        v::CastlingMode::Standard => CastlingMode::Standard,
+        v::CastlingMode::Chess960 => CastlingMode::Chess960,
+    }
+}
+
+/// The board in the common types, piece by piece.
+fn board(b: &v::Board) -> Board {
+    let mut out = Board::empty();
+    for (sq, piece) in b.iter() {
+        let role = match piece.role {
+            Role::Pawn => shakmaty::Role::Pawn,
+            Role::Knight => shakmaty::Role::Knight,
+            Role::Bishop => shakmaty::Role::Bishop,
+            Role::Rook => shakmaty::Role::Rook,
+            Role::Queen => shakmaty::Role::Queen,
+            Role::King => shakmaty::Role::King,
+        };
+        out.set_piece_at(square(sq), role.of(color(piece.color)));
+    }
+    out
+}
+
 /// Everything of a variant position that repetition compares.
 #[derive(Clone)]
 struct VKey {
     /// The standard parts: board, side, castling, legal and FEN e.p. squares.
     std: Key,
     pockets: Option<ByColor<ByRole<u8>>>,
-    promoted: Bitboard,
+    promoted: v::Bitboard,
     checks: Option<ByColor<RemainingChecks>>,
     /// Groups the board-equal keys: the board's Zobrist key mixed with the variant's parts.
     group: u64,
@@ -92,20 +132,22 @@ struct VKey {
 
 impl VKey {
     fn of(pos: &VariantPosition) -> VKey {
+        let (board, turn) = (board(pos.board()), color(pos.turn()));
+        let board_zobrist = identity::board_zobrist(&board, turn);
         let std = Key {
-            board: pos.board().clone(),
-            turn: pos.turn(),
-            castling: pos.castles().castling_rights(),
-            legal_ep: pos.legal_ep_square(),
-            fen_ep: pos.maybe_ep_square(),
-            board_zobrist: identity::board_zobrist(pos.board(), pos.turn()),
+            board,
+            turn,
+            castling: Bitboard(pos.castles().castling_rights().0),
+            legal_ep: pos.legal_ep_square().map(square),
+            fen_ep: pos.maybe_ep_square().map(square),
+            board_zobrist,
         };
         let pockets = pos.pockets().copied();
         let checks = pos.remaining_checks().copied();
         let mut group = std.board_zobrist;
         let mut mix = |v: u64| group = (group ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29);
         if let Some(p) = &pockets {
-            for color in Color::ALL {
+            for color in v::Color::ALL {
                 for &n in p.get(color).iter() {
                     mix(u64::from(n));
                 }
@@ -138,7 +180,7 @@ struct Window {
     entries: Vec<(VKey, u32)>,
     groups: HashMap<u64, Vec<usize>>,
     /// Positions that occurred at least twice, by side to move.
-    twice: ByColor<u32>,
+    twice: Sides<u32>,
     board_earlier: Vec<u32>,
     fide_earlier: Vec<u32>,
     previous: u32,
@@ -148,7 +190,7 @@ impl Window {
     fn clear(&mut self) {
         self.entries.clear();
         self.groups.clear();
-        self.twice = ByColor::default();
+        self.twice = Sides::default();
     }
 
     /// Records `key` at `ply` and returns its counts (earlier plies in `board_earlier`,
@@ -215,7 +257,7 @@ impl Window {
 #[derive(Default)]
 pub struct VariantReplay {
     pos: VariantPosition,
-    mode: Option<CastlingMode>,
+    mode: Option<v::CastlingMode>,
     start_turn: Option<Color>,
     ply: u32,
     window: Window,
@@ -246,7 +288,7 @@ impl VariantReplay {
     pub fn start(&mut self, start: VariantStart, base_seconds: Option<u32>) {
         self.reset(base_seconds);
         self.mode = Some(start.mode);
-        self.start_turn = Some(start.pos.turn());
+        self.start_turn = Some(color(start.pos.turn()));
         self.pos = start.pos;
         self.visit();
     }
@@ -258,8 +300,8 @@ impl VariantReplay {
         self.error = Some(error);
     }
 
-    fn mode(&self) -> CastlingMode {
-        self.mode.unwrap_or(CastlingMode::Standard)
+    fn mode(&self) -> v::CastlingMode {
+        self.mode.unwrap_or(v::CastlingMode::Standard)
     }
 
     /// Plays a legal move.
@@ -282,14 +324,14 @@ impl VariantReplay {
     }
 
     fn identity(&self, key: &VKey, pos: &VariantPosition) -> Identity {
-        let mut identity = Identity::of(&key.std, self.mode());
+        let mut identity = Identity::of(&key.std, mode(self.mode()));
         identity.variant_state = variant_state(pos);
         identity
     }
 
     /// Counts the current position and records its events.
     fn visit(&mut self) {
-        let (ply, turn) = (self.ply, self.pos.turn());
+        let (ply, turn) = (self.ply, color(self.pos.turn()));
         let halfmove_clock = self.pos.halfmoves();
         let fullmove = self.pos.fullmoves().get();
         let key = VKey::of(&self.pos);
@@ -390,7 +432,7 @@ impl VariantReplay {
     /// Records a `claim_by_move` event for each legal move (a drop too) that would make a
     /// position occur for the third time or more; returns whether there was one.
     fn claims_by_move(&mut self, ply: u32, fullmove: u32, turn: Color, halfmove_clock: u32) -> bool {
-        let mode = self.mode();
+        let castling = self.mode();
         let mut found = false;
         for m in self.pos.legal_moves() {
             if ends_window(&self.pos, m) {
@@ -414,8 +456,8 @@ impl VariantReplay {
                 identity,
                 clocks: Default::default(),
                 detail: Detail::ClaimByMove {
-                    san: SanPlus::from_move(self.pos.clone(), m).to_string(),
-                    uci: UciMove::from_move(m, mode).to_string(),
+                    san: v::san::SanPlus::from_move(self.pos.clone(), m).to_string(),
+                    uci: UciMove::from_move(m, castling).to_string(),
                     occurrence: seen + 1,
                     earlier_plies: self.scratch.clone(),
                     played: false,
@@ -438,16 +480,19 @@ impl Replayer for VariantReplay {
         if self.ply >= MAX_PLIES {
             return self.fail(ErrorKind::TooLong, san.san.to_string());
         }
-        let found = match san.san {
-            San::Null => Err(ErrorKind::NullMove),
-            _ => san.san.to_move(&self.pos).map_err(|e| match e {
+        // The move as this module's shakmaty reads it: its text, which both read alike.
+        let text = san.san.to_string();
+        let found = match San::from_ascii(text.as_bytes()) {
+            Ok(San::Null) => Err(ErrorKind::NullMove),
+            Ok(parsed) => parsed.to_move(&self.pos).map_err(|e| match e {
                 SanError::AmbiguousSan => ErrorKind::AmbiguousMove,
                 SanError::IllegalSan => ErrorKind::IllegalMove,
             }),
+            Err(_) => Err(ErrorKind::InvalidMove),
         };
         match found {
             Ok(m) => self.play(m),
-            Err(kind) => self.fail(kind, san.san.to_string()),
+            Err(kind) => self.fail(kind, text),
         }
     }
 
@@ -502,7 +547,7 @@ impl Replayer for VariantReplay {
 
 #[cfg(test)]
 mod tests {
-    use shakmaty::{Square, fen::Fen};
+    use shakmaty_variant::{CastlingMode, Square, fen::Fen};
 
     use super::*;
 
@@ -514,7 +559,7 @@ mod tests {
     #[test]
     fn variant_state_spells_pockets_promotions_and_checks() {
         let zh = pos(Rules::Crazyhouse, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN~R[QPPn] w KQkq - 0 1");
-        assert_eq!(zh.promoted(), Bitboard::from(Square::H1));
+        assert_eq!(zh.promoted(), v::Bitboard::from(Square::H1));
         assert_eq!(variant_state(&zh).as_deref(), Some("[QPPn]~h1"));
         let three = pos(Rules::ThreeCheck, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 2+3 0 1");
         assert_eq!(variant_state(&three).as_deref(), Some("2+3"));

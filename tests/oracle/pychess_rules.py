@@ -29,8 +29,9 @@ trusted: a shortcut only ever skips a question whose answer is known from python
   * It is true only if the position or a position one legal move away already occurs 3 / 2 times
     among the positions since the last irreversible move (python-chess Board.is_irreversible),
     i.e. only if some _transposition_key() occurs at least twice among them.  Every irreversible
-    move ends that window, and every zeroing move (Board.is_zeroing) is irreversible, so if no
-    key occurs twice since the last zeroing move, the answer is False without asking.  The same
+    move ends that window (in standard chess every zeroing move is one; in crazyhouse only the
+    loss of a castling right, in three-check also a check), so if no key occurs twice since the
+    last irreversible move, the answer is False without asking.  The same
     bound gives is_repetition(n) = False when the position's key occurs fewer than n times
     since the last zeroing move.
   * is_fivefold_repetition() = is_repetition(5), and is_repetition(n) True means n - 1 earlier
@@ -58,6 +59,10 @@ CLOCK_AT_GAME_END = "clock_reached_at_mate_or_stalemate"
 # moves, so python-chess's repetition answers in that game are not compared.
 VARIANT_EP = "variant_ep_right_by_standard_rules"
 FIFTY_BY_ENDING_MOVE = "fifty_move_claim_by_a_mating_or_stalemating_move"
+
+
+# The variants whose draw reason the records leave null (FORMAT.md "Variants").
+LICHESS_VARIANTS = {"crazyhouse", "threeCheck", "atomic", "antichess", "kingOfTheHill", "horde", "racingKings"}
 
 
 def variant_legal_ep(board):
@@ -305,7 +310,7 @@ def check(rec, v):
 
     reason = s.get("draw_reason")
     # The draw reason is inferred by the FIDE Laws only: null in the Lichess variants.
-    fide = rec.get("variant") in ("standard", "chess960")
+    fide = rec.get("variant") not in LICHESS_VARIANTS
     want = end["draw_chain"] if (v["result"] == "1/2-1/2" and not v["error"] and fide) else None
     if reason != want:
         if reason == "fifty_moves" and want == "agreement" and end["fifty_by_ending_move"]:
