@@ -558,7 +558,7 @@ mod tests {
 
     #[test]
     fn variant_state_spells_pockets_promotions_and_checks() {
-        let zh = pos(Rules::Crazyhouse, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBN~R[QPPn] w KQkq - 0 1");
+        let zh = pos(Rules::Crazyhouse, "4k3/8/8/8/8/8/8/4K2R~[QPPn] w - - 0 1");
         assert_eq!(zh.promoted(), v::Bitboard::from(Square::H1));
         assert_eq!(variant_state(&zh).as_deref(), Some("[QPPn]~h1"));
         let three = pos(Rules::ThreeCheck, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 2+3 0 1");
