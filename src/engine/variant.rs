@@ -174,11 +174,14 @@ impl VKey {
     }
 }
 
-/// The positions that can still recur, with their plies, grouped by board for lookups.
+/// The positions that can still recur: each identity once, with its occurrences, found by its
+/// board's group (a long shuffle costs a lookup per ply, not a scan of the window).
 #[derive(Default)]
 struct Window {
-    entries: Vec<(VKey, u32)>,
+    seen: Vec<Seen>,
+    /// Indices into `seen` by [`VKey::group`].
     groups: HashMap<u64, Vec<usize>>,
+    last: Option<VKey>,
     /// Positions that occurred at least twice, by side to move.
     twice: Sides<u32>,
     board_earlier: Vec<u32>,
@@ -186,9 +189,19 @@ struct Window {
     previous: u32,
 }
 
+/// One identity of the window: the key of its first occurrence, how often it occurred, the plies
+/// of its earliest occurrences and of its latest, and its occurrences by FEN e.p. field.
+struct Seen {
+    key: VKey,
+    count: u32,
+    earliest: Vec<u32>,
+    last: u32,
+    fens: Vec<(Option<Square>, u32)>,
+}
+
 impl Window {
     fn clear(&mut self) {
-        self.entries.clear();
+        self.seen.clear();
         self.groups.clear();
         self.twice = Sides::default();
     }
@@ -200,56 +213,69 @@ impl Window {
         self.fide_earlier.clear();
         let mut counts = Counts { board: 1, fide: 1, fen: 1, ..Counts::default() };
         let group = self.groups.entry(key.group).or_default();
+        let mut same = None;
         for &i in group.iter() {
-            let e = &self.entries[i].0;
-            if !e.same_board(&key) {
+            let s = &self.seen[i];
+            if !s.key.same_board(&key) {
                 continue;
             }
-            let ply = self.entries[i].1;
-            counts.board += 1;
-            if self.board_earlier.len() < EARLIER_PLIES_MAX {
-                self.board_earlier.push(ply);
-            }
-            if e.same_rights(&key) {
-                counts.fide += 1;
-                self.previous = ply;
-                if self.fide_earlier.len() < EARLIER_PLIES_MAX {
-                    self.fide_earlier.push(ply);
-                }
-                if e.std.fen_ep == key.std.fen_ep {
-                    counts.fen += 1;
-                }
+            counts.board += s.count;
+            self.board_earlier.extend_from_slice(&s.earliest);
+            if s.key.same_rights(&key) {
+                same = Some(i);
+                counts.fide += s.count;
+                self.previous = s.last;
+                self.fide_earlier.extend_from_slice(&s.earliest);
+                counts.fen += s.fens.iter().find(|f| f.0 == key.std.fen_ep).map_or(0, |f| f.1);
             } else {
-                counts.castling_differs |= e.std.castling != key.std.castling;
-                counts.ep_differs |= e.std.legal_ep != key.std.legal_ep;
+                counts.castling_differs |= s.key.std.castling != key.std.castling;
+                counts.ep_differs |= s.key.std.legal_ep != key.std.legal_ep;
             }
         }
-        group.push(self.entries.len());
+        // The earliest board-equal plies of all identities of this board, in order.
+        self.board_earlier.sort_unstable();
+        self.board_earlier.truncate(EARLIER_PLIES_MAX);
+        match same {
+            Some(i) => {
+                let s = &mut self.seen[i];
+                s.count += 1;
+                if s.earliest.len() < EARLIER_PLIES_MAX {
+                    s.earliest.push(ply);
+                }
+                s.last = ply;
+                match s.fens.iter_mut().find(|f| f.0 == key.std.fen_ep) {
+                    Some(f) => f.1 += 1,
+                    None => s.fens.push((key.std.fen_ep, 1)),
+                }
+            }
+            None => {
+                group.push(self.seen.len());
+                let fens = vec![(key.std.fen_ep, 1)];
+                self.seen.push(Seen { key: key.clone(), count: 1, earliest: vec![ply], last: ply, fens });
+            }
+        }
         if counts.fide == 2 {
             self.twice[key.std.turn] += 1;
         }
-        self.entries.push((key, ply));
+        self.last = Some(key);
         counts
     }
 
     /// How often `key` occurred, with the earliest plies, without recording it.
     fn lookup(&self, key: &VKey, plies: &mut Vec<u32>) -> u32 {
         plies.clear();
-        let mut n = 0;
-        for &i in self.groups.get(&key.group).map_or(&[][..], Vec::as_slice) {
-            let (e, ply) = &self.entries[i];
-            if e.same_board(key) && e.same_rights(key) {
-                n += 1;
-                if plies.len() < EARLIER_PLIES_MAX {
-                    plies.push(*ply);
-                }
+        let group = self.groups.get(&key.group).map_or(&[][..], Vec::as_slice);
+        match group.iter().map(|&i| &self.seen[i]).find(|s| s.key.same_board(key) && s.key.same_rights(key)) {
+            Some(s) => {
+                plies.extend_from_slice(&s.earliest);
+                s.count
             }
+            None => 0,
         }
-        n
     }
 
     fn last(&self) -> &VKey {
-        &self.entries.last().expect("just observed").0
+        self.last.as_ref().expect("just observed")
     }
 }
 
