@@ -89,7 +89,7 @@ const SUMMARY_COLUMNS: [&str; 29] = [
 ];
 
 /// `events` columns that hold an event field of the same name in `dump`'s record.
-const EVENT_FIELDS: [&str; 27] = [
+const EVENT_FIELDS: [&str; 28] = [
     "ply",
     "kind",
     "fullmove",
@@ -100,6 +100,7 @@ const EVENT_FIELDS: [&str; 27] = [
     "ep",
     "fen",
     "zobrist",
+    "variant_state",
     "earlier_plies",
     "occurrence",
     "claimable",

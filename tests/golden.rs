@@ -311,9 +311,9 @@ fn bad_moves_stop_the_replay_and_keep_earlier_events() {
 
 #[test]
 fn other_variants_are_skipped_with_their_name() {
-    let g = game("[Variant \"Crazyhouse\"]\n\n1. e4 e5 2. Nf3 *\n");
+    let g = game("[Variant \"Seirawan\"]\n\n1. e4 e5 2. Nf3 *\n");
     assert_eq!(g.status().as_str(), "skipped");
-    assert_eq!(g.variant.name(), "Crazyhouse");
+    assert_eq!(g.variant.name(), "Seirawan");
     let g = game("[Variant \"From Position\"]\n[FEN \"4k3/8/8/8/8/8/8/4K2R w K - 0 1\"]\n\n1. Kf1 *\n");
     assert_eq!((g.status().as_str(), g.variant.name()), ("ok", "standard"));
 }
@@ -453,4 +453,98 @@ fn the_cycle_is_exact_past_the_listed_earlier_plies() {
     );
     let s = summary(&g);
     assert_eq!((s.first_threefold_span, s.first_threefold_perpetual), (Some(8), Some(Perpetual::White)));
+}
+
+// Lichess variants (issue 26; docs/format.md "Variants"). Each game below was also run through
+// the python-chess oracle (tests/oracle): the same events.
+
+/// Crazyhouse: White drops its knight, Black takes it and White's king walks round: at ply 8 the
+/// board of ply 0 is back, but the knight is in Black's pocket, not White's: another position
+/// (no event). Black drops it, White takes it back: at ply 16 the pockets match too and the
+/// start position repeats, across two captures (a crazyhouse window survives them).
+#[test]
+fn crazyhouse_repetition_counts_once_the_pockets_match() {
+    let g = game(
+        "[Variant \"Crazyhouse\"]\n[FEN \"3rk3/8/8/8/8/8/8/R3K3[N] w - - 0 1\"]\n\n\
+         1. N@d4 Rxd4 2. Kf1 Rd8 3. Kf2 Kf8 4. Ke1 Ke8 5. Kf1 N@a4 6. Rxa4 Kf8 7. Ra1 Kf7 8. Ke1 Ke8 *\n",
+    );
+    assert_eq!((g.status().as_str(), g.variant.name()), ("ok", "crazyhouse"));
+    assert_events(&g, &["16 repetition occ=2 earlier=[0] cycle=16"]);
+    let events = &g.analysis.as_ref().unwrap().events;
+    assert_eq!(events[0].identity.variant_state.as_deref(), Some("[N]"));
+    assert_eq!(events[0].identity.fen(), "3rk3/8/8/8/8/8/8/R3K3 w - -");
+    let s = summary(&g);
+    assert_eq!((s.first_ply_halfmove_100, s.draw_reason), (None, None));
+}
+
+/// Three-check: the position of ply 0 repeats at ply 4; White's rook then checks (3. Ra8+) and
+/// goes back: at ply 8 the board is that of plies 0 and 4, but White has a check fewer to give
+/// (`2+3`), so it is a new position, which repeats at ply 12.
+#[test]
+fn three_check_repetition_broken_by_a_check() {
+    let g = game(
+        "[Variant \"Three-check\"]\n[FEN \"4k3/8/8/8/8/8/8/R3K3 w - - 3+3 0 1\"]\n\n\
+         1. Rb1 Kf8 2. Ra1 Ke8 3. Ra8+ Kd7 4. Ra1 Ke8 5. Rb1 Kf8 6. Ra1 Ke8 *\n",
+    );
+    assert_eq!(g.variant.name(), "threeCheck");
+    assert_events(&g, &["4 repetition occ=2 earlier=[0] cycle=4", "12 repetition occ=2 earlier=[8] cycle=4"]);
+    let states: Vec<_> =
+        g.analysis.as_ref().unwrap().events.iter().map(|e| e.identity.variant_state.clone().unwrap()).collect();
+    assert_eq!(states, ["3+3", "2+3"]);
+}
+
+/// After 1...d5 White's e5 pawn could take e.p. by the standard rules, but in atomic the
+/// explosion on d6 would take White's own king on e7: no e.p. right, so the position of ply 1
+/// repeats at ply 5 (FEN-wise hidden: FEN writes d6 at ply 1). In standard chess the same moves
+/// give a pseudo-repetition instead (the e.p. right differs). python-chess's
+/// `has_legal_en_passant()` asks the standard rules here; its own atomic moves agree with ours
+/// (tests/oracle/README.md, deliberate differences).
+#[test]
+fn atomic_en_passant_right_follows_the_explosion_rule() {
+    let moves = "[FEN \"7k/3pK3/8/4P3/8/8/8/8 b - - 0 1\"]\n\n1... d5 2. Ke8 Kh7 3. Ke7 Kh8 *\n";
+    let g = game(&format!("[Variant \"Atomic\"]\n{moves}"));
+    assert_eq!(g.variant.name(), "atomic");
+    assert_events(&g, &["5 repetition occ=2 earlier=[1] cycle=4", "5 hidden fen=1 fide=2 earlier=[1]"]);
+    let g = game(moves);
+    assert_eq!(g.variant.name(), "standard");
+    assert_events(&g, &["5 pseudo en_passant board=2 fide=1 earlier=[1]"]);
+}
+
+/// Crazyhouse: a cycle of drops and captures (White drops N@d4, Black takes and later drops the
+/// knight on h4, White takes it back) returns every ten plies; at ply 20 White may claim by
+/// declaring the drop N@d4, whose position occurred at plies 1 and 11, and plays it.
+#[test]
+fn crazyhouse_claim_by_a_declared_drop() {
+    let g = game(
+        "[Variant \"crazyhouse\"]\n[FEN \"3rk3/8/8/8/8/8/8/4K2R[N] w - - 0 1\"]\n[Result \"1/2-1/2\"]\n\n\
+         1. N@d4 Rxd4 2. Kf1 N@h4 3. Rxh4 Rd8 4. Rh1 Kf8 5. Ke1 Ke8 6. N@d4 Rxd4 7. Kf1 N@h4 \
+         8. Rxh4 Rd8 9. Rh1 Kf8 10. Ke1 Ke8 11. N@d4 1/2-1/2\n",
+    );
+    let got = rendered(&g);
+    assert!(got.contains(&"20 claim_by_move N@d4 N@d4 occ=3 earlier=[1, 11] played".to_owned()), "{got:#?}");
+    assert!(got.contains(&"20 repetition occ=3 earlier=[0, 10] cycle=10 claimable".to_owned()), "{got:#?}");
+    let s = summary(&g);
+    assert_eq!((s.claim_opportunities, s.first_claim_ply, s.max_occurrence), (3, Some(19), 3));
+    // A drawn variant game has no draw reason: its inference follows the FIDE Laws.
+    assert_eq!(s.draw_reason, None);
+}
+
+/// Bad variant input is a per-game error: a drop without the piece in the pocket, a drop
+/// outside crazyhouse, a FEN the variant cannot have.
+#[test]
+fn variant_errors_are_per_game() {
+    let cases = [
+        ("[Variant \"Crazyhouse\"]\n\n1. N@f3 *\n", "illegal_move", 0, "N@f3"),
+        ("[Variant \"Crazyhouse\"]\n\n1. e4 d5 2. exd5 Nf6 3. Q@e2 *\n", "illegal_move", 4, "Q@e2"),
+        ("[Variant \"Atomic\"]\n\n1. e4 P@e5 *\n", "illegal_move", 1, "@e5"),
+        ("[Variant \"Horde\"]\n[FEN \"8/8/8/8/8/8/8/8 w - - 0 1\"]\n\n1. e4 *\n", "invalid_fen", 0, ""),
+    ];
+    for (pgn, kind, ply, token) in cases {
+        let g = game(pgn);
+        let err = g.error().unwrap_or_else(|| panic!("{pgn}: no error"));
+        assert_eq!((err.kind.as_str(), err.ply), (kind, ply), "{pgn}");
+        if !token.is_empty() {
+            assert_eq!(err.token, token, "{pgn}");
+        }
+    }
 }

@@ -214,6 +214,32 @@ fn output_bytes_do_not_depend_on_threads() {
     assert!(a == c, "--threads 1 and --threads 8 wrote different files");
 }
 
+/// The Lichess variants' replay too: the same files whatever the thread count (a crazyhouse game
+/// with drops and a declared drop, a three-check, an atomic and a racing kings game, again and
+/// again over many chunks).
+#[test]
+fn variant_output_bytes_do_not_depend_on_threads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let games = [
+        "[Variant \"crazyhouse\"]\n[FEN \"3rk3/8/8/8/8/8/8/4K2R[N] w - - 0 1\"]\n[Result \"1/2-1/2\"]\n\n\
+         1. N@d4 Rxd4 2. Kf1 N@h4 3. Rxh4 Rd8 4. Rh1 Kf8 5. Ke1 Ke8 6. N@d4 Rxd4 7. Kf1 N@h4 \
+         8. Rxh4 Rd8 9. Rh1 Kf8 10. Ke1 Ke8 11. N@d4 1/2-1/2\n",
+        "[Variant \"Three-check\"]\n\n1. e4 e5 2. Bc4 Nc6 3. Bxf7+ Kxf7 4. Qh5+ g6 5. Qf3+ 1-0\n",
+        "[Variant \"Atomic\"]\n\n1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 1/2-1/2\n",
+        "[Variant \"Racing Kings\"]\n\n1. Nf3 Nc3 2. Ne1 Nd1 3. Nf3 Nc3 4. Ne1 Nd1 *\n",
+    ];
+    let text: String = (0..200).map(|i| format!("[Event \"{i}\"]\n{}\n", games[i % games.len()])).collect();
+    let file = tmp.path().join("variants.pgn");
+    fs::write(&file, text).unwrap();
+    let (one, two, eight) = (tmp.path().join("one"), tmp.path().join("two"), tmp.path().join("eight"));
+    for (dir, threads) in [(&one, "1"), (&two, "2"), (&eight, "8")] {
+        ingest(&[s(&file), "--out", s(dir), "--threads", threads, "--chunk-bytes", "4096"]);
+    }
+    let (a, b, c) = (tree_bytes(&one), tree_bytes(&two), tree_bytes(&eight));
+    assert_eq!(a.len(), 2);
+    assert!(a == b && a == c, "the thread count changed the variant games' files");
+}
+
 #[test]
 fn stdin_gives_the_same_partition_as_the_file() {
     let tmp = tempfile::tempdir().unwrap();

@@ -13,7 +13,7 @@ use std::{
 use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_threefold");
-const QUERIES: [&str; 12] = [
+const QUERIES: [&str; 13] = [
     "missed_claims",
     "claim_by_move_only",
     "castling_rights_edge_cases",
@@ -26,6 +26,7 @@ const QUERIES: [&str; 12] = [
     "missed_claims_by_clock",
     "missed_claims_by_eval",
     "by_month",
+    "repetition_by_variant",
 ];
 
 mod common;
@@ -219,6 +220,9 @@ struct Engine {
     /// Games with clocks by the clock band of their first claim opportunity: games, and those
     /// where it was passed over (the first missed claim is the first claim).
     first_claim_bands: BTreeMap<String, (u64, u64)>,
+    /// By `variant`: games replayed, skipped, with a repetition, threefold, fivefold, with a
+    /// claim, with a missed claim, with a pseudo- or hidden repetition, drop claims.
+    by_variant: BTreeMap<String, [u64; 9]>,
 }
 
 /// The clock bands of `missed_claims_by_clock.sql`.
@@ -252,11 +256,33 @@ fn engine_counts(files: &[PathBuf]) -> Engine {
         let out = run(&["dump", file.to_str().unwrap()]);
         for line in String::from_utf8(out.stdout).unwrap().lines() {
             let game: Value = serde_json::from_str(line).unwrap();
+            let variant = e.by_variant.entry(game["variant"].as_str().unwrap().to_owned()).or_default();
             if game["status"] == "skipped" {
+                variant[1] += 1;
                 continue;
             }
             let s = &game["summary"];
             let n = |k: &str| s[k].as_u64().unwrap_or(0);
+            let drops = game["events"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|ev| ev["kind"] == "claim_by_move" && ev["san"].as_str().unwrap().contains('@'))
+                .count() as u64;
+            let figures = [
+                1,
+                0,
+                u64::from(n("max_occurrence") >= 2),
+                u64::from(n("max_occurrence") >= 3),
+                u64::from(n("max_occurrence") >= 5),
+                u64::from(n("claim_opportunities") > 0),
+                u64::from(n("missed_claims") > 0),
+                u64::from(n("pseudo_repetitions") + n("hidden_repetitions") > 0),
+                drops,
+            ];
+            for (total, add) in variant.iter_mut().zip(figures) {
+                *total += add;
+            }
             e.games += 1;
             e.threefold += u64::from(n("max_occurrence") >= 3);
             e.fivefold += u64::from(n("max_occurrence") >= 5);
@@ -473,6 +499,23 @@ fn check_queries_against_engine(q: &BTreeMap<String, Vec<Value>>, e: &Engine) {
         .collect();
     assert_eq!(first, e.first_missed_bands, "missed_claims_by_eval: first missed claims");
     assert!(by_eval.iter().all(|r| num(&r["games_with_evals"]) == e.games_with_evals));
+
+    let columns = [
+        "games",
+        "skipped",
+        "repetition_games",
+        "threefold_games",
+        "fivefold_games",
+        "games_with_claim",
+        "games_with_missed_claim",
+        "games_with_pseudo_or_hidden",
+        "drop_claims",
+    ];
+    let by_variant: BTreeMap<String, [u64; 9]> = q["repetition_by_variant"]
+        .iter()
+        .map(|r| (r["variant"].as_str().unwrap().to_owned(), columns.map(|c| num(&r[c]))))
+        .collect();
+    assert_eq!(by_variant, e.by_variant, "repetition_by_variant");
 }
 
 /// The report's figures (`--json`) equal the queries' wherever both give one.
@@ -914,8 +957,11 @@ fn larger_corpus() {
         // Clocks after every move (and an evaluation in some games).
         corpus.join("lichess/lichess-2021-10-01-clocks-sample.pgn"),
         corpus.join("otb/world-championship-matches.pgn"),
-        // Atomic games are skipped (left out of every rate); a bad move makes an `error` game.
+        // Lichess variants (replayed, issue 26): atomic, crazyhouse with drops.
         corpus.join("variants/atomic.pgn"),
+        corpus.join("variants/zh.pgn"),
+        // Sittuyin games are skipped (left out of every rate); a bad move makes an `error` game.
+        corpus.join("variants/sittuyin.pgn"),
         corpus.join("edge/chessalyzer-bad-san-mid-file.pgn"),
     ];
     let cases = [
@@ -939,11 +985,18 @@ fn larger_corpus() {
             condition: format!("source GLOB 'lichess_db*' AND {GAME_DATE} >= DATE '2013-01-01'"),
             group: Some(BAND),
         },
+        // Standard, atomic and crazyhouse games side by side.
+        Case { args: vec!["--by", "variant"], condition: String::new(), group: Some("replay_variant") },
     ];
     let (queries, report, html) = check_dataset(&files, &files, &cases);
     assert!(num(&report["overall"]["games"]) > 6000);
-    assert_eq!(report["skipped"], 10);
-    assert_eq!(num(&report["rows"]), num(&report["overall"]["games"]) + 10);
+    assert_eq!(report["skipped"], 3);
+    assert_eq!(num(&report["rows"]), num(&report["overall"]["games"]) + 3);
+    let variants: BTreeMap<&str, u64> = queries["repetition_by_variant"]
+        .iter()
+        .map(|r| (r["variant"].as_str().unwrap(), num(&r["games"]) + num(&r["skipped"])))
+        .collect();
+    assert_eq!((variants["atomic"], variants["crazyhouse"]), (10, 83), "{variants:?}");
     // Lichess games have a time class and ratings; the OTB match games have neither time control
     // nor (before 1970) Elo: they go to 'unknown'.
     let classes: Vec<&Value> = report["by_time_class"].as_array().unwrap().iter().map(|g| &g["label"]).collect();

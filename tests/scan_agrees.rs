@@ -244,6 +244,8 @@ fn scanner_agrees_on_tricky_movetext() {
         "[Event \"x\"] 1. e4 e5\n[Event \"y\"]\n1. d4 *",
         "1. e4 \u{2013} 1\u{2013}0",
         "1. e4 0000 e5 --  Z0 *",
+        // Crazyhouse drops (a piece, a pawn with and without its letter, with check suffixes).
+        "1. e4 d5 2. exd5 N@f3+ 3. @e4 P@d3 4. Q@h7# N@ *",
         // Comments, with the clock and evaluation commands the replay reads from them.
         "{before} 1. e4 { [%clk 0:03:00] } {second} 1... e5 {[%eval 0.17] [%clk 0:02:59.9]} (1... c5 {[%clk 0:00:01]}) *",
         "1. e4 {[%clk 0:03:00]} d8Q {[%clk 0:02:00]} e5 *",
@@ -334,6 +336,9 @@ fn reader_shown_only_the_tags_reads_the_games_it_reads_shown_whole_slices() {
         "[Event \"a\"]\n1. e4 ( e5\n\n1. d4 ) *",
         "[Event\"a\"][ Site  \"b\\\"c\\\\\" ]\n[NoQuote]\n[Date \"x\n1. e4 *",
         "[Event \"a\"]\n[Variant \"Crazyhouse\"]\n\n1. e4 {x\n[y]} e5 *\n\n[Event \"b\"]\n\n1. d4 *",
+        // A variant game read by the reader (the second of a slice), with drops and clocks.
+        "[Event \"x\"] [Variant \"Crazyhouse\"] 1. e4 d5 2. exd5 Qxd5\n[Event \"y\"]\n[Variant \"Crazyhouse\"]\n\
+         1. e4 {[%clk 0:01:00]} d5 2. exd5 Qxd5 3. P@e4 {[%clk 0:00:59]} Qxe4+ 4. Qe2 P@d3 5. Qxe4 dxc2 *",
     ] {
         let whole = records(pgn.as_bytes(), GameVisitor::showing_whole_slices(), |_| true).1;
         let tags_only = records(pgn.as_bytes(), GameVisitor::new(), |_| true).1;

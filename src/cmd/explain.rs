@@ -20,7 +20,7 @@ use super::{
 use crate::{
     engine::{
         event::{Detail, Event, Perpetual},
-        start::Start,
+        start::{Start, Variant},
         vocabulary::printable,
     },
     pgn::{self, Game},
@@ -50,6 +50,11 @@ struct Timeline {
 
 impl Timeline {
     fn new(game: &Game) -> Option<Timeline> {
+        // The Lichess variants' positions are another library's (src/engine/variant.rs): their
+        // events are listed by `dump`, not told here.
+        if let Variant::Lichess(_) = game.variant {
+            return None;
+        }
         let start = Start::new(&game.variant, game.tag("FEN")).ok()?;
         let mut pos = start.pos;
         let mut positions = vec![pos.clone()];
@@ -209,6 +214,9 @@ pub fn explain(game: &Game) -> String {
         let _ = writeln!(out, "Replay stopped: {err}.");
     }
     let Some(timeline) = Timeline::new(game) else {
+        if let Variant::Lichess(_) = game.variant {
+            let _ = writeln!(out, "{} events: see `threefold dump`.", analysis.events.len());
+        }
         return out;
     };
     if analysis.events.is_empty() {

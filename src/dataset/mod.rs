@@ -45,7 +45,8 @@ use crate::dataset::commit::Committed;
 /// Version of the tool, recorded in every file and the manifest.
 pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Which rules the engine applies, recorded in every file and the manifest.
-pub const RULES_VERSION: &str = "FIDE Laws of Chess 2023, Art. 9.2 and 9.6";
+pub const RULES_VERSION: &str =
+    "FIDE Laws of Chess 2023, Art. 9.2 and 9.6; Lichess variants as python-chess 1.11's chess.variant";
 /// Rows per row group: bounds the writer's memory and lets readers skip by statistics.
 const ROW_GROUP_ROWS: usize = 128 * 1024;
 const PART: &str = "part-00000.parquet";

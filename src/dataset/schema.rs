@@ -39,6 +39,7 @@ pub mod col {
     pub const TIME_CLASS: &str = "time_class";
     pub const STATUS: &str = "status";
     pub const REPLAY_VARIANT: &str = "replay_variant";
+    pub const VARIANT_STATE: &str = "variant_state";
     pub const ERROR_KIND: &str = "error_kind";
     pub const ERROR_PLY: &str = "error_ply";
     pub const ERROR_TOKEN: &str = "error_token";
@@ -204,7 +205,7 @@ static SUMMARY_COLUMNS: [Column<Summary>; 29] = [
 /// `events` columns after the game's key (`source`, `frame_offset`, `byte_offset`). Identity columns describe the position that
 /// repeats (for `claim_by_move`, the one the move would produce); the kind's own columns are null
 /// in the rows of other kinds.
-static EVENT_COLUMNS: [Column<Event>; 27] = [
+static EVENT_COLUMNS: [Column<Event>; 28] = [
     Column::required(col::PLY, U32(|e| Some(e.ply))),
     Column::required(col::KIND, Str(|e| Some(e.kind().as_str().into()))),
     Column::required(col::FULLMOVE, U32(|e| Some(e.fullmove))),
@@ -215,6 +216,7 @@ static EVENT_COLUMNS: [Column<Event>; 27] = [
     Column::null(col::EP, Str(|e| e.identity.ep.map(|sq| sq.to_string().into()))),
     Column::required(col::FEN, Str(|e| Some(e.identity.fen().into()))),
     Column::required(col::ZOBRIST, U64(|e| Some(e.identity.zobrist))),
+    Column::null(col::VARIANT_STATE, Str(|e| e.identity.variant_state.as_deref().map(Cow::Borrowed))),
     Column::required(col::EARLIER_PLIES, U32List(Event::earlier_plies)),
     Column::null(
         col::OCCURRENCE,

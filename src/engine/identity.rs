@@ -151,18 +151,22 @@ pub struct Identity {
     /// Legal e.p. square, if any.
     pub ep: Option<Square>,
     pub zobrist: u64,
+    /// What a variant adds to the identity ([`crate::engine::variant`]): crazyhouse pockets and
+    /// promoted pieces, three-check's remaining checks; `None` where there is nothing.
+    pub variant_state: Option<String>,
 }
 
 /// `dump` writes an identity as its parts and its Zobrist key in hex.
 impl serde::Serialize for Identity {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
-        let mut map = s.serialize_map(Some(5))?;
+        let mut map = s.serialize_map(Some(6))?;
         map.serialize_entry("placement", self.placement())?;
         map.serialize_entry("castling", self.castling())?;
         map.serialize_entry("ep", &self.ep.map(|sq| sq.to_string()))?;
         map.serialize_entry("fen", self.fen())?;
         map.serialize_entry("zobrist", &format!("{:016x}", self.zobrist))?;
+        map.serialize_entry("variant_state", &self.variant_state)?;
         map.end()
     }
 }
@@ -181,7 +185,15 @@ impl Identity {
             None => fen.push(b'-'),
         }
         let fen = String::from_utf8(fen).expect("FEN letters are ASCII");
-        Identity { fen, placement_end, castling_end, turn: key.turn, ep: key.legal_ep, zobrist: key.zobrist() }
+        Identity {
+            fen,
+            placement_end,
+            castling_end,
+            turn: key.turn,
+            ep: key.legal_ep,
+            zobrist: key.zobrist(),
+            variant_state: None,
+        }
     }
 
     /// Identity FEN: placement, side, castling, legal e.p. (or `-`).

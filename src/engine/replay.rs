@@ -66,24 +66,55 @@ pub struct Analysis {
     pub events: Vec<Event>,
 }
 
-/// Per-game running statistics, folded into the [`Summary`] at the end.
+/// Per-game running statistics, folded into the [`Summary`] at the end (by both replays: this
+/// one and [`crate::engine::variant`]'s).
 #[derive(Default)]
-struct Stats {
-    max_occurrence: u32,
-    first_occurrence: [Option<u32>; 3],
-    positions_reaching_3: u32,
+pub(crate) struct Stats {
+    pub(crate) max_occurrence: u32,
+    pub(crate) first_occurrence: [Option<u32>; 3],
+    pub(crate) positions_reaching_3: u32,
     /// Plies at which the side to move could claim.
-    opportunities: Vec<u32>,
-    pseudo: u32,
-    hidden: u32,
-    first_halfmove_100: Option<u32>,
-    first_halfmove_150: Option<u32>,
+    pub(crate) opportunities: Vec<u32>,
+    pub(crate) pseudo: u32,
+    pub(crate) hidden: u32,
+    pub(crate) first_halfmove_100: Option<u32>,
+    pub(crate) first_halfmove_150: Option<u32>,
     /// Last ply's counts and whether a claim by move existed there.
-    last_counts: Counts,
-    last_claim_by_move: bool,
+    pub(crate) last_counts: Counts,
+    pub(crate) last_claim_by_move: bool,
     /// Plies from the first occurrence of the first position to occur thrice to its third, and
     /// who gave check with every move between.
-    first_threefold: Option<(u32, Option<Perpetual>)>,
+    pub(crate) first_threefold: Option<(u32, Option<Perpetual>)>,
+}
+
+/// What a replay does with a game's moves and comments, so that the PGN reader can drive
+/// either replay through code made for each (no per-move dispatch).
+pub trait Replayer {
+    fn is_replaying(&self) -> bool;
+    fn play_san(&mut self, san: &SanPlus);
+    fn note_comment(&mut self, clock_ms: Option<i64>, eval: Option<Eval>);
+    fn fail(&mut self, kind: ErrorKind, token: String);
+    fn finish(&mut self, result: GameResult) -> Analysis;
+}
+
+impl Replayer for Replay {
+    #[inline]
+    fn is_replaying(&self) -> bool {
+        Replay::is_replaying(self)
+    }
+    #[inline]
+    fn play_san(&mut self, san: &SanPlus) {
+        Replay::play_san(self, san)
+    }
+    fn note_comment(&mut self, clock_ms: Option<i64>, eval: Option<Eval>) {
+        Replay::note_comment(self, clock_ms, eval)
+    }
+    fn fail(&mut self, kind: ErrorKind, token: String) {
+        Replay::fail(self, kind, token)
+    }
+    fn finish(&mut self, result: GameResult) -> Analysis {
+        Replay::finish(self, result)
+    }
 }
 
 #[derive(Default)]
@@ -374,58 +405,12 @@ impl Replay {
         }
         let st = std::mem::take(&mut self.stats);
         let start_turn = self.start_turn.unwrap_or(Color::White);
-        let color_at = |ply: u32| if ply.is_multiple_of(2) { start_turn } else { !start_turn };
-
-        // An opportunity is missed when a further move followed it (an erroneous move too), or
-        // when it is the last ply of a decisive game.
-        let went_on_after = |ply: u32| ply < self.ply || error.is_some();
-        let missed: Vec<u32> =
-            st.opportunities.iter().copied().filter(|&p| went_on_after(p) || result.is_decisive()).collect();
 
         let final_status = final_status(&self.pos);
-
         let draw_reason = (result == GameResult::Draw && error.is_none())
             .then(|| self.draw_reason(final_status, st.last_counts.fide, st.last_claim_by_move));
-
-        // The claimant's clock and evaluation at `ply`, the evaluation from the claimant's side.
-        let claimant = |ply: Option<u32>| {
-            let at = ply.map(|p| (self.annotations.at(p), color_at(p)));
-            let eval = at.and_then(|(a, color)| Some(a.eval()?.for_side(color)));
-            (at.and_then(|(a, _)| a.clock_ms), eval.and_then(Eval::cp), eval.and_then(Eval::mate))
-        };
-        let first_claim = claimant(st.opportunities.first().copied());
-        let first_missed = claimant(missed.first().copied());
-        let summary = Summary {
-            plies: self.ply,
-            max_occurrence: st.max_occurrence,
-            first_ply_occurrence_2: st.first_occurrence[0],
-            first_ply_occurrence_3: st.first_occurrence[1],
-            first_ply_occurrence_5: st.first_occurrence[2],
-            positions_reaching_3: st.positions_reaching_3,
-            claim_opportunities: st.opportunities.len() as u32,
-            first_claim_ply: st.opportunities.first().copied(),
-            first_claim_color: st.opportunities.first().map(|&p| color_at(p)),
-            missed_claims: missed.len() as u32,
-            first_missed_claim_ply: missed.first().copied(),
-            claimant_score_after_first_missed: missed.first().and_then(|&p| result.score(color_at(p))),
-            plies_after_fivefold: st.first_occurrence[2].map(|p| self.ply - p),
-            pseudo_repetitions: st.pseudo,
-            hidden_repetitions: st.hidden,
-            first_ply_halfmove_100: st.first_halfmove_100,
-            first_ply_halfmove_150: st.first_halfmove_150,
-            final_status,
-            draw_reason,
-            first_threefold_span: st.first_threefold.map(|(span, _)| span),
-            first_threefold_perpetual: st.first_threefold.and_then(|(_, perpetual)| perpetual),
-            has_clocks: self.annotations.has_clocks(self.ply),
-            has_evals: self.annotations.has_evals(),
-            first_claim_clock_ms: first_claim.0,
-            first_claim_eval_cp: first_claim.1,
-            first_claim_eval_mate: first_claim.2,
-            first_missed_claim_clock_ms: first_missed.0,
-            first_missed_claim_eval_cp: first_missed.1,
-            first_missed_claim_eval_mate: first_missed.2,
-        };
+        let summary =
+            st.summary(self.ply, start_turn, error.is_some(), result, &self.annotations, final_status, draw_reason);
         Analysis { error, summary, events }
     }
 
@@ -450,6 +435,70 @@ impl Replay {
             DrawReason::FiftyMoves
         } else {
             DrawReason::Agreement
+        }
+    }
+}
+
+impl Stats {
+    /// The game's summary, over `plies` replayed plies from `start_turn`'s move; `stopped`: the
+    /// replay stopped at an error (a further move token followed the last ply).
+    #[allow(clippy::too_many_arguments)] // one call per replay, each argument a different fact
+    pub(crate) fn summary(
+        self,
+        plies: u32,
+        start_turn: Color,
+        stopped: bool,
+        result: GameResult,
+        annotations: &Annotations,
+        final_status: FinalStatus,
+        draw_reason: Option<DrawReason>,
+    ) -> Summary {
+        let st = self;
+        let color_at = |ply: u32| if ply.is_multiple_of(2) { start_turn } else { !start_turn };
+        // An opportunity is missed when a further move followed it (an erroneous move too), or
+        // when it is the last ply of a decisive game.
+        let went_on_after = |ply: u32| ply < plies || stopped;
+        let missed: Vec<u32> =
+            st.opportunities.iter().copied().filter(|&p| went_on_after(p) || result.is_decisive()).collect();
+
+        // The claimant's clock and evaluation at `ply`, the evaluation from the claimant's side.
+        let claimant = |ply: Option<u32>| {
+            let at = ply.map(|p| (annotations.at(p), color_at(p)));
+            let eval = at.and_then(|(a, color)| Some(a.eval()?.for_side(color)));
+            (at.and_then(|(a, _)| a.clock_ms), eval.and_then(Eval::cp), eval.and_then(Eval::mate))
+        };
+        let first_claim = claimant(st.opportunities.first().copied());
+        let first_missed = claimant(missed.first().copied());
+        Summary {
+            plies,
+            max_occurrence: st.max_occurrence,
+            first_ply_occurrence_2: st.first_occurrence[0],
+            first_ply_occurrence_3: st.first_occurrence[1],
+            first_ply_occurrence_5: st.first_occurrence[2],
+            positions_reaching_3: st.positions_reaching_3,
+            claim_opportunities: st.opportunities.len() as u32,
+            first_claim_ply: st.opportunities.first().copied(),
+            first_claim_color: st.opportunities.first().map(|&p| color_at(p)),
+            missed_claims: missed.len() as u32,
+            first_missed_claim_ply: missed.first().copied(),
+            claimant_score_after_first_missed: missed.first().and_then(|&p| result.score(color_at(p))),
+            plies_after_fivefold: st.first_occurrence[2].map(|p| plies - p),
+            pseudo_repetitions: st.pseudo,
+            hidden_repetitions: st.hidden,
+            first_ply_halfmove_100: st.first_halfmove_100,
+            first_ply_halfmove_150: st.first_halfmove_150,
+            final_status,
+            draw_reason,
+            first_threefold_span: st.first_threefold.map(|(span, _)| span),
+            first_threefold_perpetual: st.first_threefold.and_then(|(_, perpetual)| perpetual),
+            has_clocks: annotations.has_clocks(plies),
+            has_evals: annotations.has_evals(),
+            first_claim_clock_ms: first_claim.0,
+            first_claim_eval_cp: first_claim.1,
+            first_claim_eval_mate: first_claim.2,
+            first_missed_claim_clock_ms: first_missed.0,
+            first_missed_claim_eval_cp: first_missed.1,
+            first_missed_claim_eval_mate: first_missed.2,
         }
     }
 }

@@ -3,6 +3,10 @@
 use std::fmt;
 
 use shakmaty::{CastlingMode, Chess, fen::Fen};
+use shakmaty_variant::{
+    CastlingMode as VariantCastling,
+    variant::{Variant as Rules, VariantPosition},
+};
 
 /// Why the replay of a game stopped.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -60,26 +64,48 @@ impl fmt::Display for GameError {
 pub enum Variant {
     Standard,
     Chess960,
-    /// Not replayed (crazyhouse, atomic, ...): the tag as written.
+    /// A Lichess variant, replayed by [`crate::engine::variant`] (never `Rules::Chess`).
+    Lichess(Rules),
+    /// Not replayed (Seirawan, sittuyin, ...): the tag as written.
     Other(String),
 }
 
 impl Variant {
-    /// Reads a `Variant` tag. Names compare lowercased, without spaces, dashes and underscores.
+    /// Reads a `Variant` tag. Names compare lowercased, without spaces, dashes and underscores,
+    /// so that Lichess's tags (`Three-check`, `King of the Hill`), its file names and API keys
+    /// (`threeCheck`, `kingOfTheHill`) and python-chess's aliases all count.
     pub fn from_tag(tag: Option<&str>) -> Variant {
         let Some(raw) = tag else { return Variant::Standard };
         let name: String = raw.chars().filter(|c| !matches!(c, ' ' | '-' | '_')).flat_map(char::to_lowercase).collect();
         match name.as_str() {
             "" | "standard" | "fromposition" | "normal" | "chess" => Variant::Standard,
             "chess960" | "fischerandom" | "fischerrandom" | "960" | "frc" => Variant::Chess960,
+            "crazyhouse" | "zh" => Variant::Lichess(Rules::Crazyhouse),
+            "threecheck" | "3check" => Variant::Lichess(Rules::ThreeCheck),
+            "atomic" | "atomicchess" => Variant::Lichess(Rules::Atomic),
+            "antichess" => Variant::Lichess(Rules::Antichess),
+            "kingofthehill" | "koth" => Variant::Lichess(Rules::KingOfTheHill),
+            "horde" => Variant::Lichess(Rules::Horde),
+            "racingkings" => Variant::Lichess(Rules::RacingKings),
             _ => Variant::Other(raw.trim().to_owned()),
         }
     }
 
+    /// The canonical name (`games.replay_variant`): Lichess's key for the variant.
     pub fn name(&self) -> &str {
         match self {
             Variant::Standard => "standard",
             Variant::Chess960 => "chess960",
+            Variant::Lichess(rules) => match rules {
+                Rules::Chess => "standard",
+                Rules::Crazyhouse => "crazyhouse",
+                Rules::ThreeCheck => "threeCheck",
+                Rules::Atomic => "atomic",
+                Rules::Antichess => "antichess",
+                Rules::KingOfTheHill => "kingOfTheHill",
+                Rules::Horde => "horde",
+                Rules::RacingKings => "racingKings",
+            },
             Variant::Other(name) => name,
         }
     }
@@ -113,5 +139,64 @@ impl Start {
                 .map_err(|_| error()),
             Err(_) => Err(error()),
         }
+    }
+}
+
+/// A Lichess variant game's first position and castling rules (in the variants' shakmaty:
+/// [`crate::engine::variant`] says why it is another).
+#[derive(Clone, Debug)]
+pub struct VariantStart {
+    pub pos: VariantPosition,
+    pub mode: VariantCastling,
+}
+
+impl VariantStart {
+    /// The start of a game in `rules` from its `FEN` tag (or the variant's start position). As
+    /// in standard chess, a FEN whose castling rights are valid only in Chess960 is read so.
+    pub fn new(rules: Rules, fen: Option<&str>) -> Result<VariantStart, GameError> {
+        let Some(fen_text) = fen.map(str::trim).filter(|f| !f.is_empty()) else {
+            return Ok(VariantStart { pos: VariantPosition::new(rules), mode: VariantCastling::Standard });
+        };
+        let error = || GameError { kind: ErrorKind::InvalidFen, ply: 0, token: fen_text.to_owned() };
+        let parsed = shakmaty_variant::fen::Fen::from_ascii(fen_text.as_bytes()).map_err(|_| error())?;
+        for mode in [VariantCastling::Standard, VariantCastling::Chess960] {
+            if let Ok(pos) = VariantPosition::from_setup(rules, parsed.clone().into_setup(), mode) {
+                return Ok(VariantStart { pos, mode });
+            }
+        }
+        Err(error())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The spellings Lichess's tags, its file names and API keys and other tools use.
+    #[test]
+    fn variant_tags_name_the_lichess_variants() {
+        let cases = [
+            ("Crazyhouse", "crazyhouse"),
+            ("crazy_house", "crazyhouse"),
+            ("ZH", "crazyhouse"),
+            ("Three-check", "threeCheck"),
+            ("threeCheck", "threeCheck"),
+            ("3check", "threeCheck"),
+            ("Atomic", "atomic"),
+            ("Antichess", "antichess"),
+            ("King of the Hill", "kingOfTheHill"),
+            ("kingOfTheHill", "kingOfTheHill"),
+            ("KOTH", "kingOfTheHill"),
+            ("Horde", "horde"),
+            ("Racing Kings", "racingKings"),
+            ("racingKings", "racingKings"),
+            ("Chess960", "chess960"),
+            ("From Position", "standard"),
+            ("Seirawan", "Seirawan"),
+        ];
+        for (tag, name) in cases {
+            assert_eq!(Variant::from_tag(Some(tag)).name(), name, "{tag}");
+        }
+        assert_eq!(Variant::from_tag(Some(" Sittuyin ")), Variant::Other("Sittuyin".to_owned()));
     }
 }

@@ -18,16 +18,17 @@ use pgn_reader::{Outcome, RawComment, RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::{CastlingMode, Color, KnownOutcome};
 
 use crate::{
-    engine::replay::{Analysis, GameResult, Replay},
-    engine::start::{ErrorKind, GameError, Start, Variant},
+    engine::replay::{Analysis, GameResult, Replay, Replayer},
+    engine::start::{ErrorKind, GameError, Start, Variant, VariantStart},
     engine::summary::Summary,
+    engine::variant::VariantReplay,
     pgn::movetext::{Mainline, Token},
     pgn::tags::Tags,
     read::chunk::{CHUNK_BYTES, Chunk, Splitter},
 };
 
 /// What became of a game: replayed to its end, stopped by an error, or not replayed (a variant
-/// other than standard chess and Chess960). The `status` column and `dump` name it.
+/// other than standard chess, Chess960 and the Lichess variants). The `status` column and `dump` name it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum GameStatus {
     Ok,
@@ -89,12 +90,15 @@ pub struct Movetext {
     tags: Tags,
     variant: Variant,
     outcome: Option<GameResult>,
+    /// The game is replayed by the variant replay (decided once per game).
+    lichess: bool,
 }
 
 /// Replays games as `pgn-reader` and the movetext scanner read them, with a reusable [`Replay`].
 #[derive(Default)]
 pub struct GameVisitor {
     replay: Replay,
+    variant_replay: VariantReplay,
     keep_moves: bool,
     /// Show the reader each slice whole (the reference for the tags-only showing).
     whole_slices: bool,
@@ -207,35 +211,47 @@ impl GameVisitor {
         let find = |name: &str| tags.get(name);
         let time_control = find("TimeControl").and_then(tags::time_control);
         let mut variant = Variant::from_tag(find("Variant"));
-        if let Variant::Other(_) = variant {
-            let result = GameResult::from_tag(find("Result").unwrap_or(""));
-            return Err(Game { tags, variant, result, analysis: None, moves: Vec::new(), time_control });
+        let base = time_control.map(|(base, _)| base);
+        match variant {
+            Variant::Other(_) => {
+                let result = GameResult::from_tag(find("Result").unwrap_or(""));
+                return Err(Game { tags, variant, result, analysis: None, moves: Vec::new(), time_control });
+            }
+            Variant::Lichess(rules) => {
+                match VariantStart::new(rules, find("FEN")) {
+                    Ok(start) => self.variant_replay.start(start, base),
+                    Err(error) => self.variant_replay.start_failed(error),
+                }
+                return Ok(Movetext { moves: Vec::new(), time_control, tags, variant, outcome: None, lichess: true });
+            }
+            Variant::Standard | Variant::Chess960 => {}
         }
         match Start::new(&variant, find("FEN")) {
             Ok(start) => {
                 if start.mode == CastlingMode::Chess960 {
                     variant = Variant::Chess960;
                 }
-                self.replay.start(start, time_control.map(|(base, _)| base));
+                self.replay.start(start, base);
             }
             Err(error) => self.replay.start_failed(error),
         }
-        Ok(Movetext { moves: Vec::new(), time_control, tags, variant, outcome: None })
+        Ok(Movetext { moves: Vec::new(), time_control, tags, variant, outcome: None, lichess: false })
     }
 
-    /// Plays a move the reader passed on.
+    /// Plays a move the reader passed on (a further game of a slice: the scanner's path,
+    /// [`Self::replay_mainline`], picks the replay once per game instead).
     fn play(&mut self, movetext: &mut Movetext, san: SanPlus) {
-        if self.keep_moves && self.replay.is_replaying() {
-            movetext.moves.push(san);
+        match movetext.lichess {
+            false => play(&mut self.replay, self.keep_moves, movetext, san),
+            true => play(&mut self.variant_replay, self.keep_moves, movetext, san),
         }
-        self.replay.play_san(&san);
     }
 
     /// Reads the commands of a mainline comment after the last move played.
-    fn comment(&mut self, comment: &[u8]) {
-        let found = commands::read(comment);
-        if found.clock_ms.is_some() || found.eval.is_some() {
-            self.replay.note_comment(found.clock_ms, found.eval);
+    fn comment(&mut self, movetext: &Movetext, comment: &[u8]) {
+        match movetext.lichess {
+            false => note_comment(&mut self.replay, comment),
+            true => note_comment(&mut self.variant_replay, comment),
         }
     }
 
@@ -244,21 +260,13 @@ impl GameVisitor {
     /// with an error; the result marker counts by the scanner's reading too (a marker the
     /// reader finds inside a token it skips does not).
     /// Returns the game and where its text ends in `game` ([`Mainline::finish_at`]).
-    fn replay_mainline(&mut self, mut movetext: Movetext, game: &[u8], start: usize) -> (Game, usize) {
-        let mut mainline = Mainline::at(game, start);
-        while self.replay.is_replaying() {
-            match mainline.next_token() {
-                None => break,
-                Some(Token::Move(san)) => self.play(&mut movetext, san),
-                Some(Token::Comment(text)) => self.comment(&game[text]),
-                Some(Token::Bad(bad)) => {
-                    let kind = if bad.null_move { ErrorKind::NullMove } else { ErrorKind::InvalidMove };
-                    self.replay.fail(kind, bad.token);
-                }
-            }
-        }
-        let (scanned, end) = mainline.finish_at();
-        (self.finish(movetext, scanned.result), end)
+    fn replay_mainline(&mut self, movetext: Movetext, game: &[u8], start: usize) -> (Game, usize) {
+        let keep = self.keep_moves;
+        let (movetext, scanned, end) = match movetext.lichess {
+            false => replay_mainline(&mut self.replay, keep, movetext, game, start),
+            true => replay_mainline(&mut self.variant_replay, keep, movetext, game, start),
+        };
+        (self.finish(movetext, scanned), end)
     }
 
     /// The game's record: the result is the `Result` tag's when it is decisive or a draw, else
@@ -269,7 +277,10 @@ impl GameVisitor {
             Some(r) if r != GameResult::Unknown => r,
             _ => marker.unwrap_or(GameResult::Unknown),
         };
-        let analysis = self.replay.finish(result);
+        let analysis = match movetext.lichess {
+            false => self.replay.finish(result),
+            true => self.variant_replay.finish(result),
+        };
         Game {
             tags: movetext.tags,
             variant: movetext.variant,
@@ -279,6 +290,52 @@ impl GameVisitor {
             time_control: movetext.time_control,
         }
     }
+}
+
+/// Plays a move with `replay` (kept in `movetext` when asked).
+#[inline]
+fn play<R: Replayer>(replay: &mut R, keep_moves: bool, movetext: &mut Movetext, san: SanPlus) {
+    if keep_moves && replay.is_replaying() {
+        movetext.moves.push(san);
+    }
+    replay.play_san(&san);
+}
+
+/// Hands a mainline comment's clock and evaluation to `replay`.
+fn note_comment<R: Replayer>(replay: &mut R, comment: &[u8]) {
+    let found = commands::read(comment);
+    if found.clock_ms.is_some() || found.eval.is_some() {
+        replay.note_comment(found.clock_ms, found.eval);
+    }
+}
+
+/// Replays the mainline of `game` (the slice's first game) with `replay` as the scanner reads
+/// it, move by move, up to its end or the first token the reader would skip, where the replay
+/// stops with an error; the result marker counts by the scanner's reading too (a marker the
+/// reader finds inside a token it skips does not). Generic, so that each replay gets a loop of
+/// its own. Returns the movetext, the marker and where the game's text ends in `game`
+/// ([`Mainline::finish_at`]).
+fn replay_mainline<R: Replayer>(
+    replay: &mut R,
+    keep_moves: bool,
+    mut movetext: Movetext,
+    game: &[u8],
+    start: usize,
+) -> (Movetext, Option<GameResult>, usize) {
+    let mut mainline = Mainline::at(game, start);
+    while replay.is_replaying() {
+        match mainline.next_token() {
+            None => break,
+            Some(Token::Move(san)) => play(replay, keep_moves, &mut movetext, san),
+            Some(Token::Comment(text)) => note_comment(replay, &game[text]),
+            Some(Token::Bad(bad)) => {
+                let kind = if bad.null_move { ErrorKind::NullMove } else { ErrorKind::InvalidMove };
+                replay.fail(kind, bad.token);
+            }
+        }
+    }
+    let (scanned, end) = mainline.finish_at();
+    (movetext, scanned.result, end)
 }
 
 /// The `pgn-reader` visitor for one game slice. The reader reads every game's tags; the
@@ -336,14 +393,14 @@ impl Visitor for SliceVisitor<'_, '_> {
         ControlFlow::Continue(())
     }
 
-    fn comment(&mut self, _movetext: &mut Movetext, comment: RawComment<'_>) -> ControlFlow<Game> {
+    fn comment(&mut self, movetext: &mut Movetext, comment: RawComment<'_>) -> ControlFlow<Game> {
         if self.partial.is_empty() {
-            self.games.comment(comment.as_bytes());
+            self.games.comment(movetext, comment.as_bytes());
         } else {
             // A long comment comes in parts: read it whole, as the scanner does.
             let mut whole = std::mem::take(&mut self.partial);
             whole.extend_from_slice(comment.as_bytes());
-            self.games.comment(&whole);
+            self.games.comment(movetext, &whole);
         }
         ControlFlow::Continue(())
     }

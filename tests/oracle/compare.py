@@ -275,7 +275,8 @@ def main(argv=None):
     disagreements = 0
     compared = 0
     checked = plies = rule_games = 0
-    deliberate = {pychess_rules.CLOCK_AT_GAME_END: 0, pychess_rules.FIFTY_BY_ENDING_MOVE: 0}
+    deliberate = {pychess_rules.CLOCK_AT_GAME_END: 0, pychess_rules.FIFTY_BY_ENDING_MOVE: 0,
+                  pychess_rules.VARIANT_EP: 0}
 
     def show(idx, rec, msg):
         nonlocal shown

@@ -3,7 +3,8 @@
 # Rust records must agree with python-chess's own draw and game-end rules at every ply
 # (pychess_rules.py; README.md "python-chess's own rules").
 # Usage: tests/oracle/differential.sh [--all]   (after scripts/test.sh has built the venv and the
-# binary). Always compares tests/oracle/rules/, data-samples/ and generated long games; with the
+# binary). Always compares tests/oracle/rules/, data-samples/, generated long games and generated
+# Lichess variant games (random_variants.py); with the
 # shared corpus (tests/corpus.sh says where), the test command's selection of it too. --all: every
 # game of every corpus file (about 13 minutes on 2 cores with a cold cache, nearly all of it the
 # oracle's; about 1.5 minutes when the oracle's outputs come from its cache).
@@ -41,6 +42,7 @@ elif have_corpus "the differential test on corpus files (edge, Lichess, world ch
   cases+=("$corpus/otb/world-championship-matches.pgn 0")
   cases+=("$corpus/engine/tcec-chess960.pgn.zst 1000")
   cases+=("$corpus/otb/pgnmentor-players.pgn.zst $pgnmentor_games")
+  for f in "$corpus"/variants/*.pgn; do cases+=("$f 0"); done
 fi
 # Games of 20,000 plies and more (FORMAT.md too_long), made here: no real game is that long.
 "$py" - > "$out/too_long.pgn" <<'PY'
@@ -51,6 +53,18 @@ rooks = " ".join(f"{2*i+1}. Nd3 Nd4 {2*i+2}. Nb4 Nb5" for i in range(5000))
 print(f'[Event "too_long"]\n[FEN "r3k2r/8/8/1n6/1N6/8/8/R3K2R w KQkq - 0 1"]\n[SetUp "1"]\n\n{rooks} 0-0 *\n')
 PY
 cases+=("$out/too_long.pgn 0")
+# Random games of every Lichess variant, full of back-and-forth moves (FORMAT.md "Variants"),
+# made by python-chess from a fixed seed: VARIANT_GAMES (2,000) per variant, under target/
+# (made again only when the script or the number changes: about 2 minutes).
+variant_games="${VARIANT_GAMES:-2000}"
+stamp=$(cat "$here/random_variants.py" | sha256sum | cut -c1-12)
+variants_dir="$root/target/random-variants/$stamp-$variant_games"
+if [ ! -f "$variants_dir/done" ]; then
+  rm -rf "$root/target/random-variants"
+  "$py" "$here/random_variants.py" "$variants_dir" --games "$variant_games"
+  touch "$variants_dir/done"
+fi
+for f in "$variants_dir"/random-*.pgn; do cases+=("$f 0"); done
 
 total=0; bad=0; failed_files=(); cached=0; files=0
 rule_games=0; rule_plies=0; rule_bad=0; declare -A deliberate=()

@@ -86,6 +86,7 @@ import tempfile
 import chess
 import chess.pgn
 import chess.polyglot
+import chess.variant
 
 import pychess_rules
 
@@ -93,6 +94,19 @@ ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
 
 STANDARD_NAMES = {"standard", "fromposition", "normal", "chess"}
 CHESS960_NAMES = {"chess960", "fischerandom", "fischerrandom", "960", "frc"}
+# The Lichess variants (FORMAT.md "Variants"): normalized Variant tag -> (canonical name, board).
+VARIANTS = {}
+for _names, _canonical, _board in (
+        (("crazyhouse", "zh"), "crazyhouse", chess.variant.CrazyhouseBoard),
+        (("threecheck", "3check"), "threeCheck", chess.variant.ThreeCheckBoard),
+        (("atomic", "atomicchess"), "atomic", chess.variant.AtomicBoard),
+        (("antichess",), "antichess", chess.variant.AntichessBoard),
+        (("kingofthehill", "koth"), "kingOfTheHill", chess.variant.KingOfTheHillBoard),
+        (("horde",), "horde", chess.variant.HordeBoard),
+        (("racingkings",), "racingKings", chess.variant.RacingKingsBoard)):
+    for _name in _names:
+        VARIANTS[_name] = (_canonical, _board)
+VARIANT_NAMES = {canonical for canonical, _ in VARIANTS.values()}
 
 # FORMAT.md: every earlier_plies list holds at most the earliest 16 plies (occurrence numbers
 # count all of them).
@@ -328,27 +342,30 @@ def decide_start(headers):
     """Returns (variant, board_or_None, error_or_None, skipped)."""
     vtag = headers.get("Variant")
     is960 = False
+    cls, name = chess.Board, "standard"
     if vtag is not None and vtag.strip() != "":
         n = norm_variant(vtag)
         if n in CHESS960_NAMES:
-            is960 = True
+            is960, name = True, "chess960"
+        elif n in VARIANTS:
+            name, cls = VARIANTS[n]
         elif n not in STANDARD_NAMES:
             return vtag, None, None, True
     fen = headers.get("FEN")
     if fen is None:
-        return ("chess960" if is960 else "standard"), chess.Board(chess960=is960), None, False
-    variant = "chess960" if is960 else "standard"
+        return name, (cls(chess960=is960) if cls is chess.Board else cls()), None, False
     try:
-        board = chess.Board(fen, chess960=is960)
+        board = cls(fen, chess960=is960)
         if not is960 and board.has_chess960_castling_rights():
             is960 = True
-            variant = "chess960"
-            board = chess.Board(fen, chess960=True)
+            if cls is chess.Board:
+                name = "chess960"
+            board = cls(fen, chess960=True)
     except ValueError:
-        return variant, None, {"kind": "invalid_fen", "ply": 0, "token": fen}, False
+        return name, None, {"kind": "invalid_fen", "ply": 0, "token": fen}, False
     if board.status() != chess.STATUS_VALID:
-        return variant, None, {"kind": "invalid_fen", "ply": 0, "token": fen}, False
-    return variant, board, None, False
+        return name, None, {"kind": "invalid_fen", "ply": 0, "token": fen}, False
+    return name, board, None, False
 
 
 class SplitVisitor(chess.pgn.BaseVisitor):
@@ -437,21 +454,66 @@ def empty_summary():
 
 
 def legal_ep(board):
-    if board.ep_square is not None and board.has_legal_en_passant():
+    if board.ep_square is None:
+        return None
+    if type(board) is not chess.Board:
+        # A variant's own move rules decide (FORMAT.md "Variants"): an e.p. capture among the
+        # board's legal moves. python-chess's has_legal_en_passant() asks the standard rules, so
+        # in atomic it also counts a capture whose explosion would take the own king.
+        return pychess_rules.variant_legal_ep(board)
+    if board.has_legal_en_passant():
         return board.ep_square
     return None
 
 
+def variant_parts(board):
+    """What a variant board adds to the identity (python-chess's _transposition_key of
+    CrazyhouseBoard and ThreeCheckBoard): pockets and promoted pieces, the checks left."""
+    if isinstance(board, chess.variant.CrazyhouseBoard):
+        return (board.promoted, str(board.pockets[chess.WHITE]), str(board.pockets[chess.BLACK]))
+    if isinstance(board, chess.variant.ThreeCheckBoard):
+        return (board.remaining_checks[chess.WHITE], board.remaining_checks[chess.BLACK])
+    return ()
+
+
+def variant_state(board):
+    """FORMAT.md variant_state: crazyhouse "[QPn]~e8" (pockets, white's upper-case first, each
+    from the queen down, then the squares of promoted pieces), three-check "3+2"."""
+    if isinstance(board, chess.variant.CrazyhouseBoard):
+        promoted = "".join("~" + chess.square_name(sq) for sq in chess.SquareSet(board.promoted & board.occupied))
+        return f"[{str(board.pockets[chess.WHITE]).upper()}{board.pockets[chess.BLACK]}]{promoted}"
+    if isinstance(board, chess.variant.ThreeCheckBoard):
+        return f"{board.remaining_checks[chess.WHITE]}+{board.remaining_checks[chess.BLACK]}"
+    return None
+
+
+def ends_window(board, move):
+    """No earlier position can recur after `move` (FORMAT.md "Variants"): a pawn move or capture,
+    in three-check a check too; in crazyhouse never (pieces come back by drops)."""
+    if isinstance(board, chess.variant.CrazyhouseBoard):
+        return False
+    if isinstance(board, chess.variant.ThreeCheckBoard) and board.gives_check(move):
+        return True
+    return board.is_zeroing(move)
+
+
 def fide_key(board):
+    """(board part..., castling rights, legal e.p.): the board part is pieces, side to move and
+    the variant's own parts (variant_parts)."""
     return (board.pawns, board.knights, board.bishops, board.rooks, board.queens, board.kings,
             board.occupied_co[chess.WHITE], board.occupied_co[chess.BLACK],
-            board.turn, board.castling_rights, legal_ep(board))
+            board.turn) + variant_parts(board) + (board.castling_rights, legal_ep(board))
 
 
 class Analyzer:
-    def __init__(self, board, is960):
+    def __init__(self, board, is960, fifty_rules=True):
         self.board = board
         self.is960 = is960
+        self.fifty_rules = fifty_rules  # the fifty- and 75-move counts apply (not crazyhouse)
+        # The halfmove clock, counted here: python-chess's push does not reset it on a pawn drop,
+        # shakmaty (and so the records) does, as python-chess's own is_zeroing has it.
+        self.clock = board.halfmove_clock
+        self.fide_variant = type(board) is chess.Board  # draw_reason is inferred (FIDE only)
         self.events = []
         self.ply = 0
         self.fide = {}       # fide key -> plies in window
@@ -480,7 +542,7 @@ class Analyzer:
         return s or "-"
 
     def pos_fields(self, b, ep_sq):
-        placement = b.board_fen()
+        placement = b.board_fen(promoted=False)
         turn = "w" if b.turn else "b"
         castling = self.castling_str(b)
         ep = chess.square_name(ep_sq) if ep_sq is not None else None
@@ -493,6 +555,7 @@ class Analyzer:
             "ep": ep,
             "fen": f"{placement} {turn} {castling} {ep or '-'}",
             "zobrist": f"{z:016x}",
+            "variant_state": variant_state(b),
         }
 
     def common(self, b, ep_sq):
@@ -500,7 +563,7 @@ class Analyzer:
             "ply": self.ply,
             "fullmove": b.fullmove_number,
             "turn": "w" if b.turn else "b",
-            "halfmove_clock": b.halfmove_clock,
+            "halfmove_clock": self.clock,
         }
         d.update(self.pos_fields(b, ep_sq))
         return d
@@ -509,22 +572,22 @@ class Analyzer:
     def _record(self):
         b = self.board
         key = fide_key(b)
-        ep_sq = key[10]
-        bkey = key[:9]
-        fkey = (key[:10], b.ep_square)
+        ep_sq, castling = key[-1], key[-2]
+        bkey = key[:-2]
+        fkey = (key[:-1], b.ep_square)
         plies = self.fide.setdefault(key, [])
         plies.append(self.ply)
         n = len(plies)
         if n == 2:
             self.twice[int(b.turn)] += 1
         blist = self.bmap.setdefault(bkey, [])
-        blist.append((self.ply, key[9], ep_sq))
+        blist.append((self.ply, castling, ep_sq))
         board_occ = len(blist)
         fen_occ = self.fenmap.get(fkey, 0) + 1
         self.fenmap[fkey] = fen_occ
         self.occ.append(n)
         self.turns.append(b.turn)
-        self.clocks.append(b.halfmove_clock)
+        self.clocks.append(self.clock)
         self.checks.append(b.is_check())
         if n == 3 and self.first_threefold is None:
             self.first_threefold = (self.ply - plies[0], self.perpetual(plies[0], self.ply))
@@ -546,8 +609,8 @@ class Analyzer:
                 common = self.common(b, ep_sq)
             cast = epd = False
             for (_, cr, e) in blist[:-1]:
-                if cr != key[9] or e != ep_sq:
-                    if cr != key[9]:
+                if cr != castling or e != ep_sq:
+                    if cr != castling:
                         cast = True
                     if e != ep_sq:
                         epd = True
@@ -589,7 +652,7 @@ class Analyzer:
             return
         hits = []
         for m in b.legal_moves:
-            if b.is_zeroing(m):
+            if ends_window(b, m):
                 continue
             b.push(m)
             lst = self.fide.get(fide_key(b))
@@ -602,7 +665,7 @@ class Analyzer:
             "ply": self.ply,
             "fullmove": b.fullmove_number,
             "turn": "w" if b.turn else "b",
-            "halfmove_clock": b.halfmove_clock,
+            "halfmove_clock": self.clock,
         }
         for m, lst in hits:
             san = b.san(m)
@@ -621,7 +684,8 @@ class Analyzer:
     def before_push(self, move):
         """Called with the board at the current ply, before `move` is pushed onto it."""
         self._claims(move)
-        if self.board.is_zeroing(move):
+        self.clock = 0 if self.board.is_zeroing(move) else self.clock + 1
+        if ends_window(self.board, move):
             self.fide.clear()
             self.bmap.clear()
             self.fenmap.clear()
@@ -665,8 +729,9 @@ class Analyzer:
         s["hidden_repetitions"] = self.hidden
         if self.first_threefold is not None:
             s["first_threefold_span"], s["first_threefold_perpetual"] = self.first_threefold
-        s["first_ply_halfmove_100"] = next((k for k, c in enumerate(self.clocks) if c >= 100), None)
-        s["first_ply_halfmove_150"] = next((k for k, c in enumerate(self.clocks) if c >= 150), None)
+        if self.fifty_rules:
+            s["first_ply_halfmove_100"] = next((k for k, c in enumerate(self.clocks) if c >= 100), None)
+            s["first_ply_halfmove_150"] = next((k for k, c in enumerate(self.clocks) if c >= 150), None)
         if b.is_checkmate():
             s["final_status"] = "checkmate"
         elif b.is_stalemate():
@@ -675,7 +740,7 @@ class Analyzer:
             s["final_status"] = "insufficient_material"
         else:
             s["final_status"] = "none"
-        if result == "1/2-1/2" and error is None:
+        if result == "1/2-1/2" and error is None and self.fide_variant:
             occ = self.occ[-1]
             clock = b.halfmove_clock
             if b.is_stalemate():
@@ -774,7 +839,7 @@ _VAR = re.compile(r"[(){;]|^%", re.M)
 
 # shakmaty's SAN grammar (FORMAT.md), whole token, optional one + or # suffix (not checked).
 _SAN = re.compile(r"([PNBRQK])?([a-h])?([1-8])?(x)?([a-h][1-8])(?:=([PNBRQKpnbrqk]))?[+#]?\Z")
-_DROP = re.compile(r"[PNBRQK]?@[a-h][1-8][+#]?\Z")
+_DROP = re.compile(r"([PNBRQK])?@([a-h][1-8])[+#]?\Z")
 _CASTLE = re.compile(r"O-O(-O)?[+#]?\Z")
 _NULL = re.compile(r"(?:--|Z0)[+#]?\Z")
 _ROLES = {"P": chess.PAWN, "N": chess.KNIGHT, "B": chess.BISHOP, "R": chess.ROOK,
@@ -854,8 +919,9 @@ def classify(kind, tok):
     m = _CASTLE.match(tok)
     if m:
         return "castle", m.group(1) is None
-    if _DROP.match(tok):
-        return "drop", None
+    m = _DROP.match(tok)
+    if m:
+        return "drop", (_ROLES[m.group(1) or "P"], m.group(2))
     if _NULL.match(tok) or tok == "@@@@":
         return "null_move", None
     return "invalid_move", None
@@ -864,8 +930,13 @@ def classify(kind, tok):
 def resolve(board, kind, parsed):
     """Matches a parsed SAN against the legal moves (shakmaty semantics, FORMAT.md):
     returns (move, None) or (None, "illegal_move" | "ambiguous_move")."""
-    if kind == "drop":  # no drops in standard chess or Chess960
-        return None, "illegal_move"
+    if kind == "drop":  # only crazyhouse has drops
+        if not isinstance(board, chess.variant.CrazyhouseBoard):
+            return None, "illegal_move"
+        role, dest = parsed
+        to_mask = chess.BB_SQUARES[chess.parse_square(dest)]
+        found = [mv for mv in board.generate_legal_drops(to_mask) if mv.drop == role]
+        return (found[0], None) if found else (None, "illegal_move")
     us = board.occupied_co[board.turn]
     if kind == "castle":
         kingside = parsed
@@ -884,7 +955,7 @@ def resolve(board, kind, parsed):
         promotion = _ROLES[promo.upper()] if promo else None
         want_capture = capture is not None
         found = [mv for mv in board.generate_legal_moves(from_mask, to_mask)
-                 if mv.promotion == promotion and not board.is_castling(mv)
+                 if mv.promotion == promotion and not mv.drop and not board.is_castling(mv)
                  and board.is_capture(mv) == want_capture]
     if len(found) == 1:
         return found[0], None
@@ -1028,7 +1099,7 @@ def process_game(index, text, rules=False):
     if board is None:  # invalid_fen
         rec.update({"status": "error", "error": error, "summary": empty_summary(), "events": []})
         return rec, (pychess_rules.not_replayed(index, "invalid_fen") if rules else None)
-    a = Analyzer(board, variant == "chess960")
+    a = Analyzer(board, board.chess960, not isinstance(board, chess.variant.CrazyhouseBoard))
     r = pychess_rules.Rules() if rules else None
     if r:
         r.visit(board)

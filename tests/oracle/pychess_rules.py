@@ -29,8 +29,9 @@ trusted: a shortcut only ever skips a question whose answer is known from python
   * It is true only if the position or a position one legal move away already occurs 3 / 2 times
     among the positions since the last irreversible move (python-chess Board.is_irreversible),
     i.e. only if some _transposition_key() occurs at least twice among them.  Every irreversible
-    move ends that window, and every zeroing move (Board.is_zeroing) is irreversible, so if no
-    key occurs twice since the last zeroing move, the answer is False without asking.  The same
+    move ends that window (in standard chess every zeroing move is one; in crazyhouse only the
+    loss of a castling right, in three-check also a check), so if no key occurs twice since the
+    last irreversible move, the answer is False without asking.  The same
     bound gives is_repetition(n) = False when the position's key occurs fewer than n times
     since the last zeroing move.
   * is_fivefold_repetition() = is_repetition(5), and is_repetition(n) True means n - 1 earlier
@@ -46,12 +47,31 @@ trusted: a shortcut only ever skips a question whose answer is known from python
 """
 
 import chess
+import chess.variant
 
 LONG_WINDOW = 100
 
 # Deliberate differences (README.md "python-chess's own rules"): skipped by check(), counted.
 CLOCK_AT_GAME_END = "clock_reached_at_mate_or_stalemate"
+# A variant position whose e.p. right python-chess's has_legal_en_passant() (and so its
+# _transposition_key) counts by the standard rules, while the variant's own legal moves have no
+# e.p. capture (atomic: the explosion would take the own king): the records follow the legal
+# moves, so python-chess's repetition answers in that game are not compared.
+VARIANT_EP = "variant_ep_right_by_standard_rules"
 FIFTY_BY_ENDING_MOVE = "fifty_move_claim_by_a_mating_or_stalemating_move"
+
+
+# The variants whose draw reason the records leave null (FORMAT.md "Variants").
+LICHESS_VARIANTS = {"crazyhouse", "threeCheck", "atomic", "antichess", "kingOfTheHill", "horde", "racingKings"}
+
+
+def variant_legal_ep(board):
+    """The e.p. square if an e.p. capture is among the variant board's own legal moves."""
+    ep = board.ep_square
+    if ep is None:
+        return None
+    legal = any(board.is_en_passant(m) for m in board.generate_legal_moves(to_mask=chess.BB_SQUARES[ep]))
+    return ep if legal else None
 
 
 def _first(plies):
@@ -91,6 +111,7 @@ class Rules:
     def __init__(self):
         self.claim, self.rep2, self.rep3, self.five = [], [], [], []
         self.clock100 = self.clock150 = self.fifty = self.seventyfive = None
+        self.ep_differs = []  # plies where has_legal_en_passant() and the legal moves disagree
         self.seen = {}       # _transposition_key() -> occurrences since the last zeroing move
         self.twice = 0       # keys among them that occur at least twice
         self.window_len = 0  # plies since the last zeroing move (or the start)
@@ -98,6 +119,9 @@ class Rules:
 
     def visit(self, board):
         ply = self.ply
+        if (type(board) is not chess.Board and board.ep_square is not None
+                and board.has_legal_en_passant() != (variant_legal_ep(board) is not None)):
+            self.ep_differs.append(ply)
         key = board._transposition_key()
         c = self.seen.get(key, 0) + 1
         self.seen[key] = c
@@ -116,7 +140,9 @@ class Rules:
         if rep3 or (self.twice and _claim(board, self.window_len)):
             self.claim.append(ply)
         clock = board.halfmove_clock
-        if clock >= 100:
+        # Crazyhouse has no fifty- or 75-move rule (python-chess's _is_halfmoves): the records
+        # give no first plies there (FORMAT.md "Variants").
+        if clock >= 100 and not isinstance(board, chess.variant.CrazyhouseBoard):
             if self.clock100 is None:
                 self.clock100 = ply
             if clock >= 150 and self.clock150 is None:
@@ -127,7 +153,9 @@ class Rules:
                 self.seventyfive = ply
 
     def before_push(self, board, move):
-        if board.is_zeroing(move):
+        # python-chess's own window ends at its is_irreversible (every zeroing move in standard
+        # chess; in crazyhouse only the loss of a castling right, in three-check a check too).
+        if board.is_irreversible(move):
             self.seen.clear()
             self.twice = 0
             self.window_len = 0
@@ -160,7 +188,8 @@ class Rules:
         return {"index": index, "plies": n, "result": result, "error": error,
                 "claim": self.claim, "rep2": self.rep2, "rep3": self.rep3, "fivefold": self.five,
                 "clock100": self.clock100, "clock150": self.clock150,
-                "fifty": self.fifty, "seventyfive": self.seventyfive, "end": end}
+                "fifty": self.fifty, "seventyfive": self.seventyfive, "end": end,
+                "ep_differs": self.ep_differs}
 
 
 def verdict(index, root, moves, result, error):
@@ -211,6 +240,10 @@ def check(rec, v):
     if bad:
         return [(None, f"event outside plies 0..{n}: {bad[0]!r}"[:200])], deliberate
 
+    # python-chess's repetition answers count an e.p. right its own legal moves lack: not compared.
+    skip_repetitions = bool(v.get("ep_differs"))
+    if skip_repetitions:
+        deliberate.append(VARIANT_EP)
     rep = [e for e in events if e.get("kind") == "repetition"]
     occ = lambda e: e.get("occurrence") if isinstance(e.get("occurrence"), int) else 0
     ours = {
@@ -232,7 +265,7 @@ def check(rec, v):
             "rep3 (claimable flag)": "repetition event with claimable true",
             "fivefold": "repetition event with occurrence >= 5",
             "fivefold (automatic flag)": "repetition event with automatic true"}
-    for name, plies in ours.items():
+    for name, plies in ({} if skip_repetitions else ours).items():
         base = name.split(" ")[0]
         k = _first_difference(plies, v[base])
         if k is not None:
@@ -252,6 +285,8 @@ def check(rec, v):
         "first_ply_halfmove_150": v["clock150"],
     }
     for field, want in expect.items():
+        if skip_repetitions and not field.startswith("first_ply_halfmove"):
+            continue
         if s.get(field) != want or type(s.get(field)) is not type(want):
             problems.append((None, f"summary.{field} = {s.get(field)!r}, python-chess gives {want!r}"))
 
@@ -274,7 +309,9 @@ def check(rec, v):
                             f"is_checkmate/is_stalemate/is_insufficient_material give {status!r}"))
 
     reason = s.get("draw_reason")
-    want = end["draw_chain"] if (v["result"] == "1/2-1/2" and not v["error"]) else None
+    # The draw reason is inferred by the FIDE Laws only: null in the Lichess variants.
+    fide = rec.get("variant") not in LICHESS_VARIANTS
+    want = end["draw_chain"] if (v["result"] == "1/2-1/2" and not v["error"] and fide) else None
     if reason != want:
         if reason == "fifty_moves" and want == "agreement" and end["fifty_by_ending_move"]:
             deliberate.append(FIFTY_BY_ENDING_MOVE)

@@ -1,0 +1,609 @@
+//! The Lichess variants (crazyhouse, three-check, atomic, antichess, king of the hill, horde,
+//! racing kings): their games replayed with `shakmaty`'s variant positions, with the same events
+//! and summary as [`crate::engine::replay`] gives standard chess.
+//!
+//! A separate replay, so that standard chess keeps its fast paths (SAN without a move list, the
+//! incremental Zobrist key, a window cleared on every pawn move or capture), which assume its
+//! rules: here pieces come back by drops, captures explode, checks are counted. Its positions
+//! are those of a shakmaty of their own (the `shakmaty_variant` dependency, 0.29 with the
+//! `variant` feature): that feature on the shakmaty standard chess uses costs every standard
+//! move (docs/performance.md). Only this module and [`crate::engine::start`] see its types;
+//! what leaves here (keys, identities, events) is in the common ones. Identity is
+//! python-chess's `_transposition_key` of the variant board: the standard one, plus pockets and
+//! promoted pieces in crazyhouse and the checks still to give in three-check (both counted as
+//! part of the board, so a pseudo-repetition still means "only castling or e.p. differ"). The
+//! e.p. square counts when the variant's own move rules allow the capture (`legal_ep_square` of
+//! the variant position: explosions, forced captures, a side without a king).
+
+use std::collections::HashMap;
+
+use shakmaty::{Bitboard, Board, ByColor as Sides, CastlingMode, Color, Square, san::SanPlus};
+use shakmaty_variant::{
+    self as v, ByColor, ByRole, Move, Position, RemainingChecks, Role,
+    san::{San, SanError},
+    uci::UciMove,
+    variant::{Variant as Rules, VariantPosition},
+};
+
+use crate::{
+    engine::clocks::{Annotations, Eval},
+    engine::event::{Detail, Differs, Event, Perpetual},
+    engine::identity::{self, Identity, Key},
+    engine::replay::{Analysis, GameResult, MAX_PLIES, Replayer, Stats},
+    engine::start::{ErrorKind, GameError, VariantStart},
+    engine::summary::{FinalStatus, Summary},
+    engine::tracker::{Counts, EARLIER_PLIES_MAX},
+};
+
+/// Whether the fifty- and seventy-five-move counts apply in `rules` (`first_ply_halfmove_100`,
+/// `_150`): everywhere but in crazyhouse, as python-chess's `_is_halfmoves` has it.
+pub fn halfmove_rules_apply(rules: Rules) -> bool {
+    rules != Rules::Crazyhouse
+}
+
+/// Whether no position before `m` (played in `pos`) can occur again after it, so that the window
+/// starts afresh: a pawn move or capture, and in three-check a check too (the checks left
+/// are part of the identity). Never in crazyhouse, where captured pieces come back by drops and
+/// a dropped pawn can stand where one stood before (only losing a castling right is final
+/// there, and that makes every later position differ from the earlier ones anyway).
+pub fn ends_window(pos: &VariantPosition, m: Move) -> bool {
+    match pos.variant() {
+        Rules::Crazyhouse => false,
+        Rules::ThreeCheck => m.is_zeroing() || gives_check(pos, m),
+        _ => m.is_zeroing(),
+    }
+}
+
+fn gives_check(pos: &VariantPosition, m: Move) -> bool {
+    let mut after = pos.clone();
+    after.play_unchecked(m);
+    after.is_check()
+}
+
+/// What a variant adds to a position's identity, as [`Identity::variant_state`] prints it:
+/// crazyhouse `[QRBNPqrbnp]` pockets (white's, then black's, each from the queen down) then
+/// `~` and the square of each promoted piece on the board (`[Pn]~e8`); three-check the checks
+/// white and black still have to give (`3+2`).
+pub fn variant_state(pos: &VariantPosition) -> Option<String> {
+    if let Some(pockets) = pos.pockets() {
+        let mut s = String::from("[");
+        for color in v::Color::ALL {
+            for role in [Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn] {
+                let letter = role.of(color).char();
+                s.extend(std::iter::repeat_n(letter, usize::from(*pockets.get(color).get(role))));
+            }
+        }
+        s.push(']');
+        for sq in pos.promoted() {
+            s.push('~');
+            s.push_str(&sq.to_string());
+        }
+        return Some(s);
+    }
+    pos.remaining_checks().map(|checks| format!("{}+{}", u32::from(checks.white), u32::from(checks.black)))
+}
+
+fn color(c: v::Color) -> Color {
+    match c {
+        v::Color::White => Color::White,
+        v::Color::Black => Color::Black,
+    }
+}
+
+fn square(sq: v::Square) -> Square {
+    Square::new(u32::from(sq))
+}
+
+fn mode(m: v::CastlingMode) -> CastlingMode {
+    match m {
+        v::CastlingMode::Standard => CastlingMode::Standard,
+        v::CastlingMode::Chess960 => CastlingMode::Chess960,
+    }
+}
+
+/// The board in the common types, piece by piece.
+fn board(b: &v::Board) -> Board {
+    let mut out = Board::empty();
+    for (sq, piece) in b.iter() {
+        let role = match piece.role {
+            Role::Pawn => shakmaty::Role::Pawn,
+            Role::Knight => shakmaty::Role::Knight,
+            Role::Bishop => shakmaty::Role::Bishop,
+            Role::Rook => shakmaty::Role::Rook,
+            Role::Queen => shakmaty::Role::Queen,
+            Role::King => shakmaty::Role::King,
+        };
+        out.set_piece_at(square(sq), role.of(color(piece.color)));
+    }
+    out
+}
+
+/// Everything of a variant position that repetition compares.
+#[derive(Clone)]
+struct VKey {
+    /// The standard parts: board, side, castling, legal and FEN e.p. squares.
+    std: Key,
+    pockets: Option<ByColor<ByRole<u8>>>,
+    promoted: v::Bitboard,
+    checks: Option<ByColor<RemainingChecks>>,
+    /// Groups the board-equal keys: the board's Zobrist key mixed with the variant's parts.
+    group: u64,
+}
+
+impl VKey {
+    fn of(pos: &VariantPosition) -> VKey {
+        let (board, turn) = (board(pos.board()), color(pos.turn()));
+        let board_zobrist = identity::board_zobrist(&board, turn);
+        let std = Key {
+            board,
+            turn,
+            castling: Bitboard(pos.castles().castling_rights().0),
+            legal_ep: pos.legal_ep_square().map(square),
+            fen_ep: pos.maybe_ep_square().map(square),
+            board_zobrist,
+        };
+        let pockets = pos.pockets().copied();
+        let checks = pos.remaining_checks().copied();
+        let mut group = std.board_zobrist;
+        let mut mix = |v: u64| group = (group ^ v).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(29);
+        if let Some(p) = &pockets {
+            for color in v::Color::ALL {
+                for &n in p.get(color).iter() {
+                    mix(u64::from(n));
+                }
+            }
+        }
+        mix(pos.promoted().0);
+        if let Some(c) = &checks {
+            mix(u64::from(u32::from(c.white)) << 8 | u64::from(u32::from(c.black)));
+        }
+        VKey { std, pockets, promoted: pos.promoted(), checks, group }
+    }
+
+    /// Same pieces on the same squares (pockets and promoted pieces too), side and checks left.
+    fn same_board(&self, other: &VKey) -> bool {
+        self.group == other.group
+            && self.std.same_board(&other.std)
+            && self.pockets == other.pockets
+            && self.promoted == other.promoted
+            && self.checks == other.checks
+    }
+
+    fn same_rights(&self, other: &VKey) -> bool {
+        self.std.same_rights(&other.std)
+    }
+}
+
+/// The positions that can still recur: each identity once, with its occurrences, found by its
+/// board's group (a long shuffle costs a lookup per ply, not a scan of the window).
+#[derive(Default)]
+struct Window {
+    seen: Vec<Seen>,
+    /// Indices into `seen` by [`VKey::group`].
+    groups: HashMap<u64, Vec<usize>>,
+    last: Option<VKey>,
+    /// Positions that occurred at least twice, by side to move.
+    twice: Sides<u32>,
+    board_earlier: Vec<u32>,
+    fide_earlier: Vec<u32>,
+    previous: u32,
+}
+
+/// One identity of the window: the key of its first occurrence, how often it occurred, the plies
+/// of its earliest occurrences and of its latest, and its occurrences by FEN e.p. field.
+struct Seen {
+    key: VKey,
+    count: u32,
+    earliest: Vec<u32>,
+    last: u32,
+    fens: Vec<(Option<Square>, u32)>,
+}
+
+impl Window {
+    fn clear(&mut self) {
+        self.seen.clear();
+        self.groups.clear();
+        self.twice = Sides::default();
+    }
+
+    /// Records `key` at `ply` and returns its counts (earlier plies in `board_earlier`,
+    /// `fide_earlier`, the latest FIDE-equal one in `previous`).
+    fn observe(&mut self, key: VKey, ply: u32) -> Counts {
+        self.board_earlier.clear();
+        self.fide_earlier.clear();
+        let mut counts = Counts { board: 1, fide: 1, fen: 1, ..Counts::default() };
+        let group = self.groups.entry(key.group).or_default();
+        let mut same = None;
+        for &i in group.iter() {
+            let s = &self.seen[i];
+            if !s.key.same_board(&key) {
+                continue;
+            }
+            counts.board += s.count;
+            self.board_earlier.extend_from_slice(&s.earliest);
+            if s.key.same_rights(&key) {
+                same = Some(i);
+                counts.fide += s.count;
+                self.previous = s.last;
+                self.fide_earlier.extend_from_slice(&s.earliest);
+                counts.fen += s.fens.iter().find(|f| f.0 == key.std.fen_ep).map_or(0, |f| f.1);
+            } else {
+                counts.castling_differs |= s.key.std.castling != key.std.castling;
+                counts.ep_differs |= s.key.std.legal_ep != key.std.legal_ep;
+            }
+        }
+        // The earliest board-equal plies of all identities of this board, in order.
+        self.board_earlier.sort_unstable();
+        self.board_earlier.truncate(EARLIER_PLIES_MAX);
+        match same {
+            Some(i) => {
+                let s = &mut self.seen[i];
+                s.count += 1;
+                if s.earliest.len() < EARLIER_PLIES_MAX {
+                    s.earliest.push(ply);
+                }
+                s.last = ply;
+                match s.fens.iter_mut().find(|f| f.0 == key.std.fen_ep) {
+                    Some(f) => f.1 += 1,
+                    None => s.fens.push((key.std.fen_ep, 1)),
+                }
+            }
+            None => {
+                group.push(self.seen.len());
+                let fens = vec![(key.std.fen_ep, 1)];
+                self.seen.push(Seen { key: key.clone(), count: 1, earliest: vec![ply], last: ply, fens });
+            }
+        }
+        if counts.fide == 2 {
+            self.twice[key.std.turn] += 1;
+        }
+        self.last = Some(key);
+        counts
+    }
+
+    /// How often `key` occurred, with the earliest plies, without recording it.
+    fn lookup(&self, key: &VKey, plies: &mut Vec<u32>) -> u32 {
+        plies.clear();
+        let group = self.groups.get(&key.group).map_or(&[][..], Vec::as_slice);
+        match group.iter().map(|&i| &self.seen[i]).find(|s| s.key.same_board(key) && s.key.same_rights(key)) {
+            Some(s) => {
+                plies.extend_from_slice(&s.earliest);
+                s.count
+            }
+            None => 0,
+        }
+    }
+
+    fn last(&self) -> &VKey {
+        self.last.as_ref().expect("just observed")
+    }
+}
+
+/// Replays one game of a Lichess variant (the counterpart of [`crate::engine::replay::Replay`]).
+#[derive(Default)]
+pub struct VariantReplay {
+    pos: VariantPosition,
+    mode: Option<v::CastlingMode>,
+    start_turn: Option<Color>,
+    ply: u32,
+    window: Window,
+    /// Per ply of the game: the side to move and whether it is in check (for perpetual checks).
+    checks: Vec<(Color, bool)>,
+    events: Vec<Event>,
+    /// Claim-by-move events of the current ply, with their moves, to mark the one played.
+    pending: Vec<(usize, Move)>,
+    stats: Stats,
+    error: Option<GameError>,
+    scratch: Vec<u32>,
+    annotations: Annotations,
+}
+
+impl VariantReplay {
+    fn reset(&mut self, base_seconds: Option<u32>) {
+        self.annotations.reset(base_seconds);
+        self.window.clear();
+        self.checks.clear();
+        self.events.clear();
+        self.pending.clear();
+        self.stats = Stats::default();
+        self.error = None;
+        self.ply = 0;
+    }
+
+    /// Starts a game from `start` and records its first position.
+    pub fn start(&mut self, start: VariantStart, base_seconds: Option<u32>) {
+        self.reset(base_seconds);
+        self.mode = Some(start.mode);
+        self.start_turn = Some(color(start.pos.turn()));
+        self.pos = start.pos;
+        self.visit();
+    }
+
+    /// Starts a game that cannot be replayed (its FEN is impossible in its variant).
+    pub fn start_failed(&mut self, error: GameError) {
+        self.reset(None);
+        self.mode = None;
+        self.error = Some(error);
+    }
+
+    fn mode(&self) -> v::CastlingMode {
+        self.mode.unwrap_or(v::CastlingMode::Standard)
+    }
+
+    /// Plays a legal move.
+    pub fn play(&mut self, m: Move) {
+        for &(i, pm) in &self.pending {
+            if pm == m
+                && let Detail::ClaimByMove { played, .. } = &mut self.events[i].detail
+            {
+                *played = true;
+            }
+        }
+        self.pending.clear();
+        let fresh = ends_window(&self.pos, m);
+        self.pos.play_unchecked(m);
+        if fresh {
+            self.window.clear();
+        }
+        self.ply += 1;
+        self.visit();
+    }
+
+    fn identity(&self, key: &VKey, pos: &VariantPosition) -> Identity {
+        let mut identity = Identity::of(&key.std, mode(self.mode()));
+        identity.variant_state = variant_state(pos);
+        identity
+    }
+
+    /// Counts the current position and records its events.
+    fn visit(&mut self) {
+        let (ply, turn) = (self.ply, color(self.pos.turn()));
+        let halfmove_clock = self.pos.halfmoves();
+        let fullmove = self.pos.fullmoves().get();
+        let key = VKey::of(&self.pos);
+        self.checks.push((turn, self.pos.is_check()));
+        let counts = self.window.observe(key, ply);
+        self.stats.last_counts = counts;
+        self.stats.max_occurrence = self.stats.max_occurrence.max(counts.fide);
+        if counts.board >= 2 {
+            self.repeated(counts, ply, fullmove, turn, halfmove_clock);
+        }
+        if halfmove_clock >= 100 && halfmove_rules_apply(self.pos.variant()) {
+            let st = &mut self.stats;
+            st.first_halfmove_100.get_or_insert(ply);
+            if halfmove_clock >= 150 {
+                st.first_halfmove_150.get_or_insert(ply);
+            }
+        }
+        let by_move = self.window.twice[!turn] > 0 && self.claims_by_move(ply, fullmove, turn, halfmove_clock);
+        self.stats.last_claim_by_move = by_move;
+        if counts.fide >= 3 || by_move {
+            self.stats.opportunities.push(ply);
+        }
+    }
+
+    /// Who gave check with every move from ply `from` to ply `to`.
+    fn perpetual(&self, from: u32, to: u32) -> Option<Perpetual> {
+        let (mut white, mut black) = (true, true);
+        for j in from + 1..=to {
+            let (_, in_check) = self.checks[j as usize];
+            if !in_check {
+                let mover = self.checks[j as usize - 1].0;
+                *mover.fold_wb(&mut white, &mut black) = false;
+            }
+        }
+        Perpetual::of(white, black)
+    }
+
+    fn repeated(&mut self, counts: Counts, ply: u32, fullmove: u32, turn: Color, halfmove_clock: u32) {
+        for (i, n) in [2, 3, 5].into_iter().enumerate() {
+            if counts.fide >= n && self.stats.first_occurrence[i].is_none() {
+                self.stats.first_occurrence[i] = Some(ply);
+            }
+        }
+        if counts.fide == 3 {
+            self.stats.positions_reaching_3 += 1;
+            if self.stats.first_threefold.is_none() {
+                let first = self.window.fide_earlier[0];
+                self.stats.first_threefold = Some((ply - first, self.perpetual(first, ply)));
+            }
+        }
+        let identity = self.identity(self.window.last(), &self.pos);
+        let event = |detail| Event {
+            ply,
+            fullmove,
+            turn,
+            halfmove_clock,
+            identity: identity.clone(),
+            clocks: Default::default(),
+            detail,
+        };
+        let w = &self.window;
+        let mut found = Vec::new();
+        if counts.fide >= 2 {
+            found.push(event(Detail::Repetition {
+                occurrence: counts.fide,
+                earlier_plies: w.fide_earlier.clone(),
+                claimable: counts.fide >= 3,
+                automatic: counts.fide >= 5,
+                cycle_plies: ply - w.previous,
+                perpetual: self.perpetual(w.previous, ply),
+            }));
+        }
+        if counts.board > counts.fide {
+            let differs = match (counts.castling_differs, counts.ep_differs) {
+                (true, true) => Differs::Both,
+                (true, false) => Differs::Castling,
+                _ => Differs::EnPassant,
+            };
+            self.stats.pseudo += 1;
+            found.push(event(Detail::PseudoRepetition {
+                differs,
+                board_occurrence: counts.board,
+                fide_occurrence: counts.fide,
+                earlier_plies: w.board_earlier.clone(),
+            }));
+        }
+        if counts.fide >= 2 && counts.fen < counts.fide {
+            self.stats.hidden += 1;
+            found.push(event(Detail::HiddenRepetition {
+                fen_occurrence: counts.fen,
+                fide_occurrence: counts.fide,
+                earlier_plies: w.fide_earlier.clone(),
+            }));
+        }
+        self.events.append(&mut found);
+    }
+
+    /// Records a `claim_by_move` event for each legal move (a drop too) that would make a
+    /// position occur for the third time or more; returns whether there was one.
+    fn claims_by_move(&mut self, ply: u32, fullmove: u32, turn: Color, halfmove_clock: u32) -> bool {
+        let castling = self.mode();
+        let mut found = false;
+        for m in self.pos.legal_moves() {
+            if ends_window(&self.pos, m) {
+                continue;
+            }
+            let mut after = self.pos.clone();
+            after.play_unchecked(m);
+            let key = VKey::of(&after);
+            let seen = self.window.lookup(&key, &mut self.scratch);
+            if seen < 2 {
+                continue;
+            }
+            found = true;
+            self.pending.push((self.events.len(), m));
+            let identity = self.identity(&key, &after);
+            self.events.push(Event {
+                ply,
+                fullmove,
+                turn,
+                halfmove_clock,
+                identity,
+                clocks: Default::default(),
+                detail: Detail::ClaimByMove {
+                    san: v::san::SanPlus::from_move(self.pos.clone(), m).to_string(),
+                    uci: UciMove::from_move(m, castling).to_string(),
+                    occurrence: seen + 1,
+                    earlier_plies: self.scratch.clone(),
+                    played: false,
+                },
+            });
+        }
+        found
+    }
+}
+
+impl Replayer for VariantReplay {
+    fn is_replaying(&self) -> bool {
+        self.mode.is_some() && self.error.is_none()
+    }
+
+    fn play_san(&mut self, san: &SanPlus) {
+        if !self.is_replaying() {
+            return;
+        }
+        if self.ply >= MAX_PLIES {
+            return self.fail(ErrorKind::TooLong, san.san.to_string());
+        }
+        // The move as this module's shakmaty reads it: its text, which both read alike.
+        let text = san.san.to_string();
+        let found = match San::from_ascii(text.as_bytes()) {
+            Ok(San::Null) => Err(ErrorKind::NullMove),
+            Ok(parsed) => parsed.to_move(&self.pos).map_err(|e| match e {
+                SanError::AmbiguousSan => ErrorKind::AmbiguousMove,
+                SanError::IllegalSan => ErrorKind::IllegalMove,
+            }),
+            Err(_) => Err(ErrorKind::InvalidMove),
+        };
+        match found {
+            Ok(m) => self.play(m),
+            Err(kind) => self.fail(kind, text),
+        }
+    }
+
+    fn note_comment(&mut self, clock_ms: Option<i64>, eval: Option<Eval>) {
+        if self.is_replaying() && self.ply > 0 {
+            self.annotations.note(self.ply, clock_ms, eval);
+        }
+    }
+
+    fn fail(&mut self, kind: ErrorKind, token: String) {
+        if self.is_replaying() {
+            let kind = if self.ply >= MAX_PLIES { ErrorKind::TooLong } else { kind };
+            self.error = Some(GameError { kind, ply: self.ply, token });
+        }
+    }
+
+    /// Ends the game. The draw reason is left null: its inference follows the FIDE Laws, and
+    /// the variants end games otherwise (a stalemate wins in antichess, a king explodes, ...).
+    fn finish(&mut self, result: GameResult) -> Analysis {
+        let mut events = std::mem::take(&mut self.events);
+        for event in &mut events {
+            event.clocks = self.annotations.at(event.ply);
+        }
+        self.pending.clear();
+        let error = self.error.take();
+        if self.mode.is_none() {
+            return Analysis { error, summary: Summary::empty(), events };
+        }
+        let pos = &self.pos;
+        let final_status = if pos.is_checkmate() {
+            FinalStatus::Checkmate
+        } else if pos.is_stalemate() {
+            FinalStatus::Stalemate
+        } else if pos.is_insufficient_material() {
+            FinalStatus::InsufficientMaterial
+        } else {
+            FinalStatus::None
+        };
+        let st = std::mem::take(&mut self.stats);
+        let summary = st.summary(
+            self.ply,
+            self.start_turn.unwrap_or(Color::White),
+            error.is_some(),
+            result,
+            &self.annotations,
+            final_status,
+            None,
+        );
+        Analysis { error, summary, events }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use shakmaty_variant::{CastlingMode, Square, fen::Fen};
+
+    use super::*;
+
+    fn pos(rules: Rules, fen: &str) -> VariantPosition {
+        let fen: Fen = fen.parse().unwrap();
+        VariantPosition::from_setup(rules, fen.into_setup(), CastlingMode::Standard).unwrap()
+    }
+
+    #[test]
+    fn variant_state_spells_pockets_promotions_and_checks() {
+        let zh = pos(Rules::Crazyhouse, "4k3/8/8/8/8/8/8/4K2R~[QPPn] w - - 0 1");
+        assert_eq!(zh.promoted(), v::Bitboard::from(Square::H1));
+        assert_eq!(variant_state(&zh).as_deref(), Some("[QPPn]~h1"));
+        let three = pos(Rules::ThreeCheck, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 2+3 0 1");
+        assert_eq!(variant_state(&three).as_deref(), Some("2+3"));
+        assert_eq!(variant_state(&VariantPosition::new(Rules::Atomic)), None);
+    }
+
+    /// In crazyhouse a capture does not end the window: the pieces come back by drops.
+    #[test]
+    fn crazyhouse_window_survives_captures() {
+        let zh = VariantPosition::new(Rules::Crazyhouse);
+        let capture = Move::Normal {
+            role: Role::Pawn,
+            from: Square::E4,
+            capture: Some(Role::Pawn),
+            to: Square::D5,
+            promotion: None,
+        };
+        assert!(!ends_window(&zh, capture));
+        assert!(ends_window(&VariantPosition::new(Rules::Atomic), capture));
+    }
+}
