@@ -177,16 +177,19 @@ pub fn time_class(time_control: &str) -> Option<&'static str> {
         return Some("correspondence");
     }
     let (base, inc) = tc.split_once('+')?;
-    let base: u64 = base.parse().ok()?;
-    let inc: u64 = inc.parse().ok()?;
+    Some(time_class_of(base.parse().ok()?, inc.parse().ok()?))
+}
+
+/// [`time_class`] of a time control already read as base and increment seconds.
+pub fn time_class_of(base: u64, inc: u64) -> &'static str {
     let estimate = base.saturating_add(inc.saturating_mul(40));
-    Some(match estimate {
+    match estimate {
         0..30 => "ultrabullet",
         30..180 => "bullet",
         180..480 => "blitz",
         480..1500 => "rapid",
         _ => "classical",
-    })
+    }
 }
 
 /// The base and increment seconds of a `TimeControl` tag written exactly `base+increment` in
