@@ -155,6 +155,13 @@ pub fn time32(value: &str) -> Option<i32> {
 
 /// The Lichess game id from a `Site` tag such as `https://lichess.org/AbCdEfGh`.
 pub fn lichess_id(site: &str) -> Option<&str> {
+    // The form of every Lichess game, checked at once; the general reading below gives the same.
+    if let Some(id) = site.strip_prefix("https://lichess.org/")
+        && id.len() == 8
+        && id.bytes().all(|b| b.is_ascii_alphanumeric())
+    {
+        return Some(id);
+    }
     let site = site.trim();
     let rest = ["https://lichess.org/", "http://lichess.org/", "lichess.org/"]
         .iter()
@@ -273,6 +280,9 @@ mod tests {
         assert_eq!(lichess_id("https://lichess.org/j1dkb5dw"), Some("j1dkb5dw"));
         assert_eq!(lichess_id("https://lichess.org/study/abc"), None);
         assert_eq!(lichess_id("Tilburg"), None);
+        assert_eq!(lichess_id("https://lichess.org/j1dkb5d!"), None);
+        assert_eq!(lichess_id("https://lichess.org/j1dkb5dw "), Some("j1dkb5dw"));
+        assert_eq!(lichess_id("https://lichess.org/j1dkb5dwXYZW"), Some("j1dkb5dw"));
         assert_eq!(time_class("15+0"), Some("ultrabullet"));
         assert_eq!(time_class("60+0"), Some("bullet"));
         assert_eq!(time_class("120+2"), Some("blitz"));
