@@ -159,7 +159,7 @@ fn tag_index(name: &str) -> Option<usize> {
 /// `games` columns after the tags: how the game was read and replayed.
 static GAME_COLUMNS: [Column<Game>; 9] = [
     Column::null(col::LICHESS_ID, Str(|g| g.tag("Site").and_then(tags::lichess_id).map(Cow::Borrowed))),
-    Column::null(col::TIME_CLASS, Str(|g| g.tag("TimeControl").and_then(tags::time_class).map(Cow::Borrowed))),
+    Column::null(col::TIME_CLASS, Str(|g| time_class(g).map(Cow::Borrowed))),
     Column::required(col::STATUS, Str(|g| Some(g.status().as_str().into()))),
     Column::required(col::REPLAY_VARIANT, Str(|g| Some(g.variant.name().into()))),
     Column::null(col::ERROR_KIND, Str(|g| g.error().map(|e| e.kind.as_str().into()))),
@@ -168,6 +168,16 @@ static GAME_COLUMNS: [Column<Game>; 9] = [
     Column::null(col::BASE_SECONDS, U32(|g| g.time_control.map(|(base, _)| base))),
     Column::null(col::INCREMENT_SECONDS, U32(|g| g.time_control.map(|(_, increment)| increment))),
 ];
+
+/// The `time_class` of a game: from the time control read when the game began, where it is of
+/// Lichess's form (`base+increment`, the same numbers [`tags::time_class`] reads), without
+/// looking for the tag again among all the game's tags.
+fn time_class(game: &Game) -> Option<&'static str> {
+    match game.time_control {
+        Some((base, inc)) => Some(tags::time_class_of(base.into(), inc.into())),
+        None => game.tag("TimeControl").and_then(tags::time_class),
+    }
+}
 
 /// `games` summary columns (all null for a skipped game).
 static SUMMARY_COLUMNS: [Column<Summary>; 29] = [

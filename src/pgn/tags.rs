@@ -69,12 +69,39 @@ fn push_decoded(out: &mut String, bytes: &[u8]) {
 
 /// A rating or rating difference (`1500`, `+12`, `-7`); `None` for `?`, empty or out of range.
 pub fn int16(value: &str) -> Option<i16> {
+    // Lichess writes plain digits: read them at once (up to 4 digits fit an i16), without the
+    // trimming and sign handling of the general parse, which gives the same for these.
+    let b = value.as_bytes();
+    if (1..=4).contains(&b.len()) && b.iter().all(u8::is_ascii_digit) {
+        return Some(b.iter().fold(0, |n, &d| n * 10 + i16::from(d - b'0')));
+    }
     value.trim().parse().ok()
+}
+
+/// The value of two ASCII digits.
+fn two_digits(b: &[u8]) -> u32 {
+    u32::from(b[0] - b'0') * 10 + u32::from(b[1] - b'0')
+}
+
+/// Whether `b` has ASCII digits at every position but the `separators`, and `sep` at those.
+fn digits_with(b: &[u8], sep: u8, separators: [usize; 2]) -> bool {
+    b.iter().enumerate().all(|(i, &c)| if separators.contains(&i) { c == sep } else { c.is_ascii_digit() })
 }
 
 /// Days since 1970-01-01 of a `YYYY.MM.DD` date (`-` or `/` also accepted); `None` if any part is
 /// unknown (`????.??.??`) or impossible.
 pub fn date32(value: &str) -> Option<i32> {
+    // `YYYY.MM.DD` as Lichess writes it, read by position: the general parse below splits and
+    // parses each part, several hundred instructions a game; same checks, same result.
+    let b = value.as_bytes();
+    if b.len() == 10 && digits_with(b, b'.', [4, 7]) {
+        let y = i64::from(two_digits(&b[..2]) * 100 + two_digits(&b[2..4]));
+        let (m, d) = (two_digits(&b[5..7]), two_digits(&b[8..10]));
+        if !(1..=12).contains(&m) || d == 0 || d > days_in_month(y, m) {
+            return None;
+        }
+        return i32::try_from(days_from_civil(y, m, d)).ok();
+    }
     let mut parts = value.trim().split(['.', '-', '/']);
     let y: i64 = parts.next()?.parse().ok()?;
     let m: u32 = parts.next()?.parse().ok()?;
@@ -107,6 +134,15 @@ fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
 
 /// Seconds since midnight of a `HH:MM:SS` time.
 pub fn time32(value: &str) -> Option<i32> {
+    // `HH:MM:SS` read by position, as for dates; the general parse is the reference.
+    let b = value.as_bytes();
+    if b.len() == 8 && digits_with(b, b':', [2, 5]) {
+        let (h, m, s) = (two_digits(&b[..2]) as i32, two_digits(&b[3..5]) as i32, two_digits(&b[6..8]) as i32);
+        if !(0..24).contains(&h) || !(0..60).contains(&m) || !(0..=60).contains(&s) {
+            return None;
+        }
+        return Some(h * 3600 + m * 60 + s);
+    }
     let mut parts = value.trim().split(':');
     let h: i32 = parts.next()?.parse().ok()?;
     let m: i32 = parts.next()?.parse().ok()?;
@@ -119,6 +155,13 @@ pub fn time32(value: &str) -> Option<i32> {
 
 /// The Lichess game id from a `Site` tag such as `https://lichess.org/AbCdEfGh`.
 pub fn lichess_id(site: &str) -> Option<&str> {
+    // The form of every Lichess game, checked at once; the general reading below gives the same.
+    if let Some(id) = site.strip_prefix("https://lichess.org/")
+        && id.len() == 8
+        && id.bytes().all(|b| b.is_ascii_alphanumeric())
+    {
+        return Some(id);
+    }
     let site = site.trim();
     let rest = ["https://lichess.org/", "http://lichess.org/", "lichess.org/"]
         .iter()
@@ -141,16 +184,19 @@ pub fn time_class(time_control: &str) -> Option<&'static str> {
         return Some("correspondence");
     }
     let (base, inc) = tc.split_once('+')?;
-    let base: u64 = base.parse().ok()?;
-    let inc: u64 = inc.parse().ok()?;
+    Some(time_class_of(base.parse().ok()?, inc.parse().ok()?))
+}
+
+/// [`time_class`] of a time control already read as base and increment seconds.
+pub fn time_class_of(base: u64, inc: u64) -> &'static str {
     let estimate = base.saturating_add(inc.saturating_mul(40));
-    Some(match estimate {
+    match estimate {
         0..30 => "ultrabullet",
         30..180 => "bullet",
         180..480 => "blitz",
         480..1500 => "rapid",
         _ => "classical",
-    })
+    }
 }
 
 /// The base and increment seconds of a `TimeControl` tag written exactly `base+increment` in
@@ -199,11 +245,44 @@ mod tests {
         assert_eq!(time32("24:00:00"), None);
     }
 
+    /// The by-position readings of Lichess's forms give what the general parse gives.
+    #[test]
+    fn typed_tags_fast_forms_agree_with_the_general_parse() {
+        let general_date = |v: &str| date32(&v.replace('.', "-"));
+        let general_time = |v: &str| time32(&format!(" {v}"));
+        let general_int = |v: &str| int16(&format!(" {v}"));
+        for y in ["0000", "0001", "1899", "1900", "1970", "2000", "2021", "2100", "9999"] {
+            for m in ["00", "01", "02", "09", "10", "12", "13", "99"] {
+                for d in ["00", "01", "28", "29", "30", "31", "32", "99"] {
+                    let v = format!("{y}.{m}.{d}");
+                    assert_eq!(date32(&v), general_date(&v), "{v}");
+                }
+            }
+        }
+        for h in ["00", "09", "23", "24", "99"] {
+            for m in ["00", "59", "60"] {
+                for s in ["00", "59", "60", "61"] {
+                    let v = format!("{h}:{m}:{s}");
+                    assert_eq!(time32(&v), general_time(&v), "{v}");
+                }
+            }
+        }
+        for v in ["0", "7", "0012", "1500", "9999", "32767", "99999", "+12", "-7", "?", "", "1a"] {
+            assert_eq!(int16(v), general_int(v), "{v}");
+        }
+        assert_eq!(date32("2021.1.01"), Some(18628));
+        assert_eq!(date32("2021.10.0x"), None);
+        assert_eq!(time32("1:02:03"), Some(3723));
+    }
+
     #[test]
     fn derived() {
         assert_eq!(lichess_id("https://lichess.org/j1dkb5dw"), Some("j1dkb5dw"));
         assert_eq!(lichess_id("https://lichess.org/study/abc"), None);
         assert_eq!(lichess_id("Tilburg"), None);
+        assert_eq!(lichess_id("https://lichess.org/j1dkb5d!"), None);
+        assert_eq!(lichess_id("https://lichess.org/j1dkb5dw "), Some("j1dkb5dw"));
+        assert_eq!(lichess_id("https://lichess.org/j1dkb5dwXYZW"), Some("j1dkb5dw"));
         assert_eq!(time_class("15+0"), Some("ultrabullet"));
         assert_eq!(time_class("60+0"), Some("bullet"));
         assert_eq!(time_class("120+2"), Some("blitz"));
