@@ -742,22 +742,22 @@ fn check_clocks_against_sql(report: &Value, dir: &Path, condition: &str) {
             .map(|r| (r["band"].as_str().unwrap().to_owned(), (num(&r["games"]), num(&r["n"]))))
             .collect()
     };
-    let got_clock: BTreeMap<String, (u64, u64)> = c["first_claim_by_clock"]
-        .as_array()
+    assert_eq!(bands(&c["first_claim_by_clock"], |b| &b["passed_over"]), want("clock"), "first claim by clock band");
+    assert_eq!(
+        bands(&c["first_missed_by_eval"], |b| &b["claimant"]["games"]),
+        want("eval"),
+        "first missed claim by evaluation band"
+    );
+}
+
+/// A report's clock or evaluation bands with games, as label -> (games, the count `second` picks).
+fn bands(list: &Value, second: impl Fn(&Value) -> &Value) -> BTreeMap<String, (u64, u64)> {
+    list.as_array()
         .unwrap()
         .iter()
         .filter(|b| num(&b["games"]) > 0)
-        .map(|b| (b["label"].as_str().unwrap().to_owned(), (num(&b["games"]), num(&b["passed_over"]))))
-        .collect();
-    assert_eq!(got_clock, want("clock"), "first claim by clock band");
-    let got_eval: BTreeMap<String, (u64, u64)> = c["first_missed_by_eval"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|b| num(&b["games"]) > 0)
-        .map(|b| (b["label"].as_str().unwrap().to_owned(), (num(&b["games"]), num(&b["claimant"]["games"]))))
-        .collect();
-    assert_eq!(got_eval, want("eval"), "first missed claim by evaluation band");
+        .map(|b| (b["label"].as_str().unwrap().to_owned(), (num(&b["games"]), num(second(b)))))
+        .collect()
 }
 
 /// The report's clock and evaluation figures: the games they cover and the first claims by clock
@@ -766,14 +766,11 @@ fn check_report_clocks(report: &Value, q: &BTreeMap<String, Vec<Value>>, e: &Eng
     let c = &report["clocks"];
     assert_eq!(num(&c["games_with_clocks"]), e.games_with_clocks);
     assert_eq!(num(&c["games_with_evals"]), e.games_with_evals);
-    let bands: BTreeMap<String, (u64, u64)> = c["first_claim_by_clock"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|b| num(&b["games"]) > 0)
-        .map(|b| (b["label"].as_str().unwrap().to_owned(), (num(&b["games"]), num(&b["passed_over"]))))
-        .collect();
-    assert_eq!(bands, e.first_claim_bands, "report: first claims by clock");
+    assert_eq!(
+        bands(&c["first_claim_by_clock"], |b| &b["passed_over"]),
+        e.first_claim_bands,
+        "report: first claims by clock"
+    );
     for band in c["first_missed_by_eval"].as_array().unwrap() {
         let r = row(&q["missed_claims_by_eval"], "eval_band", band["label"].as_str().unwrap());
         let o = &band["claimant"];
