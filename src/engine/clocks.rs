@@ -81,6 +81,7 @@ impl Annotations {
     }
 
     /// Notes a comment's clock and evaluation after move `ply` (>= 1); the first of each counts.
+    #[inline]
     pub fn note(&mut self, ply: u32, clock_ms: Option<i64>, eval: Option<Eval>) {
         let i = ply as usize - 1;
         if let Some(ms) = clock_ms
@@ -120,12 +121,19 @@ impl Annotations {
 }
 
 /// Sets `v[i]` if it is not set yet (growing `v`); returns whether it did.
+#[inline]
 fn set_once<T: Copy>(v: &mut Vec<Option<T>>, i: usize, value: T) -> bool {
     // The common case: a clock after every move, noted in order.
     if v.len() == i {
         v.push(Some(value));
         return true;
     }
+    set_out_of_order(v, i, value)
+}
+
+/// [`set_once`] for a move noted again or after moves without one.
+#[inline(never)]
+fn set_out_of_order<T: Copy>(v: &mut Vec<Option<T>>, i: usize, value: T) -> bool {
     if v.len() < i {
         v.resize(i + 1, None);
     }

@@ -106,6 +106,7 @@ impl Replayer for Replay {
     fn play_san(&mut self, san: &SanPlus) {
         Replay::play_san(self, san)
     }
+    #[inline]
     fn note_comment(&mut self, clock_ms: Option<i64>, eval: Option<Eval>) {
         Replay::note_comment(self, clock_ms, eval)
     }
@@ -198,6 +199,7 @@ impl Replay {
 
     /// Notes the clock and evaluation of a comment after the last move played (the first of
     /// each kind counts); ignored before the first move and once the replay stopped.
+    #[inline]
     pub fn note_comment(&mut self, clock_ms: Option<i64>, eval: Option<Eval>) {
         if self.is_replaying() && self.ply > 0 {
             self.annotations.note(self.ply, clock_ms, eval);

@@ -28,8 +28,21 @@ pub fn read(comment: &[u8]) -> Commands {
     // Lichess writes a clock after every move, alone in its comment: read it without searching.
     match lone_clock(comment) {
         Some(ms) => Commands { clock_ms: Some(ms), eval: None },
-        None => search(comment),
+        None => eval_then_clock(comment).unwrap_or_else(|| search(comment)),
     }
+}
+
+/// Lichess's form of a comment with an evaluation, ` [%eval 0.17] [%clk 0:03:00] `, read
+/// without searching: an evaluation command first, then exactly a lone clock. Anything else,
+/// `None`, goes the general way, which reads this form alike (the evaluation is the first
+/// command and ends at the first `]`; the rest holds one clock and no other command).
+#[inline(never)]
+fn eval_then_clock(comment: &[u8]) -> Option<Commands> {
+    let body = comment.strip_prefix(b" ").unwrap_or(comment).strip_prefix(b"[%eval")?;
+    let eval = eval(body)?;
+    let close = body.iter().position(|&b| b == b']')?;
+    let clock_ms = lone_clock(&body[close + 1..])?;
+    Some(Commands { clock_ms: Some(clock_ms), eval })
 }
 
 /// Reads `comment` by searching it for commands.
@@ -348,6 +361,20 @@ mod tests {
                 assert_eq!(lone_clock(&c), lone_clock_by_patterns(&c), "{c:?}");
             }
         }
+        // Lichess's evaluation-then-clock form read without searching, as the search reads it,
+        // also around the forms it must leave to the search.
+        for eval in ["0.17", "-1.5", "#-3", "#+3,20", "x", "0.5 ", "12345678901", "5.", ".5", "1,", ""] {
+            for clock in [" [%clk 0:03:00] ", "[%clk 0:03:00]", " [%clk 0:3:00] ", " [%clk 0:03:00.5] ", " ", ""] {
+                for lead in ["", " ", "  "] {
+                    let comment = format!("{lead}[%eval {eval}]{clock}");
+                    let c = comment.as_bytes();
+                    assert_eq!(read(c), search(c), "{comment}");
+                    assert!(eval_then_clock(c).is_none_or(|fast| fast == search(c)), "{comment}");
+                }
+            }
+        }
+        assert!(eval_then_clock(b" [%eval 0.17] [%clk 0:03:00] ").is_some());
+        assert!(eval_then_clock(b" [%eval #-3] [%clk 0:03:00] ").is_some());
         // Centipawns as integers are what Python's float reading and rounding gives.
         for sign in ["", "+", "-"] {
             for whole in ["", "0", "1", "9", "12", "999", "0000000001", "1234567890", "9999999999"] {
