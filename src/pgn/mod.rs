@@ -90,6 +90,8 @@ pub struct Movetext {
     tags: Tags,
     variant: Variant,
     outcome: Option<GameResult>,
+    /// The `Result` tag's result, if the game has the tag.
+    tag_result: Option<GameResult>,
     /// The game is replayed by the variant replay (decided once per game).
     lichess: bool,
 }
@@ -177,18 +179,18 @@ impl GameVisitor {
     /// its handing over of each tag cost as much as the scanner's whole reading of a short
     /// game. Returns where the game ends, or `None` (nothing read) for the reader to read it.
     fn read_first_game(&mut self, slice: &[u8], out: &mut Vec<Game>) -> Option<usize> {
-        let mut tags = Tags::new();
         let found = &mut self.tag_ranges;
         found.clear();
         let movetext = movetext::read_tag_section(slice, |name, value, escaped| found.push((name, value, escaped)))?;
         // One UTF-8 check for the whole tag section rather than one per name and value (cut at
         // ASCII bytes, its tags are UTF-8 too), and not over the movetext, which is most of a
-        // game's bytes; a value with a backslash is unescaped as the reader does.
+        // game's bytes; the section is copied once and its tags kept as ranges in it. A value
+        // with a backslash is unescaped as the reader does.
         let text = std::str::from_utf8(&slice[..movetext]).ok();
+        let mut tags = text.map_or_else(Tags::new, Tags::from_section);
         for (name, value, escaped) in found.drain(..) {
-            match text.and_then(|t| Some((t.get(name.clone())?, t.get(value.clone())?))) {
-                Some((n, v)) if !escaped => tags.push_str(n, v),
-                _ => tags.push(&slice[name], &RawTag(&slice[value]).decode()),
+            if text.is_none() || escaped || !tags.push_within(name.clone(), value.clone()) {
+                tags.push(&slice[name], &RawTag(&slice[value]).decode());
             }
         }
         let end = match self.begin(tags) {
@@ -208,25 +210,35 @@ impl GameVisitor {
     /// Starts a game from its tags, or returns it whole when its variant is not replayed.
     #[allow(clippy::result_large_err)] // the `Err` is the game itself, handed straight on
     fn begin(&mut self, tags: Tags) -> Result<Movetext, Game> {
-        let find = |name: &str| tags.get(name);
-        let time_control = find("TimeControl").and_then(tags::time_control);
-        let mut variant = Variant::from_tag(find("Variant"));
+        let [time_control, variant_tag, fen, result_tag] = tags.get_each(["TimeControl", "Variant", "FEN", "Result"]);
+        let time_control = time_control.and_then(tags::time_control);
+        let mut variant = Variant::from_tag(variant_tag);
+        let tag_result = result_tag.map(GameResult::from_tag);
         let base = time_control.map(|(base, _)| base);
+        let movetext = |tags, variant, lichess| Movetext {
+            moves: Vec::new(),
+            time_control,
+            tags,
+            variant,
+            outcome: None,
+            tag_result,
+            lichess,
+        };
         match variant {
             Variant::Other(_) => {
-                let result = GameResult::from_tag(find("Result").unwrap_or(""));
+                let result = tag_result.unwrap_or(GameResult::from_tag(""));
                 return Err(Game { tags, variant, result, analysis: None, moves: Vec::new(), time_control });
             }
             Variant::Lichess(rules) => {
-                match VariantStart::new(rules, find("FEN")) {
+                match VariantStart::new(rules, fen) {
                     Ok(start) => self.variant_replay.start(start, base),
                     Err(error) => self.variant_replay.start_failed(error),
                 }
-                return Ok(Movetext { moves: Vec::new(), time_control, tags, variant, outcome: None, lichess: true });
+                return Ok(movetext(tags, variant, true));
             }
             Variant::Standard | Variant::Chess960 => {}
         }
-        match Start::new(&variant, find("FEN")) {
+        match Start::new(&variant, fen) {
             Ok(start) => {
                 if start.mode == CastlingMode::Chess960 {
                     variant = Variant::Chess960;
@@ -235,7 +247,7 @@ impl GameVisitor {
             }
             Err(error) => self.replay.start_failed(error),
         }
-        Ok(Movetext { moves: Vec::new(), time_control, tags, variant, outcome: None, lichess: false })
+        Ok(movetext(tags, variant, false))
     }
 
     /// Plays a move the reader passed on (a further game of a slice: the scanner's path,
@@ -272,8 +284,7 @@ impl GameVisitor {
     /// The game's record: the result is the `Result` tag's when it is decisive or a draw, else
     /// the movetext marker's.
     fn finish(&mut self, movetext: Movetext, marker: Option<GameResult>) -> Game {
-        let tag_result = movetext.tags.get("Result").map(GameResult::from_tag);
-        let result = match tag_result {
+        let result = match movetext.tag_result {
             Some(r) if r != GameResult::Unknown => r,
             _ => marker.unwrap_or(GameResult::Unknown),
         };

@@ -2,60 +2,96 @@
 //! `Lichess/standard-chess-games` dataset types them, and the fields derived from tags
 //! (`lichess_id`, `time_class`).
 
+use std::ops::Range;
+
 /// A game's tags in file order, names and values decoded as UTF-8, or Latin-1 (every byte one
 /// character) where they are not valid UTF-8. All of them live in one string: two allocations
-/// per game, not two per tag.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// per game, not two per tag. A tag section that is UTF-8 is copied whole and its tags are
+/// ranges in it ([`Tags::from_section`]): one copy per game rather than two per tag.
+#[derive(Clone, Debug, Default)]
 pub struct Tags {
     text: String,
-    /// Per tag, where its name and its value end in `text`.
-    ends: Vec<(usize, usize)>,
+    /// Per tag, where its name and its value lie in `text`.
+    spans: Vec<(Range<usize>, Range<usize>)>,
 }
+
+impl PartialEq for Tags {
+    fn eq(&self, other: &Tags) -> bool {
+        self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Tags {}
 
 impl Tags {
     pub fn new() -> Tags {
         // A Lichess game's tags take about 400 bytes.
-        Tags { text: String::with_capacity(512), ends: Vec::with_capacity(20) }
+        Tags { text: String::with_capacity(512), spans: Vec::with_capacity(20) }
+    }
+
+    /// No tags yet, over a copy of `section` (the text of a tag section), whose tags
+    /// [`Tags::push_within`] adds by their ranges in it.
+    pub fn from_section(section: &str) -> Tags {
+        let mut text = String::with_capacity(section.len().max(512));
+        text.push_str(section);
+        Tags { text, spans: Vec::with_capacity(20) }
+    }
+
+    /// Appends the tag whose name and value lie at `name` and `value` in the section
+    /// [`Tags::from_section`] copied; `false` (nothing added) where a range is not text there.
+    pub fn push_within(&mut self, name: Range<usize>, value: Range<usize>) -> bool {
+        let ok = self.text.get(name.clone()).is_some() && self.text.get(value.clone()).is_some();
+        if ok {
+            self.spans.push((name, value));
+        }
+        ok
     }
 
     /// Appends a tag whose name and value are text already.
     pub fn push_str(&mut self, name: &str, value: &str) {
+        let start = self.text.len();
         self.text.push_str(name);
         let name_end = self.text.len();
         self.text.push_str(value);
-        self.ends.push((name_end, self.text.len()));
+        self.spans.push((start..name_end, name_end..self.text.len()));
     }
 
     /// Appends a tag as read from the file.
     pub fn push(&mut self, name: &[u8], value: &[u8]) {
+        let start = self.text.len();
         push_decoded(&mut self.text, name);
         let name_end = self.text.len();
         push_decoded(&mut self.text, value);
-        self.ends.push((name_end, self.text.len()));
+        self.spans.push((start..name_end, name_end..self.text.len()));
     }
 
     /// The tags as (name, value), in file order, duplicates included.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
-        let mut start = 0;
-        self.ends.iter().map(move |&(name_end, value_end)| {
-            let tag = (&self.text[start..name_end], &self.text[name_end..value_end]);
-            start = value_end;
-            tag
-        })
+        self.spans.iter().map(|(name, value)| (&self.text[name.clone()], &self.text[value.clone()]))
+    }
+
+    /// The values of the first tags called `names`, in one pass over the tags (a tag that is
+    /// absent, as `Variant` and `FEN` mostly are, costs a pass over all of them).
+    pub fn get_each<const N: usize>(&self, names: [&str; N]) -> [Option<&str>; N] {
+        let bytes = self.text.as_bytes();
+        let mut found = [None; N];
+        for (name, value) in &self.spans {
+            let name = &bytes[name.clone()];
+            if let Some(k) = names.iter().position(|n| n.as_bytes() == name)
+                && found[k].is_none()
+            {
+                found[k] = Some(&self.text[value.clone()]);
+            }
+        }
+        found
     }
 
     /// The value of the first tag called `name`.
     pub fn get(&self, name: &str) -> Option<&str> {
         // Names compared as bytes: no check of `str` boundaries for the tags passed over.
-        let (bytes, name) = (self.text.as_bytes(), name.as_bytes());
-        let mut start = 0;
-        for &(name_end, value_end) in &self.ends {
-            if &bytes[start..name_end] == name {
-                return Some(&self.text[name_end..value_end]);
-            }
-            start = value_end;
-        }
-        None
+        let bytes = self.text.as_bytes();
+        let (_, value) = self.spans.iter().find(|(n, _)| &bytes[n.clone()] == name.as_bytes())?;
+        Some(&self.text[value.clone()])
     }
 }
 
@@ -230,6 +266,8 @@ mod tests {
         assert_eq!(tags.get("Black"), Some("Mil\u{e9}s"));
         assert_eq!(tags.get("Empty"), Some(""));
         assert_eq!(tags.get("Round"), None);
+        let names = ["Round", "Event", "Black", "Empty", "White"];
+        assert_eq!(tags.get_each(names), names.map(|n| tags.get(n)));
     }
 
     #[test]
