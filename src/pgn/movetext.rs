@@ -170,6 +170,18 @@ impl Scan<'_> {
         }
     }
 
+    /// Passes over a space and the move number after it (` 2. `, ` 1... `) as the arms for a
+    /// space and for a move number would, if they come next; these change nothing else.
+    fn skip_spaced_move_number(&mut self) {
+        if self.peek() == Some(b' ')
+            && let Some(c @ b'1'..=b'9') = self.at(1)
+            && (c != b'1' || matches!(self.at(2), Some(b'0'..=b'9' | b'.')))
+        {
+            self.i += 2;
+            self.skip_digits_and_dots();
+        }
+    }
+
     fn skip_whitespace(&mut self, mut new_line: bool) {
         while let Some(c) = self.peek() {
             match c {
@@ -455,8 +467,10 @@ impl<'a> Mainline<'a> {
                     match short_comment_end(&sc.s[sc.i..]).or_else(|| memchr(b'}', &sc.s[sc.i..])) {
                         Some(p) => {
                             sc.i += p + 1;
+                            let end = sc.i - 1;
+                            sc.skip_spaced_move_number();
                             if read_moves {
-                                return Some(Token::Comment(text..sc.i - 1));
+                                return Some(Token::Comment(text..end));
                             }
                         }
                         None => {
@@ -719,6 +733,22 @@ mod tests {
             }
         }
         assert_eq!(short_comment_end(&base), Some(16));
+    }
+
+    /// The move number after a comment is passed over in the comment's step: the comment's
+    /// text must still end at its brace (it ran on to the move number while this was written,
+    /// which the clock search still read right), and every move and comment stay as the reader's.
+    #[test]
+    fn a_comment_ends_at_its_brace_when_the_move_number_after_it_is_passed_over() {
+        let game = "[Event \"x\"]\n\n1. e4 { [%clk 0:03:00] } 1... e5 { [%clk 0:02:59] } 2. Nf3 {x} 10. a3 \
+                    {y}  3... Nc6 {z} 1-0 {w} 12.d4 1-0\n";
+        let (items, scanned) = scan_items(game.as_bytes());
+        assert_eq!(items, reader_items(game.as_bytes()).unwrap());
+        let comments: Vec<&[u8]> =
+            items.iter().filter_map(|i| if let Item::Comment(c) = i { Some(&c[..]) } else { None }).collect();
+        assert_eq!(comments, [&b" [%clk 0:03:00] "[..], b" [%clk 0:02:59] ", b"x", b"y", b"z", b"w"]);
+        assert_eq!(scanned.result, Some(GameResult::WhiteWins));
+        assert!(check_scan_against_reader(game.as_bytes()).is_ok());
     }
 
     #[test]
