@@ -334,11 +334,22 @@ fn replay_mainline<R: Replayer>(
     start: usize,
 ) -> (Movetext, Option<GameResult>, usize) {
     let mut mainline = Mainline::at(game, start);
+    // Once a 16-byte comment was read (Lichess's clock after a move), each ply is first tried
+    // in Lichess's form, which skips the scanner's steps for the space, comment and number.
+    let mut lichess = false;
     while replay.is_replaying() {
+        if lichess && let Some((san, text)) = mainline.lichess_ply() {
+            play(replay, keep_moves, &mut movetext, san);
+            note_comment(replay, &game[text]);
+            continue;
+        }
         match mainline.next_token() {
             None => break,
             Some(Token::Move(san)) => play(replay, keep_moves, &mut movetext, san),
-            Some(Token::Comment(text)) => note_comment(replay, &game[text]),
+            Some(Token::Comment(text)) => {
+                lichess = movetext::lichess_form(&text);
+                note_comment(replay, &game[text]);
+            }
             Some(Token::Bad(bad)) => {
                 let kind = if bad.null_move { ErrorKind::NullMove } else { ErrorKind::InvalidMove };
                 replay.fail(kind, bad.token);

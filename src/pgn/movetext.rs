@@ -407,6 +407,34 @@ impl<'a> Mainline<'a> {
         Mainline { sc, moves: 0, after_result: false, ended: false, end: game.len(), out: Scanned::default() }
     }
 
+    /// Lichess's form of a ply, `SAN { [%clk 0:03:00] }` (a move, one space, a 16-byte comment),
+    /// then the space and move number after it: the move and the comment's text, as
+    /// [`Self::next_token`] would give them in turn; `None`, with nothing read, where the text
+    /// has another form (the caller then takes the next token). One check of the bytes instead
+    /// of a step of the scanner for each of the move, the space, the comment and the number.
+    #[inline(always)]
+    pub fn lichess_ply(&mut self) -> Option<(SanPlus, Range<usize>)> {
+        // (Callers try it only once a comment of this form was read, [`lichess_form`]: games
+        // without such comments are spared the check after every move.)
+        let sc = &self.sc;
+        // A move's first byte takes the scanner's arm for other tokens (no digit: a move
+        // number, a result or castling with zeros go their own ways).
+        if self.ended || !matches!(sc.peek(), Some(b'a'..=b'h' | b'N' | b'B' | b'R' | b'Q' | b'K' | b'O')) {
+            return None;
+        }
+        let end = sc.token_end();
+        let text = end + 2..end + 18;
+        if sc.s.get(end..end + 2) != Some(b" {") || short_comment_end(&sc.s[end + 2..]) != Some(16) {
+            return None;
+        }
+        // (A lone `e` before `.p.`, which the arm passes over, never has ` {` after it.)
+        let san = crate::engine::san::parse(&sc.s[sc.i..end]).ok()?;
+        self.moves += 1;
+        self.sc.i = text.end + 1;
+        self.sc.skip_spaced_move_number();
+        Some((san, text))
+    }
+
     /// The next move, or the first token that is not a move (reported once; the moves after it
     /// are still returned). `None` at the end of the mainline.
     // Inlined into the replay loop as `step` is: a call per token cost 3-5% of the replay
@@ -594,17 +622,39 @@ pub enum Item {
     Comment(Vec<u8>),
 }
 
+/// Whether a comment (its text's range) is of the form after which a replay tries each ply in
+/// Lichess's form first ([`Mainline::lichess_ply`]): 16 bytes, as ` [%clk 0:03:00] `.
+pub fn lichess_form(text: &Range<usize>) -> bool {
+    text.len() == 16
+}
+
 #[cfg(any(test, feature = "internals"))]
-/// The mainline moves and comments of `game` as [`Mainline`] reads them, up to the first token
-/// the reader would skip (not included), and what the scan found.
+/// The mainline moves and comments of `game` as [`Mainline`] reads them in the replay (plies in
+/// Lichess's form read at once after a comment of that form), up to the first token the reader
+/// would skip (not included), and what the scan found.
 pub fn scan_items(game: &[u8]) -> (Vec<Item>, Scanned) {
+    scan_items_with(game, true)
+}
+
+#[cfg(any(test, feature = "internals"))]
+/// [`scan_items`], with or without [`Mainline::lichess_ply`]: both must read the same.
+pub fn scan_items_with(game: &[u8], lichess_plies: bool) -> (Vec<Item>, Scanned) {
     let mut items = Vec::new();
     let mut mainline = Mainline::new(game);
-    while let Some(token) = mainline.next_token() {
-        match token {
-            Token::Move(san) => items.push(Item::Move(san)),
-            Token::Comment(text) => items.push(Item::Comment(game[text].to_vec())),
-            Token::Bad(_) => break,
+    let mut lichess = false;
+    loop {
+        if lichess && let Some((san, text)) = mainline.lichess_ply() {
+            items.push(Item::Move(san));
+            items.push(Item::Comment(game[text].to_vec()));
+            continue;
+        }
+        match mainline.next_token() {
+            None | Some(Token::Bad(_)) => break,
+            Some(Token::Move(san)) => items.push(Item::Move(san)),
+            Some(Token::Comment(text)) => {
+                lichess = lichess_plies && lichess_form(&text);
+                items.push(Item::Comment(game[text].to_vec()));
+            }
         }
     }
     (items, mainline.finish())
@@ -679,6 +729,14 @@ pub fn reader_items(game: &[u8]) -> std::io::Result<Vec<Item>> {
 /// scanner rejects whole; the replay stops there anyway).
 pub fn check_scan_against_reader(slice: &[u8]) -> Result<(), String> {
     let (scanned, found) = scan_items(slice);
+    // The replay's reading (Lichess plies at once) and the token-by-token one agree.
+    let token_by_token = scan_items_with(slice, false);
+    if (&scanned, &found) != (&token_by_token.0, &token_by_token.1) {
+        return Err(format!(
+            "with Lichess plies: {scanned:?} {found:?}\ntoken by token: {:?} {:?}",
+            token_by_token.0, token_by_token.1
+        ));
+    }
     let closed;
     let text = if found.open_comment {
         closed = [slice, b"}\n"].concat();
@@ -749,6 +807,45 @@ mod tests {
         assert_eq!(comments, [&b" [%clk 0:03:00] "[..], b" [%clk 0:02:59] ", b"x", b"y", b"z", b"w"]);
         assert_eq!(scanned.result, Some(GameResult::WhiteWins));
         assert!(check_scan_against_reader(game.as_bytes()).is_ok());
+    }
+
+    /// Plies in Lichess's form read at once ([`Mainline::lichess_ply`]) give what the scanner
+    /// gives token by token, and what the reader reads, around every way out of that form.
+    #[test]
+    fn lichess_plies_read_at_once_are_the_tokens_read_one_by_one() {
+        let clk = "{ [%clk 0:03:00] }";
+        let plies = [
+            format!("e4 {clk}"),
+            format!("e5 {clk}"),
+            "Nf3 { [%eval 0.17] [%clk 0:02:58] }".to_owned(),
+            format!("Nc6 {clk}"),
+            "Bb5 {0123456789abcdef}".to_owned(),
+            format!("a6{clk}"),
+            format!("Ba4  {clk}"),
+            format!("Nf6 {clk} $1"),
+            format!("O-O {clk} (5. d3 {clk})"),
+            format!("Be7 {clk} 1/2"),
+            format!("Re1 {clk}"),
+            format!("b5 ; {clk}\n"),
+            format!("Bb3 {clk}"),
+            format!("Zz9 {clk}"),
+            format!("d6 {clk}"),
+        ];
+        let mut movetext = String::new();
+        for (k, ply) in plies.iter().enumerate() {
+            let number = if k % 2 == 0 { format!("{}. ", k / 2 + 1) } else { format!("{}... ", k / 2 + 1) };
+            movetext.push_str(&number);
+            movetext.push_str(ply);
+            movetext.push(' ');
+        }
+        let game = format!("[Event \"x\"]\n\n{movetext}*\n");
+        let (fast, fast_scanned) = scan_items(game.as_bytes());
+        let (slow, slow_scanned) = scan_items_with(game.as_bytes(), false);
+        assert_eq!((&fast, &fast_scanned), (&slow, &slow_scanned));
+        assert!(fast.len() > 20, "{fast:?}");
+        // The bad token is the last ply's, after every move before it.
+        assert_eq!(fast_scanned.bad.map(|b| (b.moves_before, b.token)), Some((13, "Zz9".to_owned())));
+        check_scan_against_reader(game.as_bytes()).unwrap();
     }
 
     #[test]
