@@ -4,7 +4,7 @@
 
 use super::{
     figures::{Row, Rows, Unit, games_text, thousands},
-    model::{Report, Stats},
+    model::{Rates, Report, Stats},
 };
 
 fn with_interval(r: &Row) -> String {
@@ -108,24 +108,20 @@ pub fn paragraphs(r: &Report) -> Vec<String> {
     )];
     out.extend(answers(&r.all, b));
     if let Some(by) = &r.by {
-        let parts: Vec<String> = r
-            .groups
-            .iter()
-            .map(|g| {
-                let o = &g.stats.overall;
-                format!("{} {} of {}", g.label, rate(b, o.missed, o.with_claim, Unit::Percent), thousands(o.with_claim))
-            })
-            .collect();
-        out.push(format!("By {by}, play went on after a claim in: {}.", parts.join("; ")));
-        let parts: Vec<String> = r
-            .groups
-            .iter()
-            .map(|g| {
-                let o = &g.stats.overall;
-                format!("{} {} of {}", g.label, rate(b, o.threefold, o.games, Unit::Percent), thousands(o.games))
-            })
-            .collect();
-        out.push(format!("By {by}, games reaching a threefold: {}.", parts.join("; ")));
+        // Each group's share, `part` giving its count and the games it is a share of.
+        let per_group = |part: fn(&Rates) -> (u64, u64)| {
+            let parts: Vec<String> = r
+                .groups
+                .iter()
+                .map(|g| {
+                    let (n, of) = part(&g.stats.overall);
+                    format!("{} {} of {}", g.label, rate(b, n, of, Unit::Percent), thousands(of))
+                })
+                .collect();
+            parts.join("; ")
+        };
+        out.push(format!("By {by}, play went on after a claim in: {}.", per_group(|o| (o.missed, o.with_claim))));
+        out.push(format!("By {by}, games reaching a threefold: {}.", per_group(|o| (o.threefold, o.games))));
         if r.groups.iter().any(|g| g.stats.overall.with_claim < r.min_games) {
             out.push(format!(
                 "Groups with fewer than {} games behind a rate are marked \"few games\" and greyed: their intervals are wide.",
