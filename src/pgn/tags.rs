@@ -47,15 +47,6 @@ impl Tags {
         ok
     }
 
-    /// Appends a tag whose name and value are text already.
-    pub fn push_str(&mut self, name: &str, value: &str) {
-        let start = self.text.len();
-        self.text.push_str(name);
-        let name_end = self.text.len();
-        self.text.push_str(value);
-        self.spans.push((start..name_end, name_end..self.text.len()));
-    }
-
     /// Appends a tag as read from the file.
     pub fn push(&mut self, name: &[u8], value: &[u8]) {
         let start = self.text.len();
