@@ -44,7 +44,7 @@ pub use cmd::{
     dump::{game_json, write_game},
     main,
 };
-pub use dataset::schema::{EventsBuilder, GamesBuilder, col, events_schema, games_schema};
+pub use dataset::schema::{BatchBuilder, col, events_schema, games_schema};
 pub use engine::{
     event::{Detail, Differs, Event, EventKind, Perpetual},
     identity::Identity,

@@ -1,15 +1,12 @@
 //! A table's columns declared once: each column's name and nullability beside the value it takes
 //! from a record, so that a column cannot be filled from another column's field (Arrow checks
-//! types, not names). [`crate::dataset::schema`] declares the tables with these; [`Columns`] builds them.
+//! types, not names). [`crate::dataset::schema`] declares the tables with these; [`arrays`] builds them.
 
 use std::{borrow::Cow, sync::Arc};
 
 use arrow_array::{
-    ArrayRef,
-    builder::{
-        BooleanBuilder, Float64Builder, Int32Builder, Int64Builder, ListBuilder, StringBuilder, UInt32Builder,
-        UInt64Builder,
-    },
+    ArrayRef, BooleanArray, Float64Array, Int32Array, Int64Array, StringArray, UInt32Array, UInt64Array,
+    builder::{ListBuilder, UInt32Builder},
 };
 use arrow_schema::{DataType, Field};
 
@@ -68,78 +65,34 @@ fn u32_item() -> Field {
     Field::new("item", DataType::UInt32, false)
 }
 
-/// A column's builder with the accessor that fills it.
-enum Builder<R> {
-    U32(UInt32Builder, fn(&R) -> Option<u32>),
-    U64(UInt64Builder, fn(&R) -> Option<u64>),
-    I32(Int32Builder, fn(&R) -> Option<i32>),
-    I64(Int64Builder, fn(&R) -> Option<i64>),
-    F64(Float64Builder, fn(&R) -> Option<f64>),
-    Bool(BooleanBuilder, fn(&R) -> Option<bool>),
-    Str(StringBuilder, fn(&R) -> Option<Cow<'_, str>>),
-    U32List(ListBuilder<UInt32Builder>, fn(&R) -> &[u32]),
-}
-
-/// Builders for the columns of a table, appended one record (or one row of nulls) at a time.
-pub struct Columns<R> {
-    builders: Vec<Builder<R>>,
-}
-
-impl<R> Columns<R> {
-    pub fn new(table: &[Column<R>]) -> Columns<R> {
-        let builders = table
-            .iter()
-            .map(|c| match c.value {
-                Value::U32(get) => Builder::U32(UInt32Builder::new(), get),
-                Value::U64(get) => Builder::U64(UInt64Builder::new(), get),
-                Value::I32(get) => Builder::I32(Int32Builder::new(), get),
-                Value::I64(get) => Builder::I64(Int64Builder::new(), get),
-                Value::F64(get) => Builder::F64(Float64Builder::new(), get),
-                Value::Bool(get) => Builder::Bool(BooleanBuilder::new(), get),
-                Value::Str(get) => Builder::Str(StringBuilder::new(), get),
-                Value::U32List(get) => {
-                    Builder::U32List(ListBuilder::new(UInt32Builder::new()).with_field(u32_item()), get)
-                }
-            })
-            .collect();
-        Columns { builders }
-    }
-
-    /// Appends `record`'s value to every column, or a null to every column when it is `None`.
-    pub fn append(&mut self, record: Option<&R>) {
-        for builder in &mut self.builders {
-            match builder {
-                Builder::U32(b, get) => b.append_option(record.and_then(*get)),
-                Builder::U64(b, get) => b.append_option(record.and_then(*get)),
-                Builder::I32(b, get) => b.append_option(record.and_then(*get)),
-                Builder::I64(b, get) => b.append_option(record.and_then(*get)),
-                Builder::F64(b, get) => b.append_option(record.and_then(*get)),
-                Builder::Bool(b, get) => b.append_option(record.and_then(*get)),
-                Builder::Str(b, get) => b.append_option(record.and_then(*get)),
-                Builder::U32List(b, get) => match record {
-                    Some(r) => {
-                        b.values().append_slice(get(r));
-                        b.append(true);
+/// Each column of `table` over `rows` (`None`: a row of nulls), built column by column: a short
+/// loop per column over the batch, rather than a pass through every column's builder per row,
+/// keeps the loop's code and its accessor's call target hot (callgrind's simulation of the
+/// replay thread: 64% fewer instruction-cache misses, 60% fewer mispredicted indirect calls;
+/// docs/performance.md).
+pub fn arrays<'r, R>(table: &'r [Column<R>], rows: &'r [Option<&'r R>]) -> impl Iterator<Item = ArrayRef> + 'r {
+    table.iter().map(move |column| -> ArrayRef {
+        match column.value {
+            Value::U32(get) => Arc::new(rows.iter().map(|r| r.and_then(get)).collect::<UInt32Array>()),
+            Value::U64(get) => Arc::new(rows.iter().map(|r| r.and_then(get)).collect::<UInt64Array>()),
+            Value::I32(get) => Arc::new(rows.iter().map(|r| r.and_then(get)).collect::<Int32Array>()),
+            Value::I64(get) => Arc::new(rows.iter().map(|r| r.and_then(get)).collect::<Int64Array>()),
+            Value::F64(get) => Arc::new(rows.iter().map(|r| r.and_then(get)).collect::<Float64Array>()),
+            Value::Bool(get) => Arc::new(rows.iter().map(|r| r.and_then(get)).collect::<BooleanArray>()),
+            Value::Str(get) => Arc::new(rows.iter().map(|r| r.and_then(get)).collect::<StringArray>()),
+            Value::U32List(get) => {
+                let mut list = ListBuilder::with_capacity(UInt32Builder::new(), rows.len()).with_field(u32_item());
+                for row in rows {
+                    match row {
+                        Some(r) => {
+                            list.values().append_slice(get(r));
+                            list.append(true);
+                        }
+                        None => list.append(false),
                     }
-                    None => b.append(false),
-                },
+                }
+                Arc::new(list.finish())
             }
         }
-    }
-
-    /// The columns appended since the last call, in table order.
-    pub fn finish(&mut self) -> impl Iterator<Item = ArrayRef> + '_ {
-        self.builders.iter_mut().map(|b| -> ArrayRef {
-            match b {
-                Builder::U32(b, _) => Arc::new(b.finish()),
-                Builder::U64(b, _) => Arc::new(b.finish()),
-                Builder::I32(b, _) => Arc::new(b.finish()),
-                Builder::I64(b, _) => Arc::new(b.finish()),
-                Builder::F64(b, _) => Arc::new(b.finish()),
-                Builder::Bool(b, _) => Arc::new(b.finish()),
-                Builder::Str(b, _) => Arc::new(b.finish()),
-                Builder::U32List(b, _) => Arc::new(b.finish()),
-            }
-        })
-    }
+    })
 }

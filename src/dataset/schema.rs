@@ -1,6 +1,6 @@
 //! The two tables of the dataset, `games` and `events`: each declared once here, as a table of
 //! columns (name beside the record field it is filled from), from which the Arrow schema and the
-//! builders that append one record at a time and finish a `RecordBatch` are made.
+//! builder that keeps a batch's games and builds both tables' `RecordBatch`es from them are made.
 //! `docs/format.md` documents every column; keep the two in step (`tests/ingest.rs` checks).
 
 use std::{
@@ -9,16 +9,14 @@ use std::{
 };
 
 use arrow_array::{
-    ArrayRef, RecordBatch,
-    builder::{
-        Date32Builder, Int16Builder, MapBuilder, MapFieldNames, StringBuilder, Time32MillisecondBuilder, UInt64Builder,
-    },
+    ArrayRef, Date32Array, Int16Array, RecordBatch, StringArray, Time32MillisecondArray, UInt64Array,
+    builder::{MapBuilder, MapFieldNames, StringBuilder},
 };
 use arrow_schema::{ArrowError, DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
 
 use crate::{
     dataset::column::{
-        Column, Columns,
+        self, Column,
         Value::{Bool, F64, I32, I64, Str, U32, U32List, U64},
     },
     engine::event::{Detail, Event},
@@ -152,9 +150,36 @@ const TAG_COLUMNS: [(&str, TagType); 21] = [
     ("FEN", TagType::Utf8),
 ];
 
+/// The tag column of a tag called `name`: one table lookup and one comparison, not a search
+/// through the names (every tag of every game is looked up).
 fn tag_index(name: &str) -> Option<usize> {
-    TAG_COLUMNS.iter().position(|(n, _)| *n == name)
+    let i = *TAG_SLOTS.get(tag_slot(name.as_bytes())?)?;
+    (i != NO_SLOT && TAG_COLUMNS[usize::from(i)].0 == name).then_some(usize::from(i))
 }
+
+/// A slot in [`TAG_SLOTS`] from a name's length, first and middle bytes (no two of
+/// [`TAG_COLUMNS`] share one: checked when the table is built, at compile time).
+const fn tag_slot(name: &[u8]) -> Option<usize> {
+    match name {
+        [] => None,
+        [first, ..] => Some((name.len() + *first as usize + 6 * name[name.len() / 2] as usize) % 64),
+    }
+}
+
+const NO_SLOT: u8 = u8::MAX;
+
+/// Each tag column's index at its name's [`tag_slot`].
+static TAG_SLOTS: [u8; 64] = {
+    let mut slots = [NO_SLOT; 64];
+    let mut i = 0;
+    while i < TAG_COLUMNS.len() {
+        let Some(slot) = tag_slot(TAG_COLUMNS[i].0.as_bytes()) else { panic!("a tag column without a name") };
+        assert!(slots[slot] == NO_SLOT, "two tag columns share a slot: change tag_slot");
+        slots[slot] = i as u8;
+        i += 1;
+    }
+    slots
+};
 
 /// `games` columns after the tags: how the game was read and replayed.
 static GAME_COLUMNS: [Column<Game>; 9] = [
@@ -376,183 +401,123 @@ pub fn events_schema() -> SchemaRef {
     EVENTS.clone()
 }
 
-enum TagColumn {
-    Utf8(StringBuilder),
-    Int16(Int16Builder),
-    Date32(Date32Builder),
-    Time32(Time32MillisecondBuilder),
-}
-
-impl TagColumn {
-    fn new(ty: TagType) -> TagColumn {
-        match ty {
-            TagType::Utf8 => TagColumn::Utf8(StringBuilder::new()),
-            TagType::Int16 => TagColumn::Int16(Int16Builder::new()),
-            TagType::Date32 => TagColumn::Date32(Date32Builder::new()),
-            TagType::Time32 => TagColumn::Time32(Time32MillisecondBuilder::new()),
-        }
-    }
-
-    fn append(&mut self, value: Option<&str>) {
-        match self {
-            TagColumn::Utf8(b) => b.append_option(value),
-            TagColumn::Int16(b) => b.append_option(value.and_then(tags::int16)),
-            TagColumn::Date32(b) => b.append_option(value.and_then(tags::date32)),
-            TagColumn::Time32(b) => b.append_option(value.and_then(tags::time32).map(|s| s * 1000)),
-        }
-    }
-
-    fn finish(&mut self) -> ArrayRef {
-        match self {
-            TagColumn::Utf8(b) => Arc::new(b.finish()),
-            TagColumn::Int16(b) => Arc::new(b.finish()),
-            TagColumn::Date32(b) => Arc::new(b.finish()),
-            TagColumn::Time32(b) => Arc::new(b.finish()),
+/// A tag column's array from each row's value of that tag.
+fn tag_array<'a>(ty: TagType, values: impl Iterator<Item = Option<&'a str>>) -> ArrayRef {
+    match ty {
+        TagType::Utf8 => Arc::new(values.collect::<StringArray>()),
+        TagType::Int16 => Arc::new(values.map(|v| v.and_then(tags::int16)).collect::<Int16Array>()),
+        TagType::Date32 => Arc::new(values.map(|v| v.and_then(tags::date32)).collect::<Date32Array>()),
+        TagType::Time32 => {
+            Arc::new(values.map(|v| v.and_then(tags::time32).map(|s| s * 1000)).collect::<Time32MillisecondArray>())
         }
     }
 }
 
-/// Rows of the `games` table.
-pub struct GamesBuilder {
-    source: StringBuilder,
-    frame_offset: UInt64Builder,
-    byte_offset: UInt64Builder,
-    tag_columns: Vec<TagColumn>,
-    tags: MapBuilder<StringBuilder, StringBuilder>,
-    game: Columns<Game>,
-    summary: Columns<Summary>,
-    rows: usize,
+/// No tag of a game in a tag column ([`BatchBuilder`]).
+const NO_TAG: u32 = u32::MAX;
+
+/// The rows of one batch of games, both tables: the games are kept whole, each at its key
+/// ([`GameKey`]), and [`BatchBuilder::finish`] builds each column of `games` and `events` in a
+/// pass of its own over them ([`column::arrays`]).
+#[derive(Default)]
+pub struct BatchBuilder {
+    keys: Vec<GameKey>,
+    games: Vec<Game>,
 }
 
-impl Default for GamesBuilder {
-    fn default() -> Self {
-        GamesBuilder::new()
-    }
-}
-
-impl GamesBuilder {
-    pub fn new() -> GamesBuilder {
-        GamesBuilder {
-            source: StringBuilder::new(),
-            frame_offset: UInt64Builder::new(),
-            byte_offset: UInt64Builder::new(),
-            tag_columns: TAG_COLUMNS.iter().map(|&(_, ty)| TagColumn::new(ty)).collect(),
-            tags: MapBuilder::new(
-                Some(MapFieldNames { entry: "key_value".into(), key: "key".into(), value: "value".into() }),
-                StringBuilder::new(),
-                StringBuilder::new(),
-            ),
-            game: Columns::new(&GAME_COLUMNS),
-            summary: Columns::new(&SUMMARY_COLUMNS),
-            rows: 0,
-        }
+impl BatchBuilder {
+    pub fn new() -> BatchBuilder {
+        BatchBuilder::default()
     }
 
     pub fn len(&self) -> usize {
-        self.rows
+        self.games.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.rows == 0
+        self.games.is_empty()
     }
 
-    /// Appends one game, found at `key` in its input ([`GameKey`]).
-    pub fn append(&mut self, source: &str, key: GameKey, game: &Game) {
-        self.source.append_value(source);
-        self.frame_offset.append_value(key.frame_offset);
-        self.byte_offset.append_value(key.byte_offset);
+    /// Appends one game, found at `key` in its input, with its events.
+    pub fn append(&mut self, key: GameKey, game: Game) {
+        self.keys.push(key);
+        self.games.push(game);
+    }
 
-        // A tag's first value goes to its own column; every other tag (and repeat) to the map.
-        let mut typed: [Option<&str>; TAG_COLUMNS.len()] = [None; TAG_COLUMNS.len()];
-        for (name, value) in game.tags.iter() {
-            match tag_index(name) {
-                Some(i) if typed[i].is_none() => typed[i] = Some(value),
-                _ => {
-                    self.tags.keys().append_value(name);
-                    self.tags.values().append_value(value);
+    /// The rows appended since the last call, as a batch of [`games_schema`] and one of
+    /// [`events_schema`], every row under `source`.
+    pub fn finish(&mut self, source: &str) -> Result<(RecordBatch, RecordBatch), ArrowError> {
+        let games = self.games_batch(source);
+        let events = self.events_batch(source);
+        self.keys.clear();
+        self.games.clear();
+        Ok((games?, events?))
+    }
+
+    fn games_batch(&self, source: &str) -> Result<RecordBatch, ArrowError> {
+        let n = self.games.len();
+        let mut columns = key_columns(source, &self.keys);
+
+        // A tag's first value goes to its own column (its index among the game's tags is kept
+        // for the column's pass); every other tag (and repeat) to the map.
+        let mut typed = vec![[NO_TAG; TAG_COLUMNS.len()]; n];
+        let mut map = MapBuilder::new(
+            Some(MapFieldNames { entry: "key_value".into(), key: "key".into(), value: "value".into() }),
+            StringBuilder::new(),
+            StringBuilder::new(),
+        );
+        for (game, typed) in self.games.iter().zip(&mut typed) {
+            for (i, (name, value)) in game.tags.iter().enumerate() {
+                // (A tag at `u32::MAX` or past it would go to the map: no slice holds that many.)
+                match (tag_index(name).filter(|&c| typed[c] == NO_TAG), u32::try_from(i)) {
+                    (Some(c), Ok(i)) if i != NO_TAG => typed[c] = i,
+                    _ => {
+                        map.keys().append_value(name);
+                        map.values().append_value(value);
+                    }
                 }
             }
+            // A map entry is appended for every row, so appending never fails.
+            let _ = map.append(true);
         }
-        // A map entry is appended for every row, so appending never fails.
-        let _ = self.tags.append(true);
-        for (column, value) in self.tag_columns.iter_mut().zip(typed) {
-            column.append(value);
+        for (c, &(_, ty)) in TAG_COLUMNS.iter().enumerate() {
+            let values = self.games.iter().zip(&typed).map(|(game, typed)| match typed[c] {
+                NO_TAG => None,
+                i => Some(game.tags.value(i as usize)),
+            });
+            columns.push(tag_array(ty, values));
         }
-        self.game.append(Some(game));
-        self.summary.append(game.analysis.as_ref().map(|a| &a.summary));
-        self.rows += 1;
-    }
+        columns.push(Arc::new(map.finish()));
 
-    /// The rows appended since the last call, as a batch of [`games_schema`].
-    pub fn finish(&mut self) -> Result<RecordBatch, ArrowError> {
-        let mut columns: Vec<ArrayRef> = vec![
-            Arc::new(self.source.finish()),
-            Arc::new(self.frame_offset.finish()),
-            Arc::new(self.byte_offset.finish()),
-        ];
-        columns.extend(self.tag_columns.iter_mut().map(TagColumn::finish));
-        columns.push(Arc::new(self.tags.finish()));
-        columns.extend(self.game.finish());
-        columns.extend(self.summary.finish());
-        self.rows = 0;
+        let games: Vec<Option<&Game>> = self.games.iter().map(Some).collect();
+        columns.extend(column::arrays(&GAME_COLUMNS, &games));
+        let summaries: Vec<Option<&Summary>> =
+            self.games.iter().map(|g| g.analysis.as_ref().map(|a| &a.summary)).collect();
+        columns.extend(column::arrays(&SUMMARY_COLUMNS, &summaries));
         RecordBatch::try_new(games_schema(), columns)
     }
-}
 
-/// Rows of the `events` table.
-pub struct EventsBuilder {
-    source: StringBuilder,
-    frame_offset: UInt64Builder,
-    byte_offset: UInt64Builder,
-    event: Columns<Event>,
-    rows: usize,
-}
-
-impl Default for EventsBuilder {
-    fn default() -> Self {
-        EventsBuilder::new()
-    }
-}
-
-impl EventsBuilder {
-    pub fn new() -> EventsBuilder {
-        EventsBuilder {
-            source: StringBuilder::new(),
-            frame_offset: UInt64Builder::new(),
-            byte_offset: UInt64Builder::new(),
-            event: Columns::new(&EVENT_COLUMNS),
-            rows: 0,
-        }
-    }
-
-    pub fn len(&self) -> usize {
-        self.rows
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.rows == 0
-    }
-
-    /// Appends one event of the game at `key`.
-    pub fn append(&mut self, source: &str, key: GameKey, event: &Event) {
-        self.source.append_value(source);
-        self.frame_offset.append_value(key.frame_offset);
-        self.byte_offset.append_value(key.byte_offset);
-        self.event.append(Some(event));
-        self.rows += 1;
-    }
-
-    /// The rows appended since the last call, as a batch of [`events_schema`].
-    pub fn finish(&mut self) -> Result<RecordBatch, ArrowError> {
-        let mut columns: Vec<ArrayRef> = vec![
-            Arc::new(self.source.finish()),
-            Arc::new(self.frame_offset.finish()),
-            Arc::new(self.byte_offset.finish()),
-        ];
-        columns.extend(self.event.finish());
-        self.rows = 0;
+    fn events_batch(&self, source: &str) -> Result<RecordBatch, ArrowError> {
+        let keys: Vec<GameKey> =
+            self.keys.iter().zip(&self.games).flat_map(|(&key, game)| events_of(game).map(move |_| key)).collect();
+        let mut columns = key_columns(source, &keys);
+        let events: Vec<Option<&Event>> = self.games.iter().flat_map(events_of).map(Some).collect();
+        columns.extend(column::arrays(&EVENT_COLUMNS, &events));
         RecordBatch::try_new(events_schema(), columns)
     }
+}
+
+fn events_of(game: &Game) -> impl Iterator<Item = &Event> {
+    game.analysis.iter().flat_map(|a| &a.events)
+}
+
+/// The `source`, `frame_offset` and `byte_offset` columns of rows at `keys`.
+fn key_columns(source: &str, keys: &[GameKey]) -> Vec<ArrayRef> {
+    vec![
+        Arc::new(StringArray::from_iter_values(std::iter::repeat_n(source, keys.len()))),
+        Arc::new(UInt64Array::from_iter_values(keys.iter().map(|k| k.frame_offset))),
+        Arc::new(UInt64Array::from_iter_values(keys.iter().map(|k| k.byte_offset))),
+    ]
 }
 
 #[cfg(test)]
@@ -560,26 +525,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn tags_find_their_columns() {
+        for (i, (name, _)) in TAG_COLUMNS.iter().enumerate() {
+            assert_eq!(tag_index(name), Some(i), "{name}");
+        }
+        for name in ["", "E", "Even", "Events", "event", "UTCDatf", "WhiteFide", "Foo", "TimeControls", "Black "] {
+            assert_eq!(tag_index(name), None, "{name:?}");
+        }
+    }
+
+    #[test]
     fn empty_batches_match_the_schemas() {
-        assert_eq!(GamesBuilder::new().finish().unwrap().num_columns(), games_schema().fields().len());
-        assert_eq!(EventsBuilder::new().finish().unwrap().num_columns(), events_schema().fields().len());
+        let (games, events) = BatchBuilder::new().finish("s").unwrap();
+        assert_eq!(games.num_columns(), games_schema().fields().len());
+        assert_eq!(events.num_columns(), events_schema().fields().len());
     }
 
     #[test]
     fn a_game_with_events() {
         let pgn = "[Event \"t\"]\n[Site \"https://lichess.org/abcdefgh\"]\n[WhiteElo \"1500\"]\n[TimeControl \"60+0\"]\n[Foo \"bar\"]\n\n1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 1/2-1/2\n";
-        let mut games = GamesBuilder::new();
-        let mut events = EventsBuilder::new();
+        let mut builder = BatchBuilder::new();
         crate::pgn::for_each_game(pgn.as_bytes(), |game| {
-            games.append("s", GameKey::default(), &game);
-            for e in &game.analysis.as_ref().unwrap().events {
-                events.append("s", GameKey::default(), e);
-            }
+            builder.append(GameKey::default(), game);
             std::ops::ControlFlow::Continue(())
         })
         .unwrap();
-        let g = games.finish().unwrap();
-        assert_eq!(g.num_rows(), 1);
-        assert!(events.finish().unwrap().num_rows() > 0);
+        let (games, events) = builder.finish("s").unwrap();
+        assert_eq!(games.num_rows(), 1);
+        assert!(events.num_rows() > 0);
     }
 }

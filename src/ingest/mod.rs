@@ -46,7 +46,7 @@ use self::{
 use crate::{
     dataset::commit::Committed,
     dataset::manifest::{InputStatus, ManifestEntry},
-    dataset::schema::{self, EventsBuilder, GamesBuilder},
+    dataset::schema::{self, BatchBuilder},
     dataset::{self, RULES_VERSION, TOOL_VERSION, lock},
     dataset::{
         Dataset,
@@ -270,30 +270,24 @@ struct Replayed {
 
 /// Replays the games of one chunk, each named by its key.
 fn replay_chunk(work: &Work, source: &str, visitor: &mut GameVisitor) -> Result<Replayed> {
-    let mut games = GamesBuilder::new();
-    let mut events = EventsBuilder::new();
+    let mut batch = BatchBuilder::new();
     let mut tally = Tally::default();
-    let mut index = 0u64;
     let _ = visitor.read_chunk(&work.chunk, |offset, game| {
-        let key = work.key(offset);
-        games.append(source, key, &game);
         match game.status() {
             GameStatus::Error => tally.errors += 1,
             GameStatus::Skipped => tally.skipped += 1,
             GameStatus::Ok => {}
         }
-        if let Some(analysis) = &game.analysis {
-            for event in &analysis.events {
-                events.append(source, key, event);
-                tally.events[event.kind() as usize] += 1;
-            }
+        for event in game.analysis.iter().flat_map(|a| &a.events) {
+            tally.events[event.kind() as usize] += 1;
         }
-        index += 1;
+        tally.games += 1;
+        batch.append(work.key(offset), game);
         ControlFlow::Continue(())
     });
-    tally.games = index;
+    let (games, events) = batch.finish(source)?;
     let (seq, last, bytes) = (work.chunk.seq, work.last, work.bytes);
-    Ok(Replayed { seq, last, bytes, games: games.finish()?, events: events.finish()?, tally })
+    Ok(Replayed { seq, last, bytes, games, events, tally })
 }
 
 /// Channels between the stages of one input, each bounded by the chunks in flight.

@@ -61,6 +61,11 @@ impl Tags {
         self.spans.iter().map(|(name, value)| (&self.text[name.clone()], &self.text[value.clone()]))
     }
 
+    /// The value of the `i`th tag (of [`Tags::iter`]).
+    pub fn value(&self, i: usize) -> &str {
+        &self.text[self.spans[i].1.clone()]
+    }
+
     /// The values of the first tags called `names`, in one pass over the tags (a tag that is
     /// absent, as `Variant` and `FEN` mostly are, costs a pass over all of them).
     pub fn get_each<const N: usize>(&self, names: [&str; N]) -> [Option<&str>; N] {
