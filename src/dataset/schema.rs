@@ -430,14 +430,6 @@ impl BatchBuilder {
         BatchBuilder::default()
     }
 
-    pub fn len(&self) -> usize {
-        self.games.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.games.is_empty()
-    }
-
     /// Appends one game, found at `key` in its input, with its events.
     pub fn append(&mut self, key: GameKey, game: Game) {
         self.keys.push(key);
