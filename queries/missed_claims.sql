@@ -1,10 +1,16 @@
 -- Question: how often could a player claim a threefold repetition (Art. 9.2.1: the position on the
 --   board a third time, or a declared move that makes it so) and play went on anyway? Split by time
 --   class and by rating band; and what did the player who let the first claim pass score in the end?
--- Columns: games.status, WhiteElo, BlackElo, time_class, claim_opportunities, missed_claims,
+-- Columns: games.status, WhiteElo, BlackElo, time_class, claim_opportunities, missed_claims, and
+--   of each kind claim_opportunities_on_board / _by_move, missed_claims_on_board / _by_move;
 --   claimant_score_after_first_missed.
--- Rules: "missed" is the engine's definition (README, Game summary): play went on after the
---   opportunity, or it came at the last ply of a decisive game. Games with status 'skipped'
+-- Rules: "missed" is the engine's definition (README, Game summary): the game went on past the
+--   position the claim is about (on the board: the claim's own; by a declared move: the one that
+--   move makes, when it was the move played), or the game was decisive. A game drawn by the
+--   repetition it could claim (the declared move as its last move, or the third occurrence on the
+--   board at its end) is not a miss. Per kind: games with a claim on the board and how many went
+--   on past one; the same for claims by a declared move (Lichess takes none: read the board-only
+--   columns for Lichess sources). Games with status 'skipped'
 --   (variants not replayed) are excluded: they have no summary and would dilute every rate; games
 --   with a replay error count up to the bad move. Rating band = the lower of WhiteElo/BlackElo in
 --   bands of 200 ('1400-1599'), 'unknown' when either Elo is missing (OTB files); time_class
@@ -35,6 +41,12 @@ SELECT
     count(*) FILTER (missed_claims > 0) AS games_with_missed_claim,
     round(100.0 * games_with_missed_claim / nullif(games_with_claim, 0), 2) AS missed_pct_of_claim_games,
     round(100.0 * games_with_missed_claim / games, 2) AS missed_pct_of_games,
+    count(*) FILTER (claim_opportunities_on_board > 0) AS games_with_board_claim,
+    count(*) FILTER (missed_claims_on_board > 0) AS games_with_missed_board_claim,
+    round(100.0 * games_with_missed_board_claim / nullif(games_with_board_claim, 0), 2) AS missed_board_pct,
+    count(*) FILTER (claim_opportunities_by_move > 0) AS games_with_move_claim,
+    count(*) FILTER (missed_claims_by_move > 0) AS games_with_missed_move_claim,
+    round(100.0 * games_with_missed_move_claim / nullif(games_with_move_claim, 0), 2) AS missed_move_pct,
     coalesce(sum(claim_opportunities), 0)::BIGINT AS opportunities,
     coalesce(sum(missed_claims), 0)::BIGINT AS missed_opportunities,
     count(claimant_score_after_first_missed) AS claimant_scored_games,

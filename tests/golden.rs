@@ -80,8 +80,11 @@ fn repeated_start_position() {
     let s = &g.analysis.as_ref().unwrap().summary;
     assert_eq!(s.claim_opportunities, 2);
     assert_eq!(s.first_claim_ply, Some(7));
-    assert_eq!(s.missed_claims, 1, "ply 7 was followed by a move; ply 8 ended in a draw");
-    assert_eq!(s.claimant_score_after_first_missed, Some(0.5));
+    // Black declared Ng8 at ply 7 and the game ended with it: the repetition drew the game, no
+    // claim was missed (regression: the played declared move used to count as play going on).
+    assert_eq!(s.missed_claims, 0, "the game ended at the repetition it could claim");
+    assert_eq!(s.first_missed_claim_ply, None);
+    assert_eq!(s.claimant_score_after_first_missed, None);
     assert_eq!(s.positions_reaching_3, 1);
     assert_eq!(s.draw_reason.map(|r| r.as_str()), Some("threefold"));
     // A shuffle without a check: no perpetual; the start position stands at plies 0, 4 and 8.
@@ -89,6 +92,55 @@ fn repeated_start_position() {
     let e = &g.analysis.as_ref().unwrap().events[0];
     assert_eq!(e.identity.fen(), "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -");
     assert_eq!(e.identity.zobrist, 0x463b96181691fc9c, "Polyglot key of the start position");
+}
+
+/// The claim opportunities and missed claims of a game: (opportunities, on the board, by a
+/// declared move), then (missed, on the board, by a declared move), then the first missed ply.
+fn claims(g: &Game) -> ([u32; 3], [u32; 3], Option<u32>) {
+    let s = summary(g);
+    (
+        [s.claim_opportunities, s.claim_opportunities_on_board, s.claim_opportunities_by_move],
+        [s.missed_claims, s.missed_claims_on_board, s.missed_claims_by_move],
+        s.first_missed_claim_ply,
+    )
+}
+
+const SHUFFLE: &str = "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8";
+
+/// Missed claims, each branch of the rule (Art. 9.2.1): a claim is missed only when the game went
+/// on past the position it is about. Ply 7: Black may declare Ng8 (the start position a third
+/// time); ply 8: White may claim on the board, or declare Nf3; ply 9: Black on the board or Nf6;
+/// ply 10: White on the board or Ng1.
+#[test]
+fn missed_claim_only_when_play_went_on_past_the_claimed_position() {
+    // Drawn by the declared move: Ng8 is the game's last move.
+    let g = game(&format!("[Result \"1/2-1/2\"]\n\n{SHUFFLE} 1/2-1/2\n"));
+    assert_eq!(claims(&g), ([2, 1, 2], [0, 0, 0], None));
+
+    // The declared move played and the game going on: ply 7's claim is missed; at ply 8 White's
+    // board claim was passed over but the declared Nf3 ended the game: not missed.
+    let g = game(&format!("[Result \"1/2-1/2\"]\n\n{SHUFFLE} 5. Nf3 1/2-1/2\n"));
+    assert_eq!(claims(&g), ([3, 2, 3], [1, 1, 1], Some(7)));
+    assert_eq!(summary(&g).claimant_score_after_first_missed, Some(0.5));
+
+    // The declared move not played: another move followed, missed.
+    let g = game("[Result \"1/2-1/2\"]\n\n1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Nc6 1/2-1/2\n");
+    assert_eq!(claims(&g), ([1, 0, 1], [1, 0, 1], Some(7)));
+
+    // A claim on the board at the last ply (ply 10) ends the game; plies 7 and 8 were passed
+    // over (their declared moves played, and the game went on past them); at ply 9 the declared
+    // Nf6 made the last position.
+    let g = game(&format!("[Result \"1/2-1/2\"]\n\n{SHUFFLE} 5. Nf3 Nf6 1/2-1/2\n"));
+    assert_eq!(claims(&g), ([4, 3, 4], [2, 2, 2], Some(7)));
+
+    // A decisive game ending at a claim: nobody claimed, every claim is missed.
+    let g = game(&format!("[Result \"0-1\"]\n\n{SHUFFLE} 0-1\n"));
+    assert_eq!(claims(&g), ([2, 1, 2], [2, 1, 2], Some(7)));
+    assert_eq!(summary(&g).claimant_score_after_first_missed, Some(1.0), "Black claimant, 0-1");
+
+    // A bad move token after the last ply counts as play going on.
+    let g = game(&format!("[Result \"1/2-1/2\"]\n\n{SHUFFLE} 5. Qxx9 1/2-1/2\n"));
+    assert_eq!(claims(&g), ([2, 1, 2], [2, 1, 2], Some(7)));
 }
 
 #[test]

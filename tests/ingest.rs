@@ -576,6 +576,7 @@ fn duckdb_polars_and_pyarrow_read_the_dataset() {
 import sys, duckdb, polars as pl, pyarrow.dataset as ds
 out = sys.argv[1]
 con = duckdb.connect()
+con.execute("SET enable_progress_bar = false")  # nothing but the result on stdout
 con.execute(open(out + "/views.sql").read())
 g = con.execute("select count(*), count(distinct source) from games").fetchone()
 e = con.execute("select count(*) from events").fetchone()[0]

@@ -51,7 +51,11 @@ pub mod col {
     pub const CLAIM_OPPORTUNITIES: &str = "claim_opportunities";
     pub const FIRST_CLAIM_PLY: &str = "first_claim_ply";
     pub const FIRST_CLAIM_COLOR: &str = "first_claim_color";
+    pub const CLAIM_OPPORTUNITIES_ON_BOARD: &str = "claim_opportunities_on_board";
+    pub const CLAIM_OPPORTUNITIES_BY_MOVE: &str = "claim_opportunities_by_move";
     pub const MISSED_CLAIMS: &str = "missed_claims";
+    pub const MISSED_CLAIMS_ON_BOARD: &str = "missed_claims_on_board";
+    pub const MISSED_CLAIMS_BY_MOVE: &str = "missed_claims_by_move";
     pub const FIRST_MISSED_CLAIM_PLY: &str = "first_missed_claim_ply";
     pub const CLAIMANT_SCORE_AFTER_FIRST_MISSED: &str = "claimant_score_after_first_missed";
     pub const PLIES_AFTER_FIVEFOLD: &str = "plies_after_fivefold";
@@ -205,7 +209,7 @@ fn time_class(game: &Game) -> Option<&'static str> {
 }
 
 /// `games` summary columns (all null for a skipped game).
-static SUMMARY_COLUMNS: [Column<Summary>; 29] = [
+static SUMMARY_COLUMNS: [Column<Summary>; 33] = [
     Column::null(col::PLIES, U32(|s| Some(s.plies))),
     Column::null(col::MAX_OCCURRENCE, U32(|s| Some(s.max_occurrence))),
     Column::null(col::FIRST_PLY_OCCURRENCE_2, U32(|s| s.first_ply_occurrence_2)),
@@ -215,7 +219,11 @@ static SUMMARY_COLUMNS: [Column<Summary>; 29] = [
     Column::null(col::CLAIM_OPPORTUNITIES, U32(|s| Some(s.claim_opportunities))),
     Column::null(col::FIRST_CLAIM_PLY, U32(|s| s.first_claim_ply)),
     Column::null(col::FIRST_CLAIM_COLOR, Str(|s| s.first_claim_color.map(|c| color_word(c).into()))),
+    Column::null(col::CLAIM_OPPORTUNITIES_ON_BOARD, U32(|s| Some(s.claim_opportunities_on_board))),
+    Column::null(col::CLAIM_OPPORTUNITIES_BY_MOVE, U32(|s| Some(s.claim_opportunities_by_move))),
     Column::null(col::MISSED_CLAIMS, U32(|s| Some(s.missed_claims))),
+    Column::null(col::MISSED_CLAIMS_ON_BOARD, U32(|s| Some(s.missed_claims_on_board))),
+    Column::null(col::MISSED_CLAIMS_BY_MOVE, U32(|s| Some(s.missed_claims_by_move))),
     Column::null(col::FIRST_MISSED_CLAIM_PLY, U32(|s| s.first_missed_claim_ply)),
     Column::null(col::CLAIMANT_SCORE_AFTER_FIRST_MISSED, F64(|s| s.claimant_score_after_first_missed)),
     Column::null(col::PLIES_AFTER_FIVEFOLD, U32(|s| s.plies_after_fivefold)),

@@ -73,8 +73,8 @@ pub(crate) struct Stats {
     pub(crate) max_occurrence: u32,
     pub(crate) first_occurrence: [Option<u32>; 3],
     pub(crate) positions_reaching_3: u32,
-    /// Plies at which the side to move could claim.
-    pub(crate) opportunities: Vec<u32>,
+    /// Plies at which the side to move could claim, in order.
+    pub(crate) opportunities: Vec<Opportunity>,
     pub(crate) pseudo: u32,
     pub(crate) hidden: u32,
     pub(crate) first_halfmove_100: Option<u32>,
@@ -85,6 +85,33 @@ pub(crate) struct Stats {
     /// Plies from the first occurrence of the first position to occur thrice to its third, and
     /// who gave check with every move between.
     pub(crate) first_threefold: Option<(u32, Option<Perpetual>)>,
+}
+
+/// A ply at which the side to move could claim a threefold, and how.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Opportunity {
+    pub(crate) ply: u32,
+    /// The position stands on the board for the third time or more (9.2.1.2).
+    pub(crate) on_board: bool,
+    /// A move would make a position occur for the third time (9.2.1.1) ...
+    pub(crate) by_move: bool,
+    /// ... and one such move was the one played next.
+    pub(crate) move_played: bool,
+}
+
+impl Stats {
+    /// Notes a claim opportunity at `ply` (at least one of the two kinds).
+    #[inline]
+    pub(crate) fn opportunity(&mut self, ply: u32, on_board: bool, by_move: bool) {
+        self.opportunities.push(Opportunity { ply, on_board, by_move, move_played: false });
+    }
+
+    /// Notes that the move played after the last opportunity was one of its declared moves.
+    pub(crate) fn claim_move_played(&mut self) {
+        if let Some(o) = self.opportunities.last_mut() {
+            o.move_played = true;
+        }
+    }
 }
 
 /// What a replay does with a game's moves and comments, so that the PGN reader can drive
@@ -222,6 +249,7 @@ impl Replay {
                 && let Detail::ClaimByMove { played, .. } = &mut self.events[i].detail
             {
                 *played = true;
+                self.stats.claim_move_played();
             }
         }
         self.pending.clear();
@@ -268,7 +296,7 @@ impl Replay {
             && self.claims_by_move(ply, fullmove, turn, halfmove_clock);
         self.stats.last_claim_by_move = by_move;
         if counts.fide >= 3 || by_move {
-            self.stats.opportunities.push(ply);
+            self.stats.opportunity(ply, counts.fide >= 3, by_move);
         }
     }
 
@@ -457,11 +485,21 @@ impl Stats {
     ) -> Summary {
         let st = self;
         let color_at = |ply: u32| if ply.is_multiple_of(2) { start_turn } else { !start_turn };
-        // An opportunity is missed when a further move followed it (an erroneous move too), or
-        // when it is the last ply of a decisive game.
+        // A claim is missed when the game went on past the position it is about (an erroneous
+        // move token counts as going on), or when the game was decisive: on the board, the
+        // position at its ply; by a declared move, the position that move makes if it was played
+        // next, else the claimant's own. An opportunity is missed when each claim it had was.
         let went_on_after = |ply: u32| ply < plies || stopped;
-        let missed: Vec<u32> =
-            st.opportunities.iter().copied().filter(|&p| went_on_after(p) || result.is_decisive()).collect();
+        let decisive = result.is_decisive();
+        let board_missed = |o: &Opportunity| o.on_board && (decisive || went_on_after(o.ply));
+        let move_missed = |o: &Opportunity| o.by_move && (decisive || went_on_after(o.ply + u32::from(o.move_played)));
+        let missed: Vec<u32> = st
+            .opportunities
+            .iter()
+            .filter(|o| (!o.on_board || board_missed(o)) && (!o.by_move || move_missed(o)))
+            .map(|o| o.ply)
+            .collect();
+        let count = |f: &dyn Fn(&Opportunity) -> bool| st.opportunities.iter().filter(|o| f(o)).count() as u32;
 
         // The claimant's clock and evaluation at `ply`, the evaluation from the claimant's side.
         let claimant = |ply: Option<u32>| {
@@ -469,7 +507,7 @@ impl Stats {
             let eval = at.and_then(|(a, color)| Some(a.eval()?.for_side(color)));
             (at.and_then(|(a, _)| a.clock_ms), eval.and_then(Eval::cp), eval.and_then(Eval::mate))
         };
-        let first_claim = claimant(st.opportunities.first().copied());
+        let first_claim = claimant(st.opportunities.first().map(|o| o.ply));
         let first_missed = claimant(missed.first().copied());
         Summary {
             plies,
@@ -479,9 +517,13 @@ impl Stats {
             first_ply_occurrence_5: st.first_occurrence[2],
             positions_reaching_3: st.positions_reaching_3,
             claim_opportunities: st.opportunities.len() as u32,
-            first_claim_ply: st.opportunities.first().copied(),
-            first_claim_color: st.opportunities.first().map(|&p| color_at(p)),
+            claim_opportunities_on_board: count(&|o| o.on_board),
+            claim_opportunities_by_move: count(&|o| o.by_move),
+            first_claim_ply: st.opportunities.first().map(|o| o.ply),
+            first_claim_color: st.opportunities.first().map(|o| color_at(o.ply)),
             missed_claims: missed.len() as u32,
+            missed_claims_on_board: count(&board_missed),
+            missed_claims_by_move: count(&move_missed),
             first_missed_claim_ply: missed.first().copied(),
             claimant_score_after_first_missed: missed.first().and_then(|&p| result.score(color_at(p))),
             plies_after_fivefold: st.first_occurrence[2].map(|p| plies - p),

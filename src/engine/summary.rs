@@ -91,8 +91,18 @@ pub struct Summary {
     pub first_claim_ply: Option<u32>,
     #[serde(serialize_with = "crate::engine::vocabulary::color_name")]
     pub first_claim_color: Option<Color>,
-    /// Opportunities after which the game went on, or at its end when it was decisive.
+    /// Of those, the plies with a claim on the board (the position stands there for the third time
+    /// or more, 9.2.1.2) and with a claim by a declared move (9.2.1.1); a ply may have both.
+    pub claim_opportunities_on_board: u32,
+    pub claim_opportunities_by_move: u32,
+    /// Opportunities at which no claim ended the game: the game went on past every position a
+    /// claim there was about (the declared move, when played, makes its position), or it was
+    /// decisive.
     pub missed_claims: u32,
+    /// Missed claims of each kind by its own rule: on the board, the game went on past the ply;
+    /// by a declared move, another move was played, or the declared one and the game went on.
+    pub missed_claims_on_board: u32,
+    pub missed_claims_by_move: u32,
     pub first_missed_claim_ply: Option<u32>,
     /// Final score (1, 0.5, 0) of the player who missed the first claim; None if unknown.
     pub claimant_score_after_first_missed: Option<f64>,
@@ -135,9 +145,13 @@ impl Summary {
             first_ply_occurrence_5: None,
             positions_reaching_3: 0,
             claim_opportunities: 0,
+            claim_opportunities_on_board: 0,
+            claim_opportunities_by_move: 0,
             first_claim_ply: None,
             first_claim_color: None,
             missed_claims: 0,
+            missed_claims_on_board: 0,
+            missed_claims_by_move: 0,
             first_missed_claim_ply: None,
             claimant_score_after_first_missed: None,
             plies_after_fivefold: None,

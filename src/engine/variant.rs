@@ -337,6 +337,7 @@ impl VariantReplay {
                 && let Detail::ClaimByMove { played, .. } = &mut self.events[i].detail
             {
                 *played = true;
+                self.stats.claim_move_played();
             }
         }
         self.pending.clear();
@@ -378,7 +379,7 @@ impl VariantReplay {
         let by_move = self.window.twice[!turn] > 0 && self.claims_by_move(ply, fullmove, turn, halfmove_clock);
         self.stats.last_claim_by_move = by_move;
         if counts.fide >= 3 || by_move {
-            self.stats.opportunities.push(ply);
+            self.stats.opportunity(ply, counts.fide >= 3, by_move);
         }
     }
 
@@ -569,6 +570,68 @@ impl Replayer for VariantReplay {
         );
         Analysis { error, summary, events }
     }
+}
+
+/// A position of a variant game as `threefold explain --html` draws it, in the common types.
+#[derive(Clone, Debug)]
+pub struct Drawn {
+    /// Board, side to move, castling rooks, legal e.p. square.
+    pub key: Key,
+    pub mode: CastlingMode,
+    pub fullmove: u32,
+    /// White's and Black's pockets (crazyhouse), each as counts of queens, rooks, bishops,
+    /// knights and pawns.
+    pub pockets: Option<[[u8; 5]; 2]>,
+    /// The checks White and Black still have to give (three-check).
+    pub checks: Option<[u32; 2]>,
+    /// The move that reached the position: where from (none for a drop), where to (the king's
+    /// destination for castling), and its SAN as the game writes it.
+    pub reached_by: Option<(Option<Square>, Square, String)>,
+}
+
+fn drawn(pos: &VariantPosition, mode: CastlingMode, reached_by: Option<(Option<Square>, Square, String)>) -> Drawn {
+    let (board, turn) = (board(pos.board()), color(pos.turn()));
+    let board_zobrist = identity::board_zobrist(&board, turn);
+    let key = Key {
+        board,
+        turn,
+        castling: Bitboard(pos.castles().castling_rights().0),
+        legal_ep: pos.legal_ep_square().map(square),
+        fen_ep: pos.maybe_ep_square().map(square),
+        board_zobrist,
+    };
+    let pockets = pos.pockets().map(|p| {
+        let count =
+            |c: v::Color| [Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn].map(|r| *p.get(c).get(r));
+        [count(v::Color::White), count(v::Color::Black)]
+    });
+    let checks = pos.remaining_checks().map(|c| [u32::from(c.white), u32::from(c.black)]);
+    Drawn { key, mode, fullmove: pos.fullmoves().get(), pockets, checks, reached_by }
+}
+
+/// The positions of a variant game's mainline, its start first, up to the first move that
+/// cannot be played (the replay's events name plies of these). `None` when the start cannot be
+/// set up.
+pub fn drawn_positions(rules: Rules, fen: Option<&str>, moves: &[SanPlus]) -> Option<Vec<Drawn>> {
+    let start = VariantStart::new(rules, fen).ok()?;
+    let (mut pos, castling) = (start.pos, mode(start.mode));
+    let mut out = vec![drawn(&pos, castling, None)];
+    for san in moves {
+        let text = san.san.to_string();
+        let Ok(parsed) = San::from_ascii(text.as_bytes()) else { break };
+        let Ok(m) = parsed.to_move(&pos) else { break };
+        let to = match m {
+            Move::Castle { king, rook } => {
+                let side = v::CastlingSide::from_king_side(king < rook);
+                side.king_to(pos.turn())
+            }
+            _ => m.to(),
+        };
+        let reached = (m.from().map(square), square(to), san.to_string());
+        pos.play_unchecked(m);
+        out.push(drawn(&pos, castling, Some(reached)));
+    }
+    Some(out)
 }
 
 #[cfg(test)]

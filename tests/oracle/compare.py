@@ -233,7 +233,8 @@ def rules_self_test():
                        "automatic": False}
     rec = {"index": 0, "status": "ok",
            "events": [rep(4), rep(5), rep(6), rep(7), {"kind": "claim_by_move", "ply": 7, "san": "Ng8"}],
-           "summary": {"plies": 7, "claim_opportunities": 1, "first_claim_ply": 7,
+           "summary": {"plies": 7, "claim_opportunities": 1, "claim_opportunities_on_board": 0,
+                       "first_claim_ply": 7,
                        "first_ply_occurrence_2": 4, "first_ply_occurrence_3": None,
                        "first_ply_occurrence_5": None, "plies_after_fivefold": None,
                        "first_ply_halfmove_100": None, "first_ply_halfmove_150": None,
@@ -249,6 +250,10 @@ def rules_self_test():
     gone["summary"].update({"claim_opportunities": 0, "first_claim_ply": None, "draw_reason": "agreement"})
     problems, _ = pychess_rules.check(gone, v)
     assert problems and problems[0][0] == 7, problems
+    board_claim = json.loads(json.dumps(rec))
+    board_claim["summary"]["claim_opportunities_on_board"] = 1
+    problems, _ = pychess_rules.check(board_claim, v)
+    assert problems and "claim_opportunities_on_board" in problems[0][1], problems
 
 
 def main(argv=None):

@@ -45,9 +45,11 @@ Choices made where FORMAT.md is silent (the Rust side must make the same ones):
   * claim_by_move ignores moves that are pawn moves or captures (they start a new window, so
     the resulting position occurs once).  `played` is false for every such event at the last
     ply, even when a bad move token follows.
-  * missed_claims: an opportunity at the last replayed ply counts as missed when the game
-    stopped with an error other than invalid_fen (the bad token is "a further move token"),
-    or when the result (FORMAT.md "Result": tag, else last movetext marker) is 1-0 / 0-1.
+  * missed_claims: a claim is missed when the game went on past the position it is about: on
+    the board the position at its ply; by a declared move the one that move makes when it was
+    played next, else the claimant's own.  A game that stopped with an error other than
+    invalid_fen went on (the bad token is "a further move token"); a result (FORMAT.md
+    "Result": tag, else last movetext marker) of 1-0 / 0-1 makes every claim missed.
   * Castling field: standard games "KQkq" subset from the rights on h1/a1/h8/a8; chess960
     games python-chess castling_shredder_fen(): white then black, each rook file descending
     (h-side first), e.g. "HAha", "GA", "fc".
@@ -430,7 +432,11 @@ def empty_summary():
         "claim_opportunities": 0,
         "first_claim_ply": None,
         "first_claim_color": None,
+        "claim_opportunities_on_board": 0,
+        "claim_opportunities_by_move": 0,
         "missed_claims": 0,
+        "missed_claims_on_board": 0,
+        "missed_claims_by_move": 0,
         "first_missed_claim_ply": None,
         "claimant_score_after_first_missed": None,
         "plies_after_fivefold": None,
@@ -528,6 +534,7 @@ class Analyzer:
         self.reached3 = set()
         self.claim_plies = set()
         self.claims_at = {}  # ply -> number of claim_by_move events
+        self.claim_played = set()  # plies whose next move was one of their claim_by_move moves
         self.pseudo = 0
         self.hidden = 0
         self._record()
@@ -680,6 +687,8 @@ class Analyzer:
             self.events.append(ev)
         self.claim_plies.add(self.ply)
         self.claims_at[self.ply] = len(hits)
+        if any(m == played for m, _ in hits):
+            self.claim_played.add(self.ply)
 
     def before_push(self, move):
         """Called with the board at the current ply, before `move` is pushed onto it."""
@@ -710,9 +719,28 @@ class Analyzer:
         if opps:
             s["first_claim_ply"] = opps[0]
             s["first_claim_color"] = "white" if self.turns[opps[0]] else "black"
+        # A claim is missed when the game went on past the position it is about, or when the
+        # game was decisive (FORMAT.md "missed_claims").  On the board: the position at k.  By a
+        # declared move: the position that move makes (k + 1) when it was the move played, else
+        # the position at k (another move followed, or none did).
         goes_on = error is not None  # a bad move token follows the last replayed ply
-        missed = [k for k in opps if k < plies or goes_on or result in ("1-0", "0-1")]
+        decisive = result in ("1-0", "0-1")
+
+        def went_past(k):
+            return decisive or k < plies or goes_on
+
+        on_board = [k for k in opps if self.occ[k] >= 3]
+        by_move = [k for k in opps if self.claims_at.get(k, 0) > 0]
+        board_missed = {k for k in on_board if went_past(k)}
+        move_missed = {k for k in by_move if went_past(k + 1 if k in self.claim_played else k)}
+        # An opportunity is missed when no claim it offered ended the game.
+        missed = [k for k in opps
+                  if (k not in on_board or k in board_missed) and (k not in by_move or k in move_missed)]
+        s["claim_opportunities_on_board"] = len(on_board)
+        s["claim_opportunities_by_move"] = len(by_move)
         s["missed_claims"] = len(missed)
+        s["missed_claims_on_board"] = len(board_missed)
+        s["missed_claims_by_move"] = len(move_missed)
         if missed:
             k = missed[0]
             s["first_missed_claim_ply"] = k

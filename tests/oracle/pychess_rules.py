@@ -276,6 +276,7 @@ def check(rec, v):
     # Summary fields that follow from the same answers.
     expect = {
         "claim_opportunities": len(v["claim"]),
+        "claim_opportunities_on_board": len(v["rep3"]),
         "first_claim_ply": _first(v["claim"]),
         "first_ply_occurrence_2": _first(v["rep2"]),
         "first_ply_occurrence_3": _first(v["rep3"]),
