@@ -94,6 +94,7 @@ views = open(os.path.join(sys.argv[1], "views.sql")).read()
 condition = sys.argv[2]
 for path in sys.argv[3:]:
     con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")  # nothing but the result on stdout
     if condition:
         con.execute(views.replace("VIEW games AS", "VIEW all_games AS").replace("VIEW events AS", "VIEW all_events AS"))
         con.execute("CREATE VIEW games AS SELECT * FROM all_games WHERE " + condition)
@@ -191,6 +192,10 @@ struct Engine {
     missed: u64,
     opportunities: u64,
     missed_opportunities: u64,
+    /// Games with a claim on the board and with a missed one; the same by a declared move.
+    kinds: [u64; 4],
+    /// The same over the games of Lichess sources (a file named `lichess…`).
+    lichess_kinds: [u64; 4],
     claimant: [u64; 3],
     draws: BTreeMap<String, u64>,
     plies_on_board: u64,
@@ -253,6 +258,7 @@ fn eval_band(cp: Option<i64>, mate: Option<i64>) -> &'static str {
 fn engine_counts(files: &[PathBuf]) -> Engine {
     let mut e = Engine::default();
     for file in files {
+        let lichess = file.file_name().unwrap().to_str().unwrap().to_ascii_lowercase().starts_with("lichess");
         let out = run(&["dump", file.to_str().unwrap()]);
         for line in String::from_utf8(out.stdout).unwrap().lines() {
             let game: Value = serde_json::from_str(line).unwrap();
@@ -290,6 +296,16 @@ fn engine_counts(files: &[PathBuf]) -> Engine {
             e.missed += u64::from(n("missed_claims") > 0);
             e.opportunities += n("claim_opportunities");
             e.missed_opportunities += n("missed_claims");
+            let kinds = [
+                "claim_opportunities_on_board",
+                "missed_claims_on_board",
+                "claim_opportunities_by_move",
+                "missed_claims_by_move",
+            ];
+            for (i, k) in kinds.into_iter().enumerate() {
+                e.kinds[i] += u64::from(n(k) > 0);
+                e.lichess_kinds[i] += u64::from(lichess && n(k) > 0);
+            }
             if let Some(score) = s["claimant_score_after_first_missed"].as_f64() {
                 e.claimant[if score == 1.0 {
                     0
@@ -404,6 +420,13 @@ fn check_queries_against_engine(q: &BTreeMap<String, Vec<Value>>, e: &Engine) {
     assert_eq!(num(&all["games_with_missed_claim"]), e.missed);
     assert_eq!(num(&all["opportunities"]), e.opportunities);
     assert_eq!(num(&all["missed_opportunities"]), e.missed_opportunities);
+    let kinds = [
+        "games_with_board_claim",
+        "games_with_missed_board_claim",
+        "games_with_move_claim",
+        "games_with_missed_move_claim",
+    ];
+    assert_eq!(kinds.map(|k| num(&all[k])), e.kinds, "{kinds:?}");
     let claimant = [&all["claimant_wins"], &all["claimant_draws"], &all["claimant_losses"]].map(num);
     assert_eq!(claimant, e.claimant);
 
@@ -525,6 +548,14 @@ fn check_report_against_queries(report: &Value, q: &BTreeMap<String, Vec<Value>>
     assert_eq!(games, num(&all["games"]));
     assert_eq!(report["overall"]["with_claim"], all["games_with_claim"]);
     assert_eq!(report["overall"]["missed"], all["games_with_missed_claim"]);
+    for (field, column) in [
+        ("with_claim_on_board", "games_with_board_claim"),
+        ("missed_on_board", "games_with_missed_board_claim"),
+        ("with_claim_by_move", "games_with_move_claim"),
+        ("missed_by_move", "games_with_missed_move_claim"),
+    ] {
+        assert_eq!(report["overall"][field], all[column], "{field}");
+    }
     assert_eq!(report["claimant"]["games"], all["claimant_scored_games"]);
     assert_eq!(report["claimant"]["wins"], all["claimant_wins"]);
     assert_eq!(report["claimant"]["draws"], all["claimant_draws"]);
@@ -712,6 +743,139 @@ print(json.dumps({"checked": checked, "bad": bad[:10]}))
     num(&out["checked"]) as usize
 }
 
+/// Chart ids and the SQL in `tests/report_charts.sql` that counts their rows again. A chart the
+/// report draws and this list lacks fails the test until its rows have SQL of their own.
+const CHARTS: [&str; 16] = [
+    "headline",
+    "threefold_by_rating_band",
+    "threefold_by_time_class",
+    "missed_by_rating_band",
+    "missed_by_time_class",
+    "threefold_by_month",
+    "missed_by_month",
+    "draw_mix_by_month",
+    "draw_reasons",
+    "repetition_draws_by_perpetual",
+    "claimant_outcome",
+    "claim_kinds",
+    "edge_cases",
+    "first_threefold_ply",
+    "first_claim_by_clock",
+    "first_missed_by_eval",
+];
+
+/// A chart row as compared: (chart id, label, series) -> (count, games, value, interval).
+type ChartRows = BTreeMap<(String, String, String), (u64, u64, String, String)>;
+
+/// Every row of every chart of the report (`--json`'s `figures`) equals the same row counted
+/// again in SQL over the games `condition` keeps (`group`: the SQL of a game's `--by` group):
+/// its count (numerator), its number of games (denominator), its value as displayed and its 95%
+/// interval, both formatted here from the SQL counts (the interval scipy's Wilson interval).
+/// Rows over no games (`n/a`, where a group lacks a label) are left out on both sides. Returns
+/// the number of rows compared.
+fn check_charts_against_sql(report: &Value, dir: &Path, condition: &str, group: Option<&str>) -> usize {
+    const SCRIPT: &str = r#"
+import duckdb, json, os, sys
+from scipy.stats import binomtest
+directory, condition, group, sql_path = sys.argv[1:5]
+views = open(os.path.join(directory, "views.sql")).read()
+sql = open(sql_path).read()
+def rows(group):
+    con = duckdb.connect()
+    # A slow query would print its progress bar on stdout, before the JSON.
+    con.execute("SET enable_progress_bar = false")
+    if condition:
+        con.execute(views.replace("VIEW games AS", "VIEW all_games AS").replace("VIEW events AS", "VIEW all_events AS"))
+        con.execute("CREATE VIEW games AS SELECT * FROM all_games WHERE " + condition)
+        con.execute("CREATE VIEW events AS SELECT e.* FROM all_events e SEMI JOIN games g "
+                    "ON e.source = g.source AND e.frame_offset = g.frame_offset AND e.byte_offset = g.byte_offset")
+    else:
+        con.execute(views)
+    rel = con.sql(sql.replace("GROUP_EXPR", group))
+    return [dict(zip(rel.columns, r)) for r in rel.fetchall()]
+def shown(r):
+    n, d, unit = r["n"], r["d"], r["unit"]
+    if unit == "count":
+        return f"{n:,}", ""
+    if d == 0:
+        return "n/a", ""
+    if unit == "score":
+        return f"{r['score']:.3f}", ""
+    scale, digits, suffix = (1000.0, 2, "") if unit == "per1000" else (100.0, 1, "%")
+    ci = binomtest(n, d).proportion_ci(confidence_level=0.95, method="wilson")
+    low, high = max(ci.low, 0.0) * scale, min(ci.high, 1.0) * scale
+    return f"{n / d * scale:.{digits}f}{suffix}", f"{low:.{digits}f}\u2013{high:.{digits}f}{suffix}"
+out = []
+for which, g in ([("groups", group), ("all", "NULL")] if group else [("all", "NULL")]):
+    for r in rows(g):
+        r["value"], r["interval"] = shown(r)
+        r["set"] = which
+        del r["score"]
+        out.append(r)
+print(json.dumps(out))
+"#;
+    let groups: Vec<&str> = report["groups"].as_array().unwrap().iter().map(|g| g["label"].as_str().unwrap()).collect();
+    let mut want = ChartRows::new();
+    let sql = root().join("tests/report_charts.sql");
+    let args = [dir.to_str().unwrap(), condition, group.unwrap_or(""), sql.to_str().unwrap()];
+    for r in run_python(SCRIPT, &args).as_array().unwrap() {
+        let (n, d) = (num(&r["n"]), num(&r["d"]));
+        if n == 0 && d == 0 {
+            continue;
+        }
+        let text = |k: &str| r[k].as_str().unwrap_or_default().to_owned();
+        let chart = text("chart");
+        let (id, series) = match (r["set"].as_str().unwrap(), chart.as_str()) {
+            // The headline table of a grouped report has all games first, as series `all`.
+            ("all", "headline") if group.is_some() => (chart, "all".to_owned()),
+            ("all", _) if group.is_some() => continue,
+            (_, "draw_mix_by_month") if group.is_some() => {
+                let at = groups.iter().position(|g| *g == text("grp")).expect("a group of the report");
+                (format!("draw_mix_by_month_{}", at + 1), text("part"))
+            }
+            (_, "draw_mix_by_month" | "draw_reasons") => (chart, text("part")),
+            _ => (chart, text("grp")),
+        };
+        let row = (n, d, text("value"), text("interval"));
+        assert!(want.insert((id, text("label"), series), row).is_none(), "two SQL rows for one chart row: {r}");
+    }
+    let mut got = ChartRows::new();
+    for chart in report["figures"].as_array().unwrap() {
+        let id = chart["id"].as_str().unwrap();
+        // A grouped report draws one draw mix per group: `draw_mix_by_month_1`, `_2`, …
+        let known =
+            CHARTS.contains(&id) || id.strip_prefix("draw_mix_by_month_").is_some_and(|k| k.parse::<usize>().is_ok());
+        assert!(known, "chart {id} has no SQL in this test (tests/report_charts.sql): add it");
+        for row in chart["rows"].as_array().unwrap() {
+            let (n, d) = (num(&row["count"]), num(&row["games"]));
+            if n == 0 && d == 0 {
+                continue;
+            }
+            let text = |k: &str| row[k].as_str().unwrap_or_default().to_owned();
+            let key = (id.to_owned(), text("label"), text("series"));
+            assert!(got.insert(key, (n, d, text("value"), text("interval"))).is_none(), "{id}: a row twice: {row}");
+        }
+    }
+    let mut differ: Vec<String> = Vec::new();
+    for (key, row) in &got {
+        match want.get(key) {
+            Some(w) if w == row => {}
+            Some(w) => differ.push(format!("{key:?}: report {row:?}, SQL {w:?}")),
+            None => differ.push(format!("{key:?}: report {row:?}, not in SQL")),
+        }
+    }
+    differ.extend(
+        want.iter().filter(|(k, _)| !got.contains_key(*k)).map(|(k, w)| format!("{k:?}: SQL {w:?}, not in the report")),
+    );
+    assert!(
+        differ.is_empty(),
+        "{} chart row(s) differ from SQL (condition {condition:?}, group {group:?}), the first:\n{}",
+        differ.len(),
+        differ.iter().take(15).cloned().collect::<Vec<_>>().join("\n")
+    );
+    got.len()
+}
+
 /// The report's clock figures over the games `condition` keeps, counted again in SQL: games with
 /// clocks and evaluations, the first claim by clock band and whether it was passed over (the
 /// report's rules), and the first missed claim by evaluation band with the claimant's results.
@@ -835,6 +999,9 @@ fn check_dataset(
     let report: Value = serde_json::from_slice(&run(&["report", dir.to_str().unwrap(), "--json"]).stdout).unwrap();
     check_report_against_queries(&report, &queries);
     check_report_clocks(&report, &queries, &engine);
+    assert!(check_charts_against_sql(&report, &dir, "", None) > 50, "few chart rows compared with SQL");
+    let lichess = ["with_claim_on_board", "missed_on_board", "with_claim_by_move", "missed_by_move"];
+    assert_eq!(lichess.map(|k| num(&report["lichess"][k])), engine.lichess_kinds, "the Lichess sources' claims");
 
     let page = tmp.path().join("report.html");
     let text =
@@ -858,12 +1025,25 @@ const GAME_DATE: &str = "coalesce(UTCDate, CASE WHEN regexp_full_match(Date, '[0
 const BOTH_ELOS: &str = "WhiteElo IS NOT NULL AND BlackElo IS NOT NULL";
 const BAND: &str = "CASE WHEN WhiteElo IS NOT NULL AND BlackElo IS NOT NULL THEN format('{}-{}', (floor(least(WhiteElo, BlackElo) / 200) * 200)::INTEGER, (floor(least(WhiteElo, BlackElo) / 200) * 200)::INTEGER + 199) ELSE 'unknown' END";
 
+/// The month a source named like a Lichess monthly dump holds (`YYYY-MM`), else null.
+const DUMP_MONTH: &str = "CASE WHEN regexp_full_match(source, 'lichess_db_[A-Za-z0-9]+_rated_[0-9]{4}-(0[1-9]|1[0-2])') THEN right(source, 7) END";
+
+/// `--by month`: the game's date's month, else its monthly dump's, else `undated`.
+fn month_group() -> String {
+    format!("coalesce(strftime({GAME_DATE}, '%Y-%m'), {DUMP_MONTH}, 'undated')")
+}
+
+/// `--by year`: the same, its year.
+fn year_group() -> String {
+    format!("coalesce(strftime({GAME_DATE}, '%Y'), left({DUMP_MONTH}, 4), 'undated')")
+}
+
 /// One run of `report` with filters and groups, and the same in SQL: `condition` keeps the games
 /// the filters keep, `group` is the SQL value of a game's `--by` group.
 struct Case<'a> {
     args: Vec<&'a str>,
     condition: String,
-    group: Option<&'a str>,
+    group: Option<String>,
 }
 
 /// The report under the case's filters equals the queries over the same games; with `--by`, each
@@ -877,9 +1057,13 @@ fn check_case(dir: &Path, case: &Case) {
     check_report_against_queries(&report, &q);
     check_clocks_against_sql(&report, dir, &case.condition);
     assert!(check_intervals(&report) > 10, "{:?}: few intervals checked", case.args);
-    if let Some(group) = case.group {
+    if let Some(group) = &case.group {
         let groups = report["groups"].as_array().unwrap();
         assert!(groups.len() >= 2, "{:?}: expected groups side by side, got {}", case.args, groups.len());
+        // The chart rows of up to 12 groups side by side (more are laid out otherwise).
+        if groups.len() <= 12 {
+            check_charts_against_sql(&report, dir, &case.condition, Some(group));
+        }
         let total: u64 = groups.iter().map(|g| num(&g["overall"]["games"])).sum();
         assert_eq!(total, num(&report["overall"]["games"]), "{:?}: the groups hold every game once", case.args);
         for g in groups {
@@ -894,6 +1078,7 @@ fn check_case(dir: &Path, case: &Case) {
         }
     } else {
         assert_eq!(report["groups"], Value::Array(vec![]));
+        check_charts_against_sql(&report, dir, &case.condition, None);
     }
     let tmp = tempfile::tempdir().unwrap();
     let page = tmp.path().join("report.html");
@@ -917,14 +1102,14 @@ fn data_samples() {
     let collections = tmp.path().join("collections.csv");
     std::fs::write(&collections, "# online games\nlichess*,online\n*,over the board and engines\n").unwrap();
     let cases = [
-        Case { args: vec!["--by", "source"], condition: String::new(), group: Some("source") },
+        Case { args: vec!["--by", "source"], condition: String::new(), group: Some("source".into()) },
         Case {
             args: vec!["--by", "collection", "--collections", collections.to_str().unwrap()],
             condition: String::new(),
-            group: Some("CASE WHEN source GLOB 'lichess*' THEN 'online' ELSE 'over the board and engines' END"),
+            group: Some("CASE WHEN source GLOB 'lichess*' THEN 'online' ELSE 'over the board and engines' END".into()),
         },
         // Standard and Chess960 (the TCEC game).
-        Case { args: vec!["--by", "variant"], condition: String::new(), group: Some("replay_variant") },
+        Case { args: vec!["--by", "variant"], condition: String::new(), group: Some("replay_variant".into()) },
     ];
     let (queries, report, html) = check_dataset(&[samples], &files, &cases);
 
@@ -974,16 +1159,23 @@ fn larger_corpus() {
             condition: format!(
                 "{GAME_DATE} BETWEEN DATE '1900-01-01' AND DATE '2013-01-15' AND {BOTH_ELOS} AND least(WhiteElo, BlackElo) <= 2000"
             ),
-            group: Some("coalesce(time_class, 'unknown')"),
+            group: Some("coalesce(time_class, 'unknown')".into()),
         },
-        Case { args: vec!["--by", "source", "--min-games", "100"], condition: String::new(), group: Some("source") },
+        Case {
+            args: vec!["--by", "source", "--min-games", "100"],
+            condition: String::new(),
+            group: Some("source".into()),
+        },
         Case {
             args: vec!["--by", "rating-band", "--source", "lichess_db*", "--since", "2013-01-01"],
             condition: format!("source GLOB 'lichess_db*' AND {GAME_DATE} >= DATE '2013-01-01'"),
-            group: Some(BAND),
+            group: Some(BAND.into()),
         },
         // Standard, atomic and crazyhouse games side by side.
-        Case { args: vec!["--by", "variant"], condition: String::new(), group: Some("replay_variant") },
+        Case { args: vec!["--by", "variant"], condition: String::new(), group: Some("replay_variant".into()) },
+        // Lichess months, the world championships' two dated games, and `undated`.
+        Case { args: vec!["--by", "year"], condition: String::new(), group: Some(year_group()) },
+        Case { args: vec!["--by", "month", "--sort", "value"], condition: String::new(), group: Some(month_group()) },
     ];
     let (queries, report, html) = check_dataset(&files, &files, &cases);
     assert!(num(&report["overall"]["games"]) > 6000);
@@ -1082,6 +1274,7 @@ fn a_moved_dataset_opens_after_threefold_views() {
     const COUNT: &str = r#"
 import duckdb, json, os, sys
 con = duckdb.connect()
+con.execute("SET enable_progress_bar = false")  # nothing but the result on stdout
 con.execute(open(os.path.join(sys.argv[1], "views.sql")).read())
 print(json.dumps([con.sql(f"SELECT count(*) FROM {t}").fetchall()[0][0] for t in ("games", "events")]))
 "#;
@@ -1095,4 +1288,113 @@ print(json.dumps([con.sql(f"SELECT count(*) FROM {t}").fetchall()[0][0] for t in
     run(&["views", moved.to_str().unwrap()]);
     assert_eq!(run_python(COUNT, &[moved.to_str().unwrap()]), counts);
     assert_eq!(counts[0], 2);
+}
+
+/// `--by month` and `--by year` against DuckDB where a source is named like a Lichess monthly
+/// dump: its games without a date (Karpov–Miles, `1986.??.??`) are in the dump's month.
+#[test]
+fn groups_by_month_and_year_take_an_undated_game_s_month_from_its_monthly_dump() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ds");
+    let samples = root().join("data-samples");
+    run(&["ingest", "--quiet", "--out", dir.to_str().unwrap(), samples.to_str().unwrap()]);
+    let karpov = samples.join("karpov_miles_tilburg_1986.pgn");
+    let dump = "lichess_db_standard_rated_1986-11";
+    run(&["ingest", "--quiet", "--out", dir.to_str().unwrap(), karpov.to_str().unwrap(), "--source", dump]);
+    let cases = [
+        Case { args: vec!["--by", "month"], condition: String::new(), group: Some(month_group()) },
+        Case { args: vec!["--by", "year", "--source", "*"], condition: String::new(), group: Some(year_group()) },
+    ];
+    for case in &cases {
+        check_case(&dir, case);
+    }
+    let report: Value =
+        serde_json::from_slice(&run(&["report", dir.to_str().unwrap(), "--by", "month", "--json"]).stdout).unwrap();
+    let labels: Vec<&str> = report["groups"].as_array().unwrap().iter().map(|g| g["label"].as_str().unwrap()).collect();
+    assert_eq!(labels.first(), Some(&"1986-11"), "{labels:?}");
+    assert_eq!(labels.last(), Some(&"undated"), "the other copy of Karpov–Miles has no date: {labels:?}");
+    let karpov = &report["groups"][0]["overall"]["games"];
+    assert_eq!(karpov, 2, "both games of the dump-named source are in its month");
+    // --sort orders the groups of --by; anything else is refused before any work.
+    for args in [&["--sort", "value"][..], &["--by", "month", "--sort", "size"]] {
+        let mut all = vec!["report", dir.to_str().unwrap()];
+        all.extend(args);
+        let out = Command::new(BIN).args(&all).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(out.stdout.is_empty(), "{args:?}: printed a report");
+    }
+}
+
+/// 150 monthly sources (`bench/many_sources.sh`: the Lichess 2013 sample cut into 150 files
+/// named like the dumps): `--by source` stays readable — at most 600 terminal lines, the groups
+/// as rows, every group's figures in the JSON and on the page — and the same at any --threads.
+#[test]
+fn many_groups_as_rows() {
+    let Some(corpus) = common::corpus("the report over 150 monthly sources") else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let out = Command::new("bash")
+        .arg(root().join("bench/many_sources.sh"))
+        .arg(tmp.path())
+        .env("THREEFOLD", BIN)
+        .env("THREEFOLD_CORPUS", &corpus)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "bench/many_sources.sh: {}", String::from_utf8_lossy(&out.stderr));
+    let dir = tmp.path().join("dataset");
+    let dir = dir.to_str().unwrap();
+    let page = tmp.path().join("report.html");
+    let text =
+        String::from_utf8(run(&["report", dir, "--by", "source", "--html", page.to_str().unwrap()]).stdout).unwrap();
+    let lines = text.lines().count();
+    assert!(lines <= 600, "{lines} terminal lines for 150 sources");
+    check_html_against_text(&read_html(&page), &text);
+    let html = std::fs::metadata(&page).unwrap().len();
+    assert!(html <= 2_000_000, "a page of {html} bytes for 150 sources");
+
+    let json = |args: &[&str]| -> Value {
+        let mut all = vec!["report", dir, "--by", "source", "--json"];
+        all.extend(args);
+        serde_json::from_slice(&run(&all).stdout).unwrap()
+    };
+    let report = json(&["--threads", "1"]);
+    assert_eq!(report, json(&["--threads", "2"]), "the report depends on the number of threads");
+    let labels: Vec<&str> = report["groups"].as_array().unwrap().iter().map(|g| g["label"].as_str().unwrap()).collect();
+    assert_eq!(labels.len(), 150);
+    assert_eq!((labels[0], labels[149]), ("lichess_db_standard_rated_2013-01", "lichess_db_standard_rated_2025-06"));
+    let total: u64 = report["groups"].as_array().unwrap().iter().map(|g| num(&g["overall"]["games"])).sum();
+    assert_eq!(total, num(&report["overall"]["games"]));
+    for chart in report["figures"].as_array().unwrap() {
+        let id = chart["id"].as_str().unwrap();
+        let rows = if chart["kind"] == "dots" { &chart["rows"] } else { &chart["by_group"] };
+        let Some(rows) = rows.as_array() else {
+            assert_eq!(chart["kind"], "area", "{id}: no group's rows");
+            continue;
+        };
+        let key = if chart["kind"] == "dots" { "label" } else { "series" };
+        let mut seen: Vec<&str> = rows.iter().map(|r| r[key].as_str().unwrap()).collect();
+        seen.dedup();
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(seen, labels, "{id}: every group");
+    }
+    // Groups as rows: one per group, each rate with its interval; no chart side by side.
+    let dots: Vec<&Value> = report["figures"].as_array().unwrap().iter().filter(|c| c["kind"] == "dots").collect();
+    assert_eq!(dots.len(), 2);
+    for chart in report["figures"].as_array().unwrap() {
+        let series = chart["series"].as_array().unwrap();
+        assert!(series.iter().all(|s| !labels.contains(&s.as_str().unwrap())), "{}: groups side by side", chart["id"]);
+    }
+    // The answers name the extremes and the spread, not every source.
+    let answers = text.split("\n\n").nth(1).unwrap();
+    assert!(answers.contains("highest") && answers.contains("of 150 sources between"), "{answers}");
+    let named = labels.iter().filter(|l| answers.contains(*l)).count();
+    assert!(named <= 6, "{named} sources named in the answers");
+
+    // --sort value: each chart of groups as rows highest first.
+    let sorted = json(&["--sort", "value"]);
+    for chart in sorted["figures"].as_array().unwrap().iter().filter(|c| c["kind"] == "dots") {
+        let values: Vec<f64> =
+            chart["rows"].as_array().unwrap().iter().map(|r| r["magnitude"].as_f64().unwrap_or(-1.0)).collect();
+        assert!(values.windows(2).all(|w| w[0] >= w[1]), "{}: not highest first", chart["id"]);
+    }
 }

@@ -27,7 +27,7 @@ use crate::{
     read::key::GameKey,
 };
 
-fn ordinal(n: u32) -> String {
+pub(super) fn ordinal(n: u32) -> String {
     let suffix = match (n % 10, n % 100) {
         (1, 11) | (2, 12) | (3, 13) => "th",
         (1, _) => "st",
@@ -38,7 +38,7 @@ fn ordinal(n: u32) -> String {
     format!("{n}{suffix}")
 }
 
-fn color_name(c: Color) -> &'static str {
+pub(super) fn color_name(c: Color) -> &'static str {
     c.fold_wb("White", "Black")
 }
 
@@ -130,7 +130,7 @@ fn repetition(t: &Timeline, e: &Event) -> String {
     line
 }
 
-fn describe(t: &Timeline, e: &Event, out: &mut String) {
+fn describe(t: &Timeline, end: &End, e: &Event, out: &mut String) {
     let here = t.label(e.ply);
     let mover = color_name(e.turn);
     let _ = match &e.detail {
@@ -176,9 +176,35 @@ fn describe(t: &Timeline, e: &Event, out: &mut String) {
             "  {here}: {mover} may claim a draw by declaring {san} (9.2.1.1): the position after it would occur for the {} time (as after {}){}.",
             ordinal(*occurrence),
             t.labels(earlier_plies),
-            if *played { "; the move was played" } else { "" }
+            end.of_declared_move(e.ply, *played)
         ),
     };
+}
+
+/// How the game ended, for saying whether a claim was made or missed (the rule of
+/// `Summary::missed_claims`).
+struct End {
+    plies: u32,
+    /// A further (bad) move token followed the last replayed ply.
+    stopped: bool,
+    decisive: bool,
+}
+
+impl End {
+    fn went_on_after(&self, ply: u32) -> bool {
+        ply < self.plies || self.stopped
+    }
+
+    fn of_declared_move(&self, ply: u32, played: bool) -> &'static str {
+        match (played, self.went_on_after(ply + u32::from(played)), self.decisive) {
+            (true, true, _) => "; the move was played and play went on: missed",
+            (true, false, false) => "; the move was played and the game ended there: claimed",
+            (true, false, true) => "; the move was played and the game ended there, decided: missed",
+            (false, true, _) => "; another move was played: missed",
+            (false, false, true) => "; the game ended here, decided: missed",
+            (false, false, false) => "; the game ended here",
+        }
+    }
 }
 
 /// The whole timeline of `game` as text.
@@ -222,18 +248,36 @@ pub fn explain(game: &Game) -> String {
     if analysis.events.is_empty() {
         let _ = writeln!(out, "No position occurs twice.");
     }
+    let end = End { plies: s.plies, stopped: analysis.error.is_some(), decisive: game.result.is_decisive() };
     for e in &analysis.events {
-        describe(&timeline, e, &mut out);
+        describe(&timeline, &end, e, &mut out);
     }
     if s.claim_opportunities > 0 {
-        let _ = writeln!(out, "Claim opportunities: {}, missed: {}.", s.claim_opportunities, s.missed_claims);
+        let _ = writeln!(
+            out,
+            "Claim opportunities: {}, missed: {} (on the board {} of {}, by a declared move {} of {}).",
+            s.claim_opportunities,
+            s.missed_claims,
+            s.missed_claims_on_board,
+            s.claim_opportunities_on_board,
+            s.missed_claims_by_move,
+            s.claim_opportunities_by_move
+        );
     }
     out
 }
 
 /// Prints the timeline of the game at `key` (the first game if `None`) of `target`: a PGN file,
-/// or a dataset folder whose `source` (needed when it holds several) names the input.
-pub fn run(target: &Path, source: Option<&str>, key: Option<GameKey>) -> Result<ExitCode> {
+/// or a dataset folder whose `source` (needed when it holds several) names the input. With
+/// `html` or `svg`, also writes the page with boards and each board as an SVG file
+/// ([`super::explain_page`]).
+pub fn run(
+    target: &Path,
+    source: Option<&str>,
+    key: Option<GameKey>,
+    html: Option<&Path>,
+    svg: Option<&Path>,
+) -> Result<ExitCode> {
     let (file, source) = if target.is_dir() {
         let (file, source) = source_input(target, source)?;
         (file, Some(source))
@@ -273,6 +317,12 @@ pub fn run(target: &Path, source: Option<&str>, key: Option<GameKey>) -> Result<
     let name = source.map_or_else(|| file.display().to_string(), |s| format!("source {s} ({})", file.display()));
     writeln!(out, "Game {} of {name}, Site {site}", key.text())?;
     out.write_all(explain(&game).as_bytes())?;
+    if html.is_some() || svg.is_some() {
+        out.flush()?;
+        let heading = format!("Game {} of {name}, Site {site}", key.text());
+        let page = super::explain_page::render(&game, &heading, &explain(&game));
+        super::explain_page::write(&page, html, svg)?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 

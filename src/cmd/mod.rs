@@ -1,7 +1,9 @@
 //! Command line: arguments parsed into a validated command, errors mapped to exit codes.
 
+pub mod board_svg;
 pub mod dump;
 pub mod explain;
+pub mod explain_page;
 pub mod locate;
 
 use std::{
@@ -47,6 +49,7 @@ enum Command {
     /// Examples:
     ///   threefold explain karpov_miles_tilburg_1986.pgn --game 1021
     ///   threefold explain dataset --source lichess_db_standard_rated_2024-01 --game 8388620:51233
+    ///   threefold explain karpov_miles_tilburg_1986.pgn --game 1021 --html km.html --svg km-boards
     #[command(verbatim_doc_comment)]
     Explain {
         /// PGN file, a dataset folder, or - for stdin.
@@ -57,6 +60,14 @@ enum Command {
         /// The dataset's source the game is in (when FILE is a dataset folder of several).
         #[arg(long, value_name = "NAME")]
         source: Option<String>,
+        /// Also write a self-contained HTML page to FILE (atomically): each event's position and
+        /// its earlier occurrences as boards, what differs marked.
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
+        /// Also write every board of that page as an SVG file of its own into DIR
+        /// (ply-046-event-03.svg: ply, then event number).
+        #[arg(long, value_name = "DIR")]
+        svg: Option<PathBuf>,
     },
     /// Turn PGN collections into a Parquet dataset of games and repetition events.
     ///
@@ -149,6 +160,7 @@ enum Command {
     ///   threefold report dataset --source 'lichess*' --since 2021-01 --time-class blitz --min-elo 1800
     ///   threefold report dataset --by source --html by-source.html
     ///   threefold report dataset --by collection --collections collections.csv
+    ///   threefold report dataset --by month --sort value --html by-month.html
     ///   threefold report dataset --json > figures.json
     #[command(verbatim_doc_comment)]
     Report {
@@ -180,6 +192,10 @@ enum Command {
         /// (first match wins; other sources are in `other`).
         #[arg(long, value_name = "FILE")]
         collections: Option<PathBuf>,
+        /// With --by, the order of groups shown as rows: `name` (the grouping's own order: years
+        /// and months in time, monthly dumps by their month) or `value` (highest first).
+        #[arg(long, value_enum, value_name = "ORDER")]
+        sort: Option<crate::report::group::Sort>,
         /// Rates over fewer games than this are greyed and marked "few games".
         #[arg(long, value_name = "N", default_value_t = 30)]
         min_games: u64,
@@ -189,6 +205,9 @@ enum Command {
         /// Print the computed figures as JSON instead of tables.
         #[arg(long)]
         json: bool,
+        /// Parquet parts read at once; default: all cores. The report is the same for any number.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+        threads: Option<u16>,
     },
 }
 
@@ -210,7 +229,9 @@ pub fn main() -> ExitCode {
 fn run(command: Command) -> Result<ExitCode> {
     match command {
         Command::Dump { file, limit } => dump::run(&file, limit),
-        Command::Explain { file, game, source } => explain::run(&file, source.as_deref(), game),
+        Command::Explain { file, game, source, html, svg } => {
+            explain::run(&file, source.as_deref(), game, html.as_deref(), svg.as_deref())
+        }
         Command::Ingest {
             inputs,
             out,
@@ -251,9 +272,11 @@ fn run(command: Command) -> Result<ExitCode> {
             max_elo,
             by,
             collections,
+            sort,
             min_games,
             html,
             json,
+            threads,
         } => {
             let filter = crate::report::filter::Filter::new(
                 sources,
@@ -263,11 +286,27 @@ fn run(command: Command) -> Result<ExitCode> {
                 min_elo,
                 max_elo,
             )?;
-            let by = by.map(|kind| crate::report::group::By::new(kind, collections.as_deref())).transpose()?;
+            let mut by = by.map(|kind| crate::report::group::By::new(kind, collections.as_deref())).transpose()?;
             if by.is_none() && collections.is_some() {
                 anyhow::bail!("--collections is for --by collection");
             }
-            crate::report::run(&dir, &crate::report::Options { filter, by, min_games, html, json })
+            match (&mut by, sort) {
+                (Some(by), Some(sort)) => by.sort = sort,
+                (None, Some(_)) => anyhow::bail!("--sort orders the groups of --by: give --by too"),
+                _ => {}
+            }
+            crate::report::run(
+                &dir,
+                &crate::report::Options {
+                    filter,
+                    by,
+                    min_games,
+                    html,
+                    json,
+                    threads: threads.map(usize::from),
+                    example_page: Some(explain_page::of_dataset_game),
+                },
+            )
         }
     }
 }

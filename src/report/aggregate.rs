@@ -11,6 +11,7 @@ use arrow_array::{
     UInt64Array,
     types::{Date32Type, Float64Type, Int16Type, Int32Type, Int64Type, UInt32Type, UInt64Type},
 };
+use rayon::prelude::*;
 
 use crate::{
     dataset::schema::col,
@@ -21,7 +22,7 @@ use crate::{
 use super::{
     clocks::GameClocks,
     filter::{self, Filter, GameFacts},
-    group::{By, GroupFacts},
+    group::{By, GroupFacts, Sort},
     model::{Example, GroupStats, Report, band_from},
     read::{self, get, get_bool, get_str},
     tally::{GameRecord, Played, Tally},
@@ -214,6 +215,18 @@ impl<I: Iterator<Item = Result<RecordBatch>>> EventCursor<I> {
         }
     }
 
+    /// Passes over the events before the game at `key` (all that are left with `None`): those
+    /// of games in a row group that was not read.
+    fn pass_over(&mut self, key: Option<(u64, u64)>) -> Result<()> {
+        while let Some(next) = self.peek()? {
+            if key.is_some_and(|k| next >= k) {
+                break;
+            }
+            self.row += 1;
+        }
+        Ok(())
+    }
+
     /// Hands every event of the game at `key` to `f`; an event of an earlier game (one not in the
     /// games file) is an error, not something to skip.
     fn take(&mut self, key: (u64, u64), mut f: impl FnMut(&EventColumns, usize)) -> Result<()> {
@@ -242,7 +255,7 @@ impl<I: Iterator<Item = Result<RecordBatch>>> EventCursor<I> {
 /// The tags an example shows, in [`GameColumns::tags`] order.
 const EXAMPLE_TAGS: [&str; 7] = ["Event", "Site", "White", "Black", "Result", "Date", "Round"];
 
-const GAME_COLUMNS: [&str; 34] = [
+const GAME_COLUMNS: [&str; 38] = [
     col::SOURCE,
     col::FRAME_OFFSET,
     col::BYTE_OFFSET,
@@ -265,6 +278,10 @@ const GAME_COLUMNS: [&str; 34] = [
     col::FIRST_PLY_OCCURRENCE_5,
     col::CLAIM_OPPORTUNITIES,
     col::MISSED_CLAIMS,
+    col::CLAIM_OPPORTUNITIES_ON_BOARD,
+    col::CLAIM_OPPORTUNITIES_BY_MOVE,
+    col::MISSED_CLAIMS_ON_BOARD,
+    col::MISSED_CLAIMS_BY_MOVE,
     col::CLAIMANT_SCORE_AFTER_FIRST_MISSED,
     col::PLIES_AFTER_FIVEFOLD,
     col::FIRST_PLY_HALFMOVE_150,
@@ -278,6 +295,12 @@ const GAME_COLUMNS: [&str; 34] = [
     col::FIRST_MISSED_CLAIM_EVAL_CP,
     col::FIRST_MISSED_CLAIM_EVAL_MATE,
 ];
+
+/// Whether a source holds Lichess games, by its name (`lichess_db_…`, `lichess-…`): Lichess takes
+/// no claim by a declared move.
+pub fn is_lichess(source: &str) -> bool {
+    source.get(..7).is_some_and(|p| p.eq_ignore_ascii_case("lichess"))
+}
 
 /// The `games` columns the report reads, from one batch.
 struct GameColumns<'a> {
@@ -300,6 +323,8 @@ struct GameColumns<'a> {
     first5: &'a UInt32Array,
     opportunities: &'a UInt32Array,
     missed: &'a UInt32Array,
+    /// Opportunities and misses on the board, then by a declared move.
+    kinds: [(&'a UInt32Array, &'a UInt32Array); 2],
     after5: &'a UInt32Array,
     first150: &'a UInt32Array,
     has_clocks: &'a BooleanArray,
@@ -339,6 +364,10 @@ impl<'a> GameColumns<'a> {
             first5: u32s(col::FIRST_PLY_OCCURRENCE_5)?,
             opportunities: u32s(col::CLAIM_OPPORTUNITIES)?,
             missed: u32s(col::MISSED_CLAIMS)?,
+            kinds: [
+                (u32s(col::CLAIM_OPPORTUNITIES_ON_BOARD)?, u32s(col::MISSED_CLAIMS_ON_BOARD)?),
+                (u32s(col::CLAIM_OPPORTUNITIES_BY_MOVE)?, u32s(col::MISSED_CLAIMS_BY_MOVE)?),
+            ],
             after5: u32s(col::PLIES_AFTER_FIVEFOLD)?,
             first150: u32s(col::FIRST_PLY_HALFMOVE_150)?,
             has_clocks: read::bools(batch, col::HAS_CLOCKS)?,
@@ -383,6 +412,8 @@ impl<'a> GameColumns<'a> {
             fivefold: max >= 5,
             with_claim: get(self.opportunities, i).unwrap_or(0) > 0,
             missed: get(self.missed, i).unwrap_or(0) > 0,
+            kinds: self.kinds.map(|(o, m)| (get(o, i).unwrap_or(0) > 0, get(m, i).unwrap_or(0) > 0)),
+            lichess: is_lichess(self.source.value(i)),
             band: band_from(get(self.white_elo, i), get(self.black_elo, i)),
             time_class: get_str(self.time_class, i).unwrap_or("unknown"),
             score: get(self.score, i),
@@ -406,6 +437,43 @@ impl<'a> GameColumns<'a> {
     }
 }
 
+/// A piece of the work, counted on its own (in parallel with the others).
+enum Unit<'p> {
+    /// Rows counted, not read: a part of a source no `--source` matches, or row groups whose
+    /// statistics rule out the filter.
+    Count(u64),
+    /// One row group of a part's games, and the events of the keys from its first game's (the
+    /// part's start for the first row group) to the next row group's first (the part's end).
+    Read { part: &'p read::Part, group: usize, from: Option<read::Key>, to: Option<read::Key> },
+}
+
+/// A part's units: each row group that the filter does not rule out by its statistics.
+fn units<'p>(part: &'p read::Part, filter: &Filter) -> Result<Vec<Unit<'p>>> {
+    if !filter.source_matches(&part.source) {
+        return Ok(vec![Unit::Count(read::row_count(&part.games)?)]);
+    }
+    let groups = read::row_groups(&part.games, &|g| {
+        !filter.rules_out(read::range(g, "UTCDate"), read::range(g, "WhiteElo"), read::range(g, "BlackElo"))
+    })?;
+    let firsts = if groups.len() > 1 { read::first_keys(&part.games)? } else { vec![None; groups.len()] };
+    if firsts.iter().flatten().zip(firsts.iter().flatten().skip(1)).any(|(a, b)| a >= b) {
+        bail!("{}: games are not sorted by key across row groups", part.games.display());
+    }
+    let mut units = Vec::new();
+    for (group, &(rows, kept)) in groups.iter().enumerate() {
+        if !kept {
+            units.push(Unit::Count(rows));
+            continue;
+        }
+        // From this row group's first key (the first: from the start); to the next non-empty
+        // row group's first key (the last: to the end).
+        let from = if group == 0 { None } else { firsts[group] };
+        let to = firsts[group + 1..].iter().flatten().next().copied();
+        units.push(Unit::Read { part, group, from, to });
+    }
+    Ok(units)
+}
+
 /// The whole pass: what the filter lets in, added to all games and to each group.
 struct Pass<'f> {
     filter: &'f Filter,
@@ -424,35 +492,93 @@ struct Pass<'f> {
     automatic: Smallest<(Key, Example)>,
 }
 
-impl Pass<'_> {
-    fn part(&mut self, part: &read::Part) -> Result<()> {
-        if !self.filter.source_matches(&part.source) {
-            // No game of it can match: counted, not read.
-            self.rows += read::row_count(&part.games)?;
-            return Ok(());
+impl<'f> Pass<'f> {
+    fn new(filter: &'f Filter, by: Option<&'f By>, unfinished: &'f [String]) -> Self {
+        Pass {
+            filter,
+            by,
+            unfinished,
+            unmatched_events: 0,
+            rows: 0,
+            matched: 0,
+            skipped: 0,
+            sources: Vec::new(),
+            all: Tally::default(),
+            groups: HashMap::new(),
+            events: GameEvents::default(),
+            castling: Smallest::new(EXAMPLES_PER_CASE),
+            en_passant: Smallest::new(EXAMPLES_PER_CASE),
+            automatic: Smallest::new(EXAMPLES_PER_CASE),
         }
-        let lenient = self.unfinished.contains(&part.source);
-        let mut events = EventCursor {
-            batches: read::batches(&part.events, &EVENT_COLUMNS)?,
-            current: None,
-            row: 0,
-            lenient,
-            unmatched: 0,
+    }
+
+    /// Adds the counts of a later part's pass: the sources in first-seen order, the examples
+    /// that rank first, the rest summed; so the result is the same whichever thread read what.
+    fn merge(&mut self, other: Pass) {
+        self.unmatched_events += other.unmatched_events;
+        self.rows += other.rows;
+        self.matched += other.matched;
+        self.skipped += other.skipped;
+        for source in other.sources {
+            if !self.sources.contains(&source) {
+                self.sources.push(source);
+            }
+        }
+        self.all.merge(other.all);
+        for (label, tally) in other.groups {
+            match self.groups.get_mut(&label) {
+                Some(t) => t.merge(tally),
+                None => {
+                    self.groups.insert(label, tally);
+                }
+            }
+        }
+        for item in other.castling.items {
+            self.castling.offer(item);
+        }
+        for item in other.en_passant.items {
+            self.en_passant.offer(item);
+        }
+        for item in other.automatic.items {
+            self.automatic.offer(item);
+        }
+    }
+
+    /// Counts one [`Unit`].
+    fn unit(&mut self, unit: &Unit) -> Result<()> {
+        let &Unit::Read { part, group, from, to } = unit else {
+            if let Unit::Count(rows) = unit {
+                self.rows += rows;
+            }
+            return Ok(());
         };
+        let lenient = self.unfinished.contains(&part.source);
+        // The events row groups that may hold the unit's keys.
+        let (batches, _) = read::batches_where(&part.events, &EVENT_COLUMNS, &|_, g| read::may_hold_keys(g, from, to))?;
+        let mut events = EventCursor { batches, current: None, row: 0, lenient, unmatched: 0 };
+        // Events of the games before this row group's (another unit's, or not read).
+        if from.is_some() {
+            events.pass_over(from)?;
+        }
+        let (games, _) = read::batches_where(&part.games, &GAME_COLUMNS, &|i, _| i == group)?;
         let mut last: Option<(u64, u64)> = None;
-        for batch in read::batches(&part.games, &GAME_COLUMNS)? {
+        for batch in games {
             let batch = batch?;
             let c = GameColumns::of(&batch)?;
             for i in 0..batch.num_rows() {
                 let key = c.key(i);
-                if last.is_some_and(|l| l >= key) {
+                if last.is_some_and(|l| l >= key) || to.is_some_and(|t| key >= t) {
                     bail!("{}: games are not sorted by key at {}:{}", part.games.display(), key.0, key.1);
                 }
                 last = Some(key);
                 self.game(&c, i, &mut events)?;
             }
         }
+        // Events after the last game and before the next row group's first: of no game.
         while let Some((f, b)) = events.peek()? {
+            if to.is_some_and(|t| (f, b) >= t) {
+                break;
+            }
             if !lenient {
                 bail!("{}: an event of the game at {f}:{b}, which is not in the games table", part.events.display());
             }
@@ -494,7 +620,7 @@ impl Pass<'_> {
         let record = c.record(i, self.events.played(), date);
         self.all.add(&record);
         if let Some(by) = self.by {
-            let facts = GroupFacts { source, time_class, band: record.band, variant: c.variant.value(i) };
+            let facts = GroupFacts { source, time_class, band: record.band, variant: c.variant.value(i), date };
             let label = by.label(&facts);
             match self.groups.get_mut(label.as_ref()) {
                 Some(t) => t.add(&record),
@@ -555,36 +681,47 @@ impl Pass<'_> {
 /// Reads the dataset at `dir` and computes every figure of the report over the games `filter`
 /// lets in, and per group of `by`.
 /// `unfinished` names the sources whose commit a killed run left half done: their events may
-/// belong to another run's games (left out and counted, not an error).
+/// belong to another run's games (left out and counted, not an error). `threads`: how many parts
+/// are read at once (default: all cores); the report is the same for any number.
 pub fn compute(
     dir: &std::path::Path,
     filter: &Filter,
     by: Option<&By>,
     min_games: u64,
     unfinished: &[String],
+    threads: Option<usize>,
 ) -> Result<Report> {
     let parts = read::parts(dir)?;
     if parts.is_empty() {
         bail!("{} has no games/source=*/*.parquet: not a threefold dataset (see `threefold ingest`)", dir.display());
     }
-    let mut pass = Pass {
-        filter,
-        by,
-        unfinished,
-        unmatched_events: 0,
-        rows: 0,
-        matched: 0,
-        skipped: 0,
-        sources: Vec::new(),
-        all: Tally::default(),
-        groups: HashMap::new(),
-        events: GameEvents::default(),
-        castling: Smallest::new(EXAMPLES_PER_CASE),
-        en_passant: Smallest::new(EXAMPLES_PER_CASE),
-        automatic: Smallest::new(EXAMPLES_PER_CASE),
+    // Row groups in parallel, each counted on its own, then added up in the parts' and row
+    // groups' order.
+    let work = || -> Result<Vec<Result<Pass>>> {
+        let units: Vec<Vec<Unit>> = parts
+            .par_iter()
+            .map(|part| units(part, filter).map_err(|e| e.context(format!("in {}", part.games.display()))))
+            .collect::<Result<_>>()?;
+        let units: Vec<&Unit> = units.iter().flatten().collect();
+        Ok(units
+            .par_iter()
+            .map(|unit| {
+                let mut pass = Pass::new(filter, by, unfinished);
+                pass.unit(unit).map_err(|e| match unit {
+                    Unit::Read { part, .. } => e.context(format!("in {}", part.games.display())),
+                    Unit::Count(_) => e,
+                })?;
+                Ok(pass)
+            })
+            .collect())
     };
-    for part in &parts {
-        pass.part(part).map_err(|e| e.context(format!("in {}", part.games.display())))?;
+    let passes = match threads {
+        Some(n) => rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build()?.install(work)?,
+        None => work()?,
+    };
+    let mut pass = Pass::new(filter, by, unfinished);
+    for unit in passes {
+        pass.merge(unit?);
     }
 
     let mut examples: Vec<Example> = pass.castling.items.into_iter().map(|(_, _, e)| e).collect();
@@ -595,19 +732,29 @@ pub fn compute(
     if let Some(by) = by {
         by.sort(&mut labels);
     }
-    let groups = labels
+    let mut groups: Vec<GroupStats> = labels
         .into_iter()
         .map(|label| {
             let stats = pass.groups.remove(&label).unwrap_or_default().finish();
             GroupStats { label, stats }
         })
         .collect();
+    let by_value = by.is_some_and(|b| b.sort == Sort::Value);
+    if by_value {
+        // Highest threefold rate first; groups without games last (the sort is stable).
+        let rate = |g: &GroupStats| {
+            let o = &g.stats.overall;
+            (o.games > 0).then(|| o.threefold as f64 / o.games as f64)
+        };
+        groups.sort_by(|a, b| rate(b).partial_cmp(&rate(a)).unwrap_or(std::cmp::Ordering::Equal));
+    }
 
     Ok(Report {
         dataset: dir.display().to_string(),
         filter_text: filter.describe(),
         filter: filter.clone(),
         by: by.map(|b| b.kind.name().to_owned()),
+        sort: by_value.then(|| "value".to_owned()),
         min_games,
         sources: pass.sources,
         stale_sources: Vec::new(),

@@ -3,7 +3,7 @@
 //! the charts ([`Rows`]), so a number reads the same in the sentence and in the chart.
 
 use super::{
-    figures::{Row, Rows, Unit, games_text, thousands},
+    figures::{Row, Rows, SIDE_BY_SIDE, Unit, games_text, thousands},
     model::{Rates, Report, Stats},
 };
 
@@ -33,10 +33,25 @@ fn answers(st: &Stats, b: Rows) -> Vec<String> {
     ));
     if o.with_claim > 0 {
         out.push(format!(
-            "How often are claims missed? Of the {} in which a threefold could be claimed, {} went on after it.",
+            "How often are claims missed? Of the {} in which a threefold could be claimed, {} went on after it \
+             without a claim (a game drawn by the repetition itself is not a miss). On the board (9.2.1.2): {} of \
+             the {} with such a claim; by declaring the move that repeats (9.2.1.1): {} of the {} with one.",
             games_text(o.with_claim),
-            rate(b, o.missed, o.with_claim, Unit::Percent)
+            rate(b, o.missed, o.with_claim, Unit::Percent),
+            rate(b, o.missed_on_board, o.with_claim_on_board, Unit::Percent),
+            thousands(o.with_claim_on_board),
+            rate(b, o.missed_by_move, o.with_claim_by_move, Unit::Percent),
+            thousands(o.with_claim_by_move)
         ));
+        let li = &st.lichess;
+        if li.with_claim_on_board > 0 {
+            out.push(format!(
+                "Lichess offers no claim by a declared move: in the {} of Lichess sources with a claim on the \
+                 board, play went on after it in {}.",
+                games_text(li.with_claim_on_board),
+                rate(b, li.missed_on_board, li.with_claim_on_board, Unit::Percent)
+            ));
+        }
         let c = &st.claims;
         out.push(format!(
             "{} of the {} claim opportunities could be claimed only by declaring the move that repeats \
@@ -108,8 +123,12 @@ pub fn paragraphs(r: &Report) -> Vec<String> {
     )];
     out.extend(answers(&r.all, b));
     if let Some(by) = &r.by {
-        // Each group's share, `part` giving its count and the games it is a share of.
+        // Each group's share, `part` giving its count and the games it is a share of; beyond a
+        // dozen groups, the extremes and the spread.
         let per_group = |part: fn(&Rates) -> (u64, u64)| {
+            if r.groups.len() > SIDE_BY_SIDE {
+                return spread(r, b, by, part);
+            }
             let parts: Vec<String> = r
                 .groups
                 .iter()
@@ -130,4 +149,51 @@ pub fn paragraphs(r: &Report) -> Vec<String> {
         }
     }
     out
+}
+
+/// Many groups' shares in a few words: the highest and the lowest, and the range of the middle
+/// 90% ("highest … lowest …; 136 of 150 months between 2.0% and 9.1%"). The extremes and the
+/// range are over the groups with at least `--min-games` games behind the rate when there are
+/// any (a group of 3 games at 100% says little), else over every group with a game.
+fn spread(r: &Report, b: Rows, by: &str, part: fn(&Rates) -> (u64, u64)) -> String {
+    let plural = super::many::plural(by);
+    let rows: Vec<Row> = r
+        .groups
+        .iter()
+        .map(|g| {
+            let (n, of) = part(&g.stats.overall);
+            b.rate(&g.label, None, n, of, Unit::Percent)
+        })
+        .filter(|row| row.games > 0)
+        .collect();
+    let sure: Vec<&Row> = rows.iter().filter(|row| !row.small).collect();
+    let mut pool: Vec<&Row> = if sure.is_empty() { rows.iter().collect() } else { sure };
+    if pool.is_empty() {
+        return format!("no {by} has a game behind this rate");
+    }
+    // Highest first; ties in the groups' order.
+    pool.sort_by(|x, y| y.magnitude.partial_cmp(&x.magnitude).unwrap_or(std::cmp::Ordering::Equal));
+    let described = |row: &Row| format!("{} {} of {}", row.label, with_interval(row), thousands(row.games));
+    let (high, low) = (pool[0], pool[pool.len() - 1]);
+    let mut text = format!("highest {}, lowest {}", described(high), described(low));
+    let cut = pool.len() / 20;
+    let (top, bottom) = (pool[cut], pool[pool.len() - 1 - cut]);
+    let (lo, hi) = (bottom.magnitude.unwrap_or(0.0), top.magnitude.unwrap_or(0.0));
+    let between = pool.iter().filter(|row| row.magnitude.is_some_and(|v| v >= lo && v <= hi)).count();
+    text.push_str(&format!("; {between} of {} {plural} between {} and {}", pool.len(), bottom.value, top.value));
+    let left_out = rows.len() - pool.len();
+    if left_out > 0 {
+        text.push_str(&format!(
+            " ({left_out} {} with fewer than {} games behind the rate left out)",
+            if left_out == 1 { by.to_owned() } else { plural.clone() },
+            r.min_games
+        ));
+    } else if pool.iter().all(|row| row.small) {
+        text.push_str(&format!(" (every {by} has fewer than {} games behind the rate)", r.min_games));
+    }
+    let without = r.groups.len() - rows.len();
+    if without > 0 {
+        text.push_str(&format!("; {without} without any"));
+    }
+    text
 }

@@ -123,6 +123,22 @@ impl Clocks {
     }
 }
 
+impl Clocks {
+    /// Adds another set of games' counts (bands in the same order).
+    pub fn merge(&mut self, other: &Clocks) {
+        self.games_with_clocks += other.games_with_clocks;
+        for (a, b) in self.first_claim_by_clock.iter_mut().zip(&other.first_claim_by_clock) {
+            a.games += b.games;
+            a.passed_over += b.passed_over;
+        }
+        self.games_with_evals += other.games_with_evals;
+        for (a, b) in self.first_missed_by_eval.iter_mut().zip(&other.first_missed_by_eval) {
+            a.games += b.games;
+            a.claimant.add(&b.claimant);
+        }
+    }
+}
+
 /// Headline rows: how many games have clocks and evaluations, and the two sharpest figures.
 pub fn headline_rows(c: &Clocks, s: Option<&str>, b: Rows) -> Vec<Row> {
     let quick = &c.first_claim_by_clock[0];
@@ -174,6 +190,7 @@ pub fn charts(r: &Report, b: Rows) -> Vec<Chart> {
                     .map(|x| b.rate(&x.label, s, x.passed_over, x.games, Unit::Percent))
                     .collect()
             }),
+            by_group: Vec::new(),
         },
         Chart {
             id: "first_missed_by_eval".into(),
@@ -192,6 +209,7 @@ pub fn charts(r: &Report, b: Rows) -> Vec<Chart> {
             rows: side_by_side(&|s, c| {
                 c.first_missed_by_eval.iter().map(|x| b.score(&x.label, s, &x.claimant)).collect()
             }),
+            by_group: Vec::new(),
         },
     ]
 }

@@ -43,6 +43,9 @@ pub enum Kind {
     Lines,
     /// Shares stacked over the labels (months).
     Area,
+    /// One row per group, its rate a dot with its 95% interval, the group named at the row's
+    /// start (beyond a dozen groups).
+    Dots,
 }
 
 #[derive(Serialize, Debug, Clone, PartialEq)]
@@ -86,6 +89,10 @@ pub struct Chart {
     /// The series in display order (empty without `--by`, except stacked charts' parts).
     pub series: Vec<String>,
     pub rows: Vec<Row>,
+    /// Beyond a dozen groups, where the chart shows all games: every group's rows (`series` the
+    /// group, `label` the chart's label), for the page's collapsed table and `--json`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub by_group: Vec<Row>,
 }
 
 /// Builds rows, knowing `--min-games`.
@@ -104,6 +111,17 @@ pub fn thousands(n: u64) -> String {
         out.push(ch);
     }
     out
+}
+
+/// The sources a report is over: all of them up to [`SIDE_BY_SIDE`], else the first and the
+/// last (`--json` lists them all).
+pub fn sources_text(sources: &[String]) -> String {
+    match sources {
+        [first, .., last] if sources.len() > SIDE_BY_SIDE => {
+            format!("{first} … {last}, {} sources listed in --json", sources.len())
+        }
+        _ => sources.join(", "),
+    }
 }
 
 pub fn games_text(n: u64) -> String {
@@ -191,8 +209,20 @@ pub(super) fn replayed_text(r: &Report) -> String {
     )
 }
 
+/// Groups drawn side by side in every chart; beyond this many, [`super::many`] lays them out as
+/// rows.
+pub const SIDE_BY_SIDE: usize = 12;
+
 /// Every figure of the report, in display order.
 pub fn charts(r: &Report) -> Vec<Chart> {
+    if r.groups.len() > SIDE_BY_SIDE {
+        return super::many::charts(r);
+    }
+    side_by_side_charts(r)
+}
+
+/// Every figure with the groups (if any) side by side.
+pub(super) fn side_by_side_charts(r: &Report) -> Vec<Chart> {
     let b = Rows { min_games: r.min_games };
     let mut all = vec![headline(r, b)];
     all.extend(rate_charts(r, b));
@@ -272,6 +302,7 @@ fn headline(r: &Report, b: Rows) -> Chart {
         axis: String::new(),
         series: sets.iter().filter_map(|(s, _)| s.map(str::to_owned)).collect(),
         rows: side_by_side(per_series, r.min_games),
+        by_group: Vec::new(),
     }
 }
 
@@ -345,6 +376,7 @@ pub(super) fn chart(
         axis: axis.into(),
         series: series_names(r),
         rows,
+        by_group: Vec::new(),
     }
 }
 

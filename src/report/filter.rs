@@ -6,7 +6,7 @@ use anyhow::{Result, bail};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 
-use super::model::TIME_CLASSES;
+use super::{model::TIME_CLASSES, read::Range};
 
 /// The filters as given on the command line, checked.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -105,6 +105,30 @@ impl Filter {
             }
         }
         true
+    }
+
+    /// Whether no game of a row group can match, from its statistics: its `UTCDate`s (when it
+    /// has no null one, so that no game's date comes from `Date`) all outside `--since`/`--until`,
+    /// or a player's Elos all under `--min-elo`, or both players' all over `--max-elo` (a game
+    /// without both Elos fails those filters anyway). `None`: no statistics, nothing ruled out.
+    pub fn rules_out(&self, utc_date: Option<Range>, white_elo: Option<Range>, black_elo: Option<Range>) -> bool {
+        if let Some(d) = utc_date.filter(|d| d.nulls == Some(0))
+            && (self.since.is_some_and(|s| d.max < i64::from(s)) || self.until.is_some_and(|u| d.min > i64::from(u)))
+        {
+            return true;
+        }
+        if let Some(m) = self.min_elo.map(i64::from)
+            && [white_elo, black_elo].iter().flatten().any(|r| r.max < m)
+        {
+            return true;
+        }
+        if let (Some(m), Some(w), Some(b)) = (self.max_elo.map(i64::from), white_elo, black_elo)
+            && w.min > m
+            && b.min > m
+        {
+            return true;
+        }
+        false
     }
 
     /// The filter in words, for the top of every output.
@@ -238,5 +262,24 @@ mod tests {
         assert!(Filter::new(vec![], None, None, vec!["fast".into()], None, None).is_err());
         assert!(Filter::new(vec!["[".into()], None, None, vec![], None, None).is_err());
         assert!(Filter::default().matches(&game("x", None, None, None)));
+    }
+
+    #[test]
+    fn row_groups_ruled_out_by_their_statistics() {
+        let range = |min, max, nulls| Some(Range { min, max, nulls });
+        let jan = (i64::from(pgn_date("2013.01.01").unwrap()), i64::from(pgn_date("2013.01.31").unwrap()));
+        let f = Filter::new(vec![], Some("2013-02"), None, vec![], None, None).unwrap();
+        assert!(f.rules_out(range(jan.0, jan.1, Some(0)), None, None));
+        // A null UTCDate: that game's date may come from Date.
+        assert!(!f.rules_out(range(jan.0, jan.1, Some(1)), None, None));
+        assert!(!f.rules_out(range(jan.0, jan.1, None), None, None));
+        let f = Filter::new(vec![], None, Some("2012"), vec![], None, None).unwrap();
+        assert!(f.rules_out(range(jan.0, jan.1, Some(0)), None, None));
+        let f = Filter::new(vec![], None, None, vec![], Some(1800), Some(2000)).unwrap();
+        assert!(f.rules_out(None, range(1000, 2500, Some(3)), range(1000, 1799, None)));
+        assert!(!f.rules_out(None, range(1000, 2500, Some(3)), range(1000, 1800, None)));
+        assert!(f.rules_out(None, range(2001, 2500, None), range(2100, 2300, None)));
+        assert!(!f.rules_out(None, range(2001, 2500, None), range(2000, 2300, None)));
+        assert!(!Filter::default().rules_out(range(0, 1, Some(0)), range(0, 1, None), range(0, 1, None)));
     }
 }

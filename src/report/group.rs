@@ -1,14 +1,22 @@
 //! `--by`: which group a game is in, for figures side by side. `source`, `time-class`,
-//! `rating-band`, `variant`, or `collection` with a rules file naming a collection per source
-//! glob (`--collections FILE`: lines `GLOB,COLLECTION`, the first matching line wins, `#` starts
-//! a comment; a source matching no line is in `other`).
+//! `rating-band`, `variant`, `year` or `month` of the game's date, or `collection` with a rules
+//! file naming a collection per source glob (`--collections FILE`: lines `GLOB,COLLECTION`, the
+//! first matching line wins, `#` starts a comment; a source matching no line is in `other`).
+//!
+//! A game's year and month come from its date (`UTCDate`, else a full `Date`: what `--since`
+//! and `--until` compare); a game without one in a source named like a Lichess monthly dump,
+//! `lichess_db_<variant>_rated_YYYY-MM` ([`dump_month`]), is in that month; any other is
+//! `undated`.
 
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 use globset::{Glob, GlobMatcher};
 
-use super::model::{TIME_CLASSES, band_label};
+use super::{
+    model::{TIME_CLASSES, band_label},
+    read::civil_from_days,
+};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ByKind {
@@ -17,6 +25,19 @@ pub enum ByKind {
     TimeClass,
     RatingBand,
     Variant,
+    Year,
+    Month,
+}
+
+/// `--sort`: the order of groups shown as rows.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+pub enum Sort {
+    /// The grouping's own order: years and months in time, sources with dates in their name in
+    /// time order, time classes fastest first, rating bands by rating.
+    #[default]
+    Name,
+    /// The highest value first.
+    Value,
 }
 
 impl ByKind {
@@ -27,6 +48,8 @@ impl ByKind {
             ByKind::TimeClass => "time class",
             ByKind::RatingBand => "rating band",
             ByKind::Variant => "variant",
+            ByKind::Year => "year",
+            ByKind::Month => "month",
         }
     }
 }
@@ -39,6 +62,33 @@ pub struct Collections {
 
 /// Where no rule matches.
 pub const OTHER: &str = "other";
+
+/// The year or month of a game without a date (and not in a monthly dump).
+pub const UNDATED: &str = "undated";
+
+/// The month a source named like a Lichess monthly dump holds: `lichess_db_<variant>_rated_YYYY-MM`
+/// exactly (the variant in ASCII letters and digits, the month 01 to 12), after the extensions
+/// `.pgn`, `.zst`, `.bz2`, `.gz` that ingest strips from a file's name (in any case).
+pub fn dump_month(source: &str) -> Option<(i64, u32)> {
+    let mut name = source;
+    while let Some(ext) =
+        [".zst", ".bz2", ".gz", ".pgn"].iter().find(|ext| name.len() > ext.len() && name.to_lowercase().ends_with(*ext))
+    {
+        name = &name[..name.len() - ext.len()];
+    }
+    let rest = name.strip_prefix("lichess_db_")?;
+    let (variant, date) = rest.split_once("_rated_")?;
+    let b = date.as_bytes();
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_digit);
+    if variant.is_empty() || !variant.bytes().all(|c| c.is_ascii_alphanumeric()) {
+        return None;
+    }
+    if b.len() != 7 || b[4] != b'-' || !digits(0..4) || !digits(5..7) {
+        return None;
+    }
+    let (year, month): (i64, u32) = (date[..4].parse().ok()?, date[5..7].parse().ok()?);
+    (1..=12).contains(&month).then_some((year, month))
+}
 
 impl Collections {
     pub fn parse(text: &str) -> Result<Collections> {
@@ -84,6 +134,7 @@ impl Collections {
 pub struct By {
     pub kind: ByKind,
     pub collections: Option<Collections>,
+    pub sort: Sort,
 }
 
 /// What grouping needs of a game.
@@ -92,6 +143,8 @@ pub struct GroupFacts<'a> {
     pub time_class: Option<&'a str>,
     pub band: Option<i32>,
     pub variant: &'a str,
+    /// The game's date (days since 1970-01-01), as the filters take it.
+    pub date: Option<i32>,
 }
 
 impl By {
@@ -102,7 +155,7 @@ impl By {
             (_, Some(_)) => bail!("--collections is for --by collection"),
             (_, None) => None,
         };
-        Ok(By { kind, collections })
+        Ok(By { kind, collections, sort: Sort::Name })
     }
 
     /// The group a game is in.
@@ -113,6 +166,20 @@ impl By {
             ByKind::TimeClass => g.time_class.unwrap_or("unknown").into(),
             ByKind::RatingBand => band_label(g.band).into(),
             ByKind::Variant => g.variant.into(),
+            ByKind::Year | ByKind::Month => {
+                let month = match g.date {
+                    Some(days) => {
+                        let (year, month, _) = civil_from_days(days);
+                        Some((year, month))
+                    }
+                    None => dump_month(g.source),
+                };
+                match (month, self.kind) {
+                    (Some((year, _)), ByKind::Year) => format!("{year:04}").into(),
+                    (Some((year, month)), _) => format!("{year:04}-{month:02}").into(),
+                    (None, _) => UNDATED.into(),
+                }
+            }
         }
     }
 
@@ -132,7 +199,14 @@ impl By {
                     }
                 }
                 ByKind::Collection => (self.collections.as_ref().map_or(0, |c| c.order(l)), 0, l.clone()),
-                _ => (0, 0, l.clone()),
+                // Years and months are in time order as text; `undated` last.
+                ByKind::Year | ByKind::Month => (usize::from(l == UNDATED), 0, l.clone()),
+                // Monthly dumps in time order, then the other sources by name.
+                ByKind::Source => match dump_month(l) {
+                    Some((year, month)) => (0, year * 12 + i64::from(month), l.clone()),
+                    None => (1, 0, l.clone()),
+                },
+                ByKind::Variant => (0, 0, l.clone()),
             }
         };
         labels.sort_by_key(key);
@@ -163,5 +237,47 @@ mod tests {
         let mut l: Vec<String> = ["unknown", "blitz", "bullet"].map(String::from).to_vec();
         by.sort(&mut l);
         assert_eq!(l, ["bullet", "blitz", "unknown"]);
+        let by = By::new(ByKind::Month, None).unwrap();
+        let mut l: Vec<String> = ["undated", "2013-02", "1999-12", "2013-01"].map(String::from).to_vec();
+        by.sort(&mut l);
+        assert_eq!(l, ["1999-12", "2013-01", "2013-02", "undated"]);
+        let by = By::new(ByKind::Source, None).unwrap();
+        let mut l: Vec<String> = [
+            "otb",
+            "lichess_db_standard_rated_2013-02",
+            "abc",
+            "lichess_db_atomic_rated_2013-03",
+            "lichess_db_standard_rated_2013-01",
+        ]
+        .map(String::from)
+        .to_vec();
+        by.sort(&mut l);
+        assert_eq!(
+            l,
+            [
+                "lichess_db_standard_rated_2013-01",
+                "lichess_db_standard_rated_2013-02",
+                "lichess_db_atomic_rated_2013-03",
+                "abc",
+                "otb"
+            ]
+        );
+    }
+
+    #[test]
+    fn monthly_dumps_name_their_month() {
+        assert_eq!(dump_month("lichess_db_standard_rated_2013-01"), Some((2013, 1)));
+        assert_eq!(dump_month("lichess_db_kingOfTheHill_rated_2021-12.pgn.zst"), Some((2021, 12)));
+        assert_eq!(dump_month("lichess_db_standard_rated_2013-01-sample"), None);
+        assert_eq!(dump_month("lichess_db_standard_rated_2013-13"), None);
+        assert_eq!(dump_month("lichess_db__rated_2013-01"), None);
+        assert_eq!(dump_month("x_lichess_db_standard_rated_2013-01"), None);
+        let by = By::new(ByKind::Month, None).unwrap();
+        let game = |source, date| GroupFacts { source, time_class: None, band: None, variant: "standard", date };
+        assert_eq!(by.label(&game("lichess_db_standard_rated_2019-04", None)), "2019-04");
+        assert_eq!(by.label(&game("lichess_db_standard_rated_2019-04", Some(0))), "1970-01");
+        assert_eq!(by.label(&game("otb", None)), UNDATED);
+        let by = By::new(ByKind::Year, None).unwrap();
+        assert_eq!(by.label(&game("lichess_db_standard_rated_2019-04", None)), "2019");
     }
 }

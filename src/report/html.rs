@@ -30,6 +30,72 @@ a.svg { font-size: .85em; }
 @media print { body { margin: 0; max-width: none; font-size: 11pt; } a.svg { display: none; } h2 { break-after: avoid; } }
 ";
 
+/// Beyond a dozen groups: the collapsed tables of every group's figures.
+const MANY_STYLE: &str = "
+details.by-group { font-size: .8em; margin: .3em 0 1em; }
+details.by-group summary { cursor: pointer; color: #333; }
+.wide { overflow-x: auto; }
+.wide th, .wide td { padding: .1em .4em; }
+.wide td.n { white-space: nowrap; }
+";
+
+/// Every group's rows of a chart ([`Chart::by_group`]) as one collapsed table: a row per group,
+/// a column per label, each cell the value over its interval.
+fn by_group(out: &mut String, chart: &Chart, by: &str) {
+    if chart.by_group.is_empty() {
+        return;
+    }
+    let mut labels: Vec<&str> = Vec::new();
+    let mut groups: Vec<&str> = Vec::new();
+    let mut cells = std::collections::HashMap::new();
+    let mut seen = std::collections::HashSet::new();
+    for r in &chart.by_group {
+        let group = r.series.as_deref().unwrap_or_default();
+        if !labels.contains(&r.label.as_str()) {
+            labels.push(&r.label);
+        }
+        if seen.insert(group) {
+            groups.push(group);
+        }
+        cells.insert((group, r.label.as_str()), r);
+    }
+    let _ = write!(
+        out,
+        "<details class=\"by-group\"><summary>Every {}'s figures ({} {})</summary>\n<div class=\"wide\"><table>\n<thead><tr><th>{}</th>",
+        escape(by),
+        groups.len(),
+        escape(&super::many::plural(by)),
+        escape(by)
+    );
+    for label in &labels {
+        let _ = write!(out, "<th class=\"n\">{}</th>", escape(label));
+    }
+    out.push_str("</tr></thead>\n<tbody>\n");
+    for group in &groups {
+        let _ = write!(out, "<tr><td>{}</td>", escape(group));
+        for label in &labels {
+            match cells.get(&(*group, *label)) {
+                Some(r) => {
+                    let interval = if r.interval.is_empty() {
+                        String::new()
+                    } else {
+                        format!("<br><small>{}</small>", escape(&r.interval))
+                    };
+                    let _ = write!(
+                        out,
+                        "<td class=\"n{}\">{}{interval}</td>",
+                        if r.small { " small" } else { "" },
+                        escape(&r.value)
+                    );
+                }
+                None => out.push_str("<td></td>"),
+            }
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table></div></details>\n");
+}
+
 /// Percent-encodes a document for a `data:` link (everything but unreserved characters).
 fn data_uri(svg: &str) -> String {
     let mut out = String::from("data:image/svg+xml;charset=utf-8,");
@@ -48,7 +114,7 @@ const GROUPS_PER_TABLE: usize = 4;
 
 /// A table chart (the headline figures mix units): a row per figure; with groups, a column per
 /// group, each cell its value over its interval.
-fn table(out: &mut String, chart: &Chart) {
+fn table(out: &mut String, chart: &Chart, by: &str) {
     let _ = writeln!(
         out,
         "<section id=\"{}\" data-title=\"{}\">\n<h2>{}</h2>\n<p class=\"over\">{}</p>",
@@ -116,20 +182,24 @@ fn table(out: &mut String, chart: &Chart) {
         out.push_str("</section>\n");
         return;
     }
-    out.push_str("</tbody>\n</table>\n</section>\n");
+    out.push_str("</tbody>\n</table>\n");
+    by_group(out, chart, by);
+    out.push_str("</section>\n");
 }
 
 /// A chart: its SVG inline, and a link saving that same SVG.
-fn figure(out: &mut String, chart: &Chart) {
+fn figure(out: &mut String, chart: &Chart, by: &str) {
     let drawing = svg::render(chart);
     let _ = writeln!(
         out,
-        "<figure class=\"chart\" id=\"{}\" data-title=\"{}\">\n{drawing}<figcaption><a class=\"svg\" download=\"{}.svg\" href=\"{}\">Save this chart as SVG</a></figcaption>\n</figure>",
+        "<figure class=\"chart\" id=\"{}\" data-title=\"{}\">\n{drawing}<figcaption><a class=\"svg\" download=\"{}.svg\" href=\"{}\">Save this chart as SVG</a></figcaption>",
         escape(&chart.id),
         escape(&chart.title),
         escape(&chart.id),
         data_uri(&drawing)
     );
+    by_group(out, chart, by);
+    out.push_str("</figure>\n");
 }
 
 fn site_cell(site: Option<&str>) -> String {
@@ -142,7 +212,8 @@ fn site_cell(site: Option<&str>) -> String {
     }
 }
 
-fn examples(out: &mut String, examples: &[Example], dataset: &str) {
+/// The examples' table; `links[i]`, where there is one, is the page of example `i`'s game.
+fn examples(out: &mut String, examples: &[Example], dataset: &str, links: &[Option<String>]) {
     out.push_str("<section id=\"examples\" class=\"examples\">\n<h2>Example games</h2>\n");
     if examples.is_empty() {
         out.push_str(
@@ -155,12 +226,20 @@ fn examples(out: &mut String, examples: &[Example], dataset: &str) {
          the queries in <code>queries/</code> list them all.</p>\n<table>\n<thead><tr><th>case</th><th>game</th>\
          <th>detail</th></tr></thead>\n<tbody>\n",
     );
-    for e in examples {
+    for (i, e) in examples.iter().enumerate() {
         let text = |v: &Option<String>| escape(v.as_deref().unwrap_or("?"));
+        let command = match links.get(i).and_then(Option::as_deref) {
+            Some(href) => format!(
+                "<a class=\"explain\" href=\"{}\"><code>{}</code></a>",
+                escape(href),
+                escape(&e.command(dataset))
+            ),
+            None => format!("<code>{}</code>", escape(&e.command(dataset))),
+        };
         let _ = writeln!(
             out,
             "<tr class=\"example\" data-case=\"{}\" data-source=\"{}\" data-frame-offset=\"{}\" data-byte-offset=\"{}\"><td>{}</td>\
-             <td><strong>{} – {}</strong>, {} ({}), round {}, {}<br>{} {}</td><td>{}<br><code>{}</code></td></tr>",
+             <td><strong>{} – {}</strong>, {} ({}), round {}, {}<br>{} {}</td><td>{}<br>{command}</td></tr>",
             escape(&e.case),
             escape(&e.source),
             e.frame_offset,
@@ -175,21 +254,26 @@ fn examples(out: &mut String, examples: &[Example], dataset: &str) {
             escape(&e.place()),
             site_cell(e.site.as_deref()),
             escape(&e.detail),
-            escape(&e.command(dataset))
         );
     }
     out.push_str("</tbody>\n</table>\n</section>\n");
 }
 
-/// The whole page.
-pub fn render(report: &Report, charts: &[Chart]) -> String {
+/// The whole page; each example game's command is a link to `links[i]` where there is one (its
+/// `explain` page, written beside the report page).
+pub fn render(report: &Report, charts: &[Chart], links: &[Option<String>]) -> String {
     let mut out = String::new();
     let _ = write!(
         out,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
-         <title>threefold report: {}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n",
-        escape(&report.dataset)
+         <title>threefold report: {}</title>\n<style>{STYLE}</style>\n{}</head>\n<body>\n",
+        escape(&report.dataset),
+        if charts.iter().any(|c| !c.by_group.is_empty()) {
+            format!("<style>{MANY_STYLE}</style>\n")
+        } else {
+            String::new()
+        }
     );
     let _ = writeln!(
         out,
@@ -206,7 +290,7 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
         report.matched,
         report.rows,
         report.sources.len(),
-        escape(&report.sources.join(", ")),
+        escape(&super::figures::sources_text(&report.sources)),
         report.skipped,
         env!("CARGO_PKG_VERSION")
     );
@@ -215,14 +299,15 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
         let _ = writeln!(out, "<p>{}</p>", escape(&paragraph));
     }
     out.push_str("</section>\n");
+    let by = report.by.as_deref().unwrap_or("group");
     for chart in charts {
         if chart.kind == Kind::Table {
-            table(&mut out, chart);
+            table(&mut out, chart, by);
         } else {
-            figure(&mut out, chart);
+            figure(&mut out, chart, by);
         }
     }
-    examples(&mut out, &report.examples, &report.dataset);
+    examples(&mut out, &report.examples, &report.dataset, links);
     out.push_str("</body>\n</html>\n");
     out
 }

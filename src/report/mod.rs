@@ -16,6 +16,7 @@ pub mod filter;
 pub mod group;
 pub mod html;
 pub mod interval;
+pub mod many;
 pub mod model;
 pub mod months;
 pub mod read;
@@ -50,6 +51,52 @@ pub struct Options {
     pub min_games: u64,
     pub html: Option<std::path::PathBuf>,
     pub json: bool,
+    /// Writes the `explain` page of an example game (dataset folder, source, key): with
+    /// `html`, each example game the page names gets one beside it, linked from it.
+    pub example_page: Option<ExamplePage>,
+    /// Parts read at once; default: all cores.
+    pub threads: Option<usize>,
+}
+
+/// The `explain` page of the game at a key of a source of the dataset in a folder (the command
+/// line's, which sits above the report).
+pub type ExamplePage = fn(&Path, &str, crate::read::key::GameKey) -> Result<String>;
+
+/// Writes the `explain` page of every example game into the folder `<page's stem>-games` beside
+/// the report page `html`; returns the link to each example's page (relative to the report
+/// page), or `None` where it could not be written (said on stderr).
+fn example_pages(dir: &Path, html: &Path, examples: &[model::Example], page: ExamplePage) -> Vec<Option<String>> {
+    let stem = html.file_stem().map_or("report".into(), |s| s.to_string_lossy().into_owned());
+    let folder_name = format!("{stem}-games");
+    let folder = html.with_file_name(&folder_name);
+    let mut written: Vec<(String, bool)> = Vec::new();
+    let mut links = Vec::with_capacity(examples.len());
+    for e in examples {
+        let name = e.page_name();
+        let ok = match written.iter().find(|(n, _)| *n == name) {
+            Some((_, ok)) => *ok,
+            None => {
+                let result = std::fs::create_dir_all(&folder)
+                    .map_err(anyhow::Error::from)
+                    .and_then(|()| page(dir, &e.source, e.game_key()))
+                    .and_then(|text| crate::dataset::write_atomic(&folder.join(&name), text.as_bytes()));
+                if let Err(err) = &result {
+                    eprintln!("threefold: warning: no page for the example game {}: {err:#}", e.place());
+                }
+                written.push((name.clone(), result.is_ok()));
+                result.is_ok()
+            }
+        };
+        links.push(ok.then(|| format!("{folder_name}/{name}")));
+    }
+    if written.iter().any(|(_, ok)| *ok) {
+        eprintln!(
+            "threefold: wrote {} example game page(s) to {}",
+            written.iter().filter(|w| w.1).count(),
+            folder.display()
+        );
+    }
+    links
 }
 
 /// `--json`: the counts and, for every chart, its rows with their intervals.
@@ -71,7 +118,8 @@ pub fn run(dir: &Path, options: &Options) -> Result<ExitCode> {
             dir.display()
         );
     }
-    let mut report = aggregate::compute(dir, &options.filter, options.by.as_ref(), options.min_games, &unfinished)?;
+    let mut report =
+        aggregate::compute(dir, &options.filter, options.by.as_ref(), options.min_games, &unfinished, options.threads)?;
     if report.unmatched_events > 0 {
         eprintln!(
             "threefold: warning: {} event(s) of the unfinished source(s) belong to no game of the games table (the two tables come from different runs): left out",
@@ -95,7 +143,11 @@ pub fn run(dir: &Path, options: &Options) -> Result<ExitCode> {
     }
     out.flush()?;
     if let Some(path) = &options.html {
-        crate::dataset::write_atomic(path, html::render(&report, &charts).as_bytes())?;
+        let links = match options.example_page {
+            Some(page) => example_pages(dir, path, &report.examples, page),
+            None => Vec::new(),
+        };
+        crate::dataset::write_atomic(path, html::render(&report, &charts, &links).as_bytes())?;
         eprintln!("threefold: wrote {}", path.display());
     }
     Ok(ExitCode::SUCCESS)

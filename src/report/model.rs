@@ -37,8 +37,14 @@ pub struct Rates {
     pub fivefold: u64,
     /// `claim_opportunities > 0`.
     pub with_claim: u64,
-    /// `missed_claims > 0`.
+    /// `missed_claims > 0`: some opportunity at which no claim ended the game.
     pub missed: u64,
+    /// `claim_opportunities_on_board > 0`, and of those `missed_claims_on_board > 0`.
+    pub with_claim_on_board: u64,
+    pub missed_on_board: u64,
+    /// `claim_opportunities_by_move > 0`, and of those `missed_claims_by_move > 0`.
+    pub with_claim_by_move: u64,
+    pub missed_by_move: u64,
 }
 
 impl Rates {
@@ -48,6 +54,10 @@ impl Rates {
         self.fivefold += other.fivefold;
         self.with_claim += other.with_claim;
         self.missed += other.missed;
+        self.with_claim_on_board += other.with_claim_on_board;
+        self.missed_on_board += other.missed_on_board;
+        self.with_claim_by_move += other.with_claim_by_move;
+        self.missed_by_move += other.missed_by_move;
     }
 }
 
@@ -69,6 +79,13 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    pub fn add(&mut self, other: &Outcome) {
+        self.games += other.games;
+        self.wins += other.wins;
+        self.draws += other.draws;
+        self.losses += other.losses;
+    }
+
     pub fn average(&self) -> Option<f64> {
         (self.games > 0).then(|| (self.wins as f64 + 0.5 * self.draws as f64) / self.games as f64)
     }
@@ -80,7 +97,8 @@ pub struct Claims {
     pub opportunities: u64,
     pub on_board: u64,
     pub by_move_only: u64,
-    /// By-move-only opportunities where a claimable move was then played unclaimed.
+    /// By-move-only opportunities where one of the declared moves was then played (as the game's
+    /// last move that was the claim; otherwise it handed an on-board claim to the opponent).
     pub by_move_only_played: u64,
     pub games_with_on_board: u64,
     pub games_with_by_move_only: u64,
@@ -130,6 +148,9 @@ pub struct Example {
 #[derive(Serialize, Clone, Debug, Default)]
 pub struct Stats {
     pub overall: Rates,
+    /// The games of Lichess sources (a source named `lichess…`), where no claim by a declared
+    /// move exists: their board-only figure is the one to read.
+    pub lichess: Rates,
     pub by_rating_band: Vec<Group>,
     pub by_time_class: Vec<Group>,
     /// Drawn games with an inferred `draw_reason`.
@@ -187,6 +208,10 @@ pub struct Report {
     pub filter: super::filter::Filter,
     /// What `--by` groups by, if given.
     pub by: Option<String>,
+    /// `value` with `--sort value` (groups by their threefold rate, highest first; each chart of
+    /// groups as rows by its own value); absent for the grouping's own order.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sort: Option<String>,
     /// Groups under this many games (a rate's denominator) are marked and greyed.
     pub min_games: u64,
     pub sources: Vec<String>,
@@ -211,7 +236,7 @@ pub struct Report {
 }
 
 impl Example {
-    fn game_key(&self) -> GameKey {
+    pub fn game_key(&self) -> GameKey {
         GameKey { frame_offset: self.frame_offset, byte_offset: self.byte_offset }
     }
 
@@ -226,6 +251,15 @@ impl Example {
         };
         let key = self.game_key().text();
         format!("threefold explain {} --source {} --game {key}", quote(dataset), quote(&self.source))
+    }
+
+    /// The file name of this game's `explain` page beside the report page:
+    /// `<source>-<key>.html`, the key's `:` a `-`, any character of the source but a letter, a
+    /// digit, `.`, `_` or `-` a `_`.
+    pub fn page_name(&self) -> String {
+        let source: String =
+            self.source.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
+        format!("{source}-{}.html", self.game_key().text().replace(':', "-"))
     }
 
     /// The game as a reader names it: its source and where it starts (`source @byte`, or

@@ -110,6 +110,7 @@ pub fn charts(r: &Report, b: Rows) -> Vec<Chart> {
             axis: "share of drawn games".into(),
             series: reasons,
             rows,
+            by_group: Vec::new(),
         });
     }
     charts

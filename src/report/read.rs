@@ -8,7 +8,10 @@ use std::{
 
 use anyhow::{Context, Result, anyhow, bail};
 use arrow_array::{Array, ArrowPrimitiveType, BooleanArray, PrimitiveArray, RecordBatch, StringArray};
-use parquet::arrow::{ProjectionMask, arrow_reader::ParquetRecordBatchReaderBuilder};
+use parquet::{
+    arrow::{ProjectionMask, arrow_reader::ParquetRecordBatchReaderBuilder},
+    file::{metadata::RowGroupMetaData, statistics::Statistics},
+};
 
 /// Rows per batch: large enough to amortise decoding, small enough to keep memory flat.
 const BATCH_ROWS: usize = 8192;
@@ -63,6 +66,52 @@ pub fn parts(dir: &Path) -> Result<Vec<Part>> {
     Ok(parts)
 }
 
+/// A game's key in its source: `(frame_offset, byte_offset)`, the order of both tables.
+pub type Key = (u64, u64);
+
+fn builder(path: &Path) -> Result<ParquetRecordBatchReaderBuilder<File>> {
+    let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+    ParquetRecordBatchReaderBuilder::try_new(file).with_context(|| format!("cannot read {} as Parquet", path.display()))
+}
+
+/// Each row group's rows and whether `keep` accepts it (from the footer, nothing decoded).
+pub fn row_groups(path: &Path, keep: &dyn Fn(&RowGroupMetaData) -> bool) -> Result<RowGroups> {
+    Ok(builder(path)?.metadata().row_groups().iter().map(|g| (g.num_rows().max(0) as u64, keep(g))).collect())
+}
+
+/// The key of each row group's first row (its key columns' first values; an empty row group
+/// has none).
+pub fn first_keys(path: &Path) -> Result<Vec<Option<Key>>> {
+    let groups = builder(path)?.metadata().num_row_groups();
+    let mut keys = Vec::with_capacity(groups);
+    for g in 0..groups {
+        let b = builder(path)?;
+        let mask = ProjectionMask::columns(b.parquet_schema(), ["frame_offset", "byte_offset"]);
+        let mut reader = b.with_projection(mask).with_row_groups(vec![g]).with_limit(1).with_batch_size(1).build()?;
+        keys.push(match reader.next().transpose()? {
+            Some(batch) if batch.num_rows() > 0 => {
+                let frame = numbers::<arrow_array::types::UInt64Type>(&batch, "frame_offset")?;
+                let byte = numbers::<arrow_array::types::UInt64Type>(&batch, "byte_offset")?;
+                Some((frame.value(0), byte.value(0)))
+            }
+            _ => None,
+        });
+    }
+    Ok(keys)
+}
+
+/// Whether a row group sorted by key may hold a key in `from..to` (`None`: unbounded), from its
+/// key columns' statistics: its first key is at least (least frame, least byte), its last at
+/// most (greatest frame, greatest byte). Without statistics it may.
+pub fn may_hold_keys(group: &RowGroupMetaData, from: Option<Key>, to: Option<Key>) -> bool {
+    let (Some(frame), Some(byte)) = (range(group, "frame_offset"), range(group, "byte_offset")) else {
+        return true;
+    };
+    // Offsets are stored as unsigned 64-bit integers: compare them as such.
+    let (lowest, highest) = ((frame.min as u64, byte.min as u64), (frame.max as u64, byte.max as u64));
+    from.is_none_or(|f| highest >= f) && to.is_none_or(|t| lowest < t)
+}
+
 /// Rows of a Parquet file, from its footer (nothing decoded).
 pub fn row_count(path: &Path) -> Result<u64> {
     let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
@@ -71,8 +120,38 @@ pub fn row_count(path: &Path) -> Result<u64> {
     Ok(builder.metadata().file_metadata().num_rows().max(0) as u64)
 }
 
-/// The batches of one file, each holding just `columns`.
-pub fn batches(path: &Path, columns: &[&str]) -> Result<impl Iterator<Item = Result<RecordBatch>> + use<>> {
+/// An integer column's smallest and largest value in a row group, and its nulls, from the
+/// statistics the writer stored (`None` where it stored none).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Range {
+    pub min: i64,
+    pub max: i64,
+    /// `None`: the null count is unknown.
+    pub nulls: Option<u64>,
+}
+
+/// The [`Range`] of `column` in a row group (int32 and int64 columns: dates and Elos).
+pub fn range(group: &RowGroupMetaData, column: &str) -> Option<Range> {
+    let chunk = group.columns().iter().find(|c| c.column_path().parts() == [column])?;
+    match chunk.statistics()? {
+        Statistics::Int32(s) => {
+            Some(Range { min: i64::from(*s.min_opt()?), max: i64::from(*s.max_opt()?), nulls: s.null_count_opt() })
+        }
+        Statistics::Int64(s) => Some(Range { min: *s.min_opt()?, max: *s.max_opt()?, nulls: s.null_count_opt() }),
+        _ => None,
+    }
+}
+
+/// Each row group's rows, and whether it is read, in file order.
+pub type RowGroups = Vec<(u64, bool)>;
+
+/// The batches of one file's row groups that `keep` accepts (given each one's index and
+/// metadata), and its [`RowGroups`].
+pub fn batches_where(
+    path: &Path,
+    columns: &[&str],
+    keep: &dyn Fn(usize, &RowGroupMetaData) -> bool,
+) -> Result<(impl Iterator<Item = Result<RecordBatch>> + use<>, RowGroups)> {
     let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(file)
         .with_context(|| format!("cannot read {} as Parquet", path.display()))?;
@@ -81,10 +160,18 @@ pub fn batches(path: &Path, columns: &[&str]) -> Result<impl Iterator<Item = Res
             bail!("{} has no column {column}: not a threefold dataset, or of another version", path.display());
         }
     }
+    let groups: RowGroups = builder
+        .metadata()
+        .row_groups()
+        .iter()
+        .enumerate()
+        .map(|(i, g)| (g.num_rows().max(0) as u64, keep(i, g)))
+        .collect();
+    let read: Vec<usize> = groups.iter().enumerate().filter(|(_, g)| g.1).map(|(i, _)| i).collect();
     let mask = ProjectionMask::columns(builder.parquet_schema(), columns.iter().copied());
-    let reader = builder.with_projection(mask).with_batch_size(BATCH_ROWS).build()?;
+    let reader = builder.with_projection(mask).with_row_groups(read).with_batch_size(BATCH_ROWS).build()?;
     let shown = path.display().to_string();
-    Ok(reader.map(move |b| b.with_context(|| format!("cannot decode {shown}"))))
+    Ok((reader.map(move |b| b.with_context(|| format!("cannot decode {shown}"))), groups))
 }
 
 fn column<'a, T: 'static>(batch: &'a RecordBatch, name: &str) -> Result<&'a T> {

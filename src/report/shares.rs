@@ -62,6 +62,7 @@ pub fn charts(r: &Report, b: Rows) -> Vec<Chart> {
             axis: "share of drawn games".into(),
             series: reasons,
             rows: draw_rows,
+            by_group: Vec::new(),
         },
         chart(
             r,

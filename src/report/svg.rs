@@ -283,6 +283,106 @@ fn bars(svg: &mut Svg, chart: &Chart) {
     svg.body.push_str(&g);
 }
 
+/// Rows of a dot chart, in user units.
+const DOT_ROW: f64 = 12.0;
+/// Longest group name shown whole in a dot chart (longer ones are cut, whole in the tooltip).
+const DOT_LABEL_CHARS: usize = 44;
+
+/// One row per group: its name at the row's start, its rate a dot with the 95% interval as a
+/// whisker, the value at the row's end; tick labels above and below, grid lines between.
+fn dots(svg: &mut Svg, chart: &Chart) {
+    let longest = chart.rows.iter().map(|r| r.label.chars().count().min(DOT_LABEL_CHARS)).max().unwrap_or(0);
+    let x0 = (16.0 + 5.6 * longest as f64).clamp(90.0, 270.0);
+    let width = WIDTH - x0 - 150.0;
+    let (end, step) = axis_end(chart.rows.iter().map(top).fold(0.0, f64::max), chart.unit);
+    let scale = |v: f64| x0 + width * (v / end).clamp(0.0, 1.0);
+    let ticks: Vec<f64> = (0..).map(|k| k as f64 * step).take_while(|v| *v <= end + step * 1e-6).collect();
+    for v in &ticks {
+        svg.text(scale(*v), svg.y + 10.0, "middle", " font-size=\"10\"", &tick_text(*v, chart.unit));
+    }
+    svg.y += 16.0;
+    let plot_top = svg.y;
+    let (mut shading, mut g) = (String::new(), String::new());
+    for (k, r) in chart.rows.iter().enumerate() {
+        let mid = svg.y + DOT_ROW / 2.0;
+        let mut label: String = r.label.chars().take(DOT_LABEL_CHARS).collect();
+        if label.len() < r.label.len() {
+            label.pop();
+            label.push('…');
+        }
+        // Every other row shaded, so that a row can be followed from its name to its dot.
+        if k % 2 == 1 {
+            let _ = writeln!(
+                shading,
+                "<rect x=\"4\" y=\"{:.1}\" width=\"{:.1}\" height=\"{DOT_ROW}\" fill=\"#f2f2f2\"/>",
+                svg.y,
+                WIDTH - 8.0
+            );
+        }
+        let ink = if r.small { FAINT } else { INK };
+        let mut mark =
+            format!("<text x=\"8\" y=\"{:.1}\" fill=\"{ink}\" font-size=\"10\">{}</text>", mid + 3.5, escape(&label));
+        if let (Some(lo), Some(hi)) = (r.low, r.high) {
+            let (a, b) = (scale(lo), scale(hi));
+            let _ = write!(
+                mark,
+                "<path d=\"M{a:.1} {mid:.1}H{b:.1}M{a:.1} {:.1}V{:.1}M{b:.1} {:.1}V{:.1}\" stroke=\"{}\" stroke-width=\"1\" fill=\"none\"/>",
+                mid - 3.0,
+                mid + 3.0,
+                mid - 3.0,
+                mid + 3.0,
+                if r.small { SMALL } else { INK }
+            );
+        }
+        if let Some(v) = r.magnitude {
+            let fill = if r.small { "#ffffff" } else { ONE_SERIES };
+            let stroke = if r.small { FAINT } else { ONE_SERIES };
+            let _ = write!(
+                mark,
+                "<circle cx=\"{:.1}\" cy=\"{mid:.1}\" r=\"3.2\" fill=\"{fill}\" stroke=\"{stroke}\"/>",
+                scale(v)
+            );
+        }
+        let note = if r.small { " · few" } else { "" };
+        let _ = write!(
+            mark,
+            "<text x=\"{:.1}\" y=\"{:.1}\" fill=\"{ink}\" font-size=\"10\">{} ({}/{}){note}</text>",
+            x0 + width + 10.0,
+            mid + 3.5,
+            escape(&r.value),
+            r.count,
+            r.games
+        );
+        let _ = writeln!(
+            g,
+            "<g class=\"row\" {}><title>{}</title>{mark}</g>",
+            data_attributes(r),
+            escape(&tooltip(chart, r))
+        );
+        svg.y += DOT_ROW;
+    }
+    if chart.rows.is_empty() {
+        svg.text(x0, svg.y + 14.0, "start", "", "no games");
+        svg.y += 22.0;
+    }
+    // Shading first, then the grid, then the rows' marks.
+    svg.body.push_str(&shading);
+    for v in &ticks {
+        let x = scale(*v);
+        let _ = writeln!(
+            svg.body,
+            "<line x1=\"{x:.1}\" y1=\"{plot_top:.1}\" x2=\"{x:.1}\" y2=\"{:.1}\" stroke=\"{GRID}\"/>",
+            svg.y
+        );
+    }
+    svg.body.push_str(&g);
+    for v in &ticks {
+        svg.text(scale(*v), svg.y + 12.0, "middle", " font-size=\"10\"", &tick_text(*v, chart.unit));
+    }
+    svg.text(x0 + width / 2.0, svg.y + 28.0, "middle", "", &chart.axis);
+    svg.y += 36.0;
+}
+
 /// A vertical plot area: y axis with grid lines; returns the scale from value to y.
 fn y_axis(
     svg: &mut Svg,
@@ -539,6 +639,7 @@ pub fn render(chart: &Chart) -> String {
         Kind::Columns => columns(&mut svg, chart),
         Kind::Stacked => stacked(&mut svg, chart),
         Kind::Lines | Kind::Area => over_time(&mut svg, chart),
+        Kind::Dots => dots(&mut svg, chart),
     }
     svg.finish(chart)
 }

@@ -32,6 +32,10 @@ pub struct GameRecord<'a> {
     pub fivefold: bool,
     pub with_claim: bool,
     pub missed: bool,
+    /// Opportunities and misses of each kind: on the board, by a declared move.
+    pub kinds: [(bool, bool); 2],
+    /// The game is from a Lichess source.
+    pub lichess: bool,
     pub band: Option<i32>,
     pub time_class: &'a str,
     pub score: Option<f64>,
@@ -54,6 +58,10 @@ impl GameRecord<'_> {
             fivefold: u64::from(self.fivefold),
             with_claim: u64::from(self.with_claim),
             missed: u64::from(self.missed),
+            with_claim_on_board: u64::from(self.kinds[0].0),
+            missed_on_board: u64::from(self.kinds[0].1),
+            with_claim_by_move: u64::from(self.kinds[1].0),
+            missed_by_move: u64::from(self.kinds[1].1),
         }
     }
 }
@@ -69,6 +77,7 @@ struct MonthTally {
 #[derive(Default)]
 pub struct Tally {
     overall: Rates,
+    lichess: Rates,
     /// Keyed so that bands sort by rating with `unknown` last.
     bands: BTreeMap<(bool, i32), Rates>,
     time_classes: HashMap<String, Rates>,
@@ -88,6 +97,12 @@ pub struct Tally {
     /// Keyed by year * 12 + month - 1.
     months: BTreeMap<i64, MonthTally>,
     undated: u64,
+}
+
+fn merge_counts(into: &mut HashMap<String, u64>, from: HashMap<String, u64>) {
+    for (key, n) in from {
+        *into.entry(key).or_default() += n;
+    }
 }
 
 fn add_to(map: &mut HashMap<String, u64>, key: &str) {
@@ -111,6 +126,9 @@ impl Tally {
     pub fn add(&mut self, g: &GameRecord) {
         let rates = g.rates();
         self.overall.add(&rates);
+        if g.lichess {
+            self.lichess.add(&rates);
+        }
         self.bands.entry((g.band.is_none(), g.band.unwrap_or(0))).or_default().add(&rates);
         match self.time_classes.get_mut(g.time_class) {
             Some(r) => r.add(&rates),
@@ -155,6 +173,81 @@ impl Tally {
         }
     }
 
+    /// Adds the counts of `other` (another part's games): counts only add, so the figures do not
+    /// depend on which thread read which part.
+    /// Adds another tally's counts. Every field is named here, so that a new one cannot be
+    /// forgotten (the figures would be wrong as soon as a report reads two row groups).
+    pub fn merge(&mut self, other: Tally) {
+        let Tally {
+            overall,
+            lichess,
+            bands,
+            time_classes,
+            drawn,
+            reasons,
+            perpetual,
+            claimant,
+            claims,
+            castling,
+            en_passant,
+            hidden,
+            after_fivefold,
+            after_75_moves,
+            buckets,
+            clocks,
+            months,
+            undated,
+        } = other;
+        self.overall.add(&overall);
+        self.lichess.add(&lichess);
+        for (key, rates) in bands {
+            self.bands.entry(key).or_default().add(&rates);
+        }
+        for (key, rates) in time_classes {
+            self.time_classes.entry(key).or_default().add(&rates);
+        }
+        self.drawn += drawn;
+        merge_counts(&mut self.reasons, reasons);
+        for (a, b) in self.perpetual.iter_mut().zip(perpetual) {
+            *a += b;
+        }
+        self.claimant.add(&claimant);
+        let Claims {
+            opportunities,
+            on_board,
+            by_move_only,
+            by_move_only_played,
+            games_with_on_board,
+            games_with_by_move_only,
+            games_only_by_move,
+        } = claims;
+        let c = &mut self.claims;
+        c.opportunities += opportunities;
+        c.on_board += on_board;
+        c.by_move_only += by_move_only;
+        c.by_move_only_played += by_move_only_played;
+        c.games_with_on_board += games_with_on_board;
+        c.games_with_by_move_only += games_with_by_move_only;
+        c.games_only_by_move += games_only_by_move;
+        for (a, b) in [(&mut self.castling, castling), (&mut self.en_passant, en_passant), (&mut self.hidden, hidden)] {
+            a.games += b.games;
+            a.events += b.events;
+        }
+        self.after_fivefold += after_fivefold;
+        self.after_75_moves += after_75_moves;
+        for (key, n) in buckets {
+            *self.buckets.entry(key).or_default() += n;
+        }
+        self.clocks.merge(&clocks);
+        for (key, m) in months {
+            let into = self.months.entry(key).or_default();
+            into.rates.add(&m.rates);
+            into.drawn += m.drawn;
+            merge_counts(&mut into.reasons, m.reasons);
+        }
+        self.undated += undated;
+    }
+
     fn played(&mut self, p: &Played) {
         let c = &mut self.claims;
         c.opportunities += p.on_board + p.by_move_only;
@@ -181,6 +274,7 @@ impl Tally {
         by_time_class.sort_by(|a, b| (order(&a.label), &a.label).cmp(&(order(&b.label), &b.label)));
         Stats {
             overall: self.overall,
+            lichess: self.lichess,
             by_rating_band: self
                 .bands
                 .into_iter()

@@ -135,7 +135,7 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
         report.matched,
         report.rows,
         report.sources.len(),
-        printable(&report.sources.join(", ")),
+        printable(&super::figures::sources_text(&report.sources)),
         report.skipped
     );
     for paragraph in super::answers::paragraphs(report) {
