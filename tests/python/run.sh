@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# The Python package (pyproject.toml, python/threefold/): builds the wheel with maturin (pinned in
+# tests/python/requirements-build.txt, installed into target/python-build-venv) from the release
+# build already in target/, checks that it is manylinux-tagged, installs it into fresh venvs with
+# no Rust on PATH — one with the duckdb and polars extras (versions of tests/requirements.txt), one
+# without —, checks the module's type hints (mypy --strict) and runs tests/python/test_package.py
+# in them (the command, `python -m threefold`, the module against the CLI on a dataset moved after
+# ingest, the missing extras' errors); last, the README's Python quick start as written, from this
+# checkout's root. Ends with `python package: N passed, M failed` (exit 1 if M > 0).
+#
+# Usage: bash tests/python/run.sh
+# Environment: PYTHON (default python3), to build the venvs with.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+python="${PYTHON:-python3}"
+work="$root/target/python-test"
+rm -rf "$work"
+mkdir -p "$work"
+passed=0
+failed=0
+pass() { passed=$((passed + 1)); echo "  ok: $1"; }
+fail() { failed=$((failed + 1)); echo "  FAILED: $1"; }
+
+# maturin, pinned, in a venv of its own (kept between runs).
+build_venv="$root/target/python-build-venv"
+[ -x "$build_venv/bin/python" ] || "$python" -m venv "$build_venv"
+"$build_venv/bin/pip" install --quiet --disable-pip-version-check -r tests/python/requirements-build.txt
+
+# The wheel, from the release build in target/ (same profile and target folder as
+# `cargo build --release`, so cargo finds it up to date and only maturin's packing runs).
+started=$EPOCHREALTIME
+CARGO_TARGET_DIR="$root/target" "$build_venv/bin/maturin" build --release --locked \
+  --interpreter "$python" --out "$work/wheels" > "$work/maturin.log" 2>&1 ||
+  { cat "$work/maturin.log"; echo "python package: maturin build failed"; exit 1; }
+seconds=$(awk -v a="$started" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
+wheel="$(ls "$work/wheels"/threefold-*.whl)"
+printf 'python package: wheel %s (%s KiB) built in %s s\n' "$(basename "$wheel")" \
+  "$(( $(stat -c %s "$wheel") / 1024 ))" "$seconds"
+case "$(basename "$wheel")" in
+  *manylinux*) pass "the wheel is manylinux-tagged" ;;
+  *) fail "the wheel is not manylinux-tagged: $(basename "$wheel")" ;;
+esac
+
+# Fresh venvs, made and filled with a PATH without Rust (no ~/.cargo/bin, no $CARGO_HOME/bin).
+norust=""
+IFS=: read -ra dirs <<< "$PATH"
+for d in "${dirs[@]}"; do
+  case "$d" in "" | */.cargo/bin | "${CARGO_HOME:-/nonexistent}/bin") continue ;; esac
+  norust="${norust:+$norust:}$d"
+done
+if PATH="$norust" command -v cargo > /dev/null; then
+  echo "python package: note: a system cargo is on PATH even without ~/.cargo/bin ($(PATH="$norust" command -v cargo))"
+fi
+for venv in full bare; do
+  PATH="$norust" "$python" -m venv "$work/$venv"
+done
+# --only-binary: nothing is built from source, the wheel's executable is what runs.
+PATH="$norust" "$work/full/bin/pip" install --quiet --disable-pip-version-check --only-binary :all: \
+  -c tests/requirements.txt "$wheel[duckdb,polars]"
+PATH="$norust" "$work/bare/bin/pip" install --quiet --disable-pip-version-check --only-binary :all: "$wheel"
+if "$work/bare/bin/python" -c "import duckdb" 2> /dev/null || "$work/bare/bin/python" -c "import polars" 2> /dev/null; then
+  fail "the venv without extras has duckdb or polars"
+fi
+
+# The module's type hints, against the duckdb and polars it was installed with.
+if "$build_venv/bin/mypy" --strict --no-incremental --python-executable "$work/full/bin/python" \
+     python/threefold > "$work/mypy.out" 2>&1; then
+  pass "mypy --strict python/threefold"
+else
+  cat "$work/mypy.out"
+  fail "mypy --strict python/threefold"
+fi
+
+# The module and the command, from outside the checkout (so `import threefold` is the installed one).
+(cd "$work" && PATH="$norust" "$work/full/bin/python" "$root/tests/python/test_package.py" \
+   --samples "$root/data-samples" --work "$work/t" --bare-python "$work/bare/bin/python" \
+   --cargo-toml "$root/Cargo.toml" > "$work/test_package.out" 2>&1) || true
+cat "$work/test_package.out"
+counts="$(tail -n 1 "$work/test_package.out")"
+if [[ "$counts" =~ ^test_package:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
+  passed=$((passed + BASH_REMATCH[1]))
+  failed=$((failed + BASH_REMATCH[2]))
+else
+  fail "tests/python/test_package.py did not finish"
+fi
+
+# The README's Python quick start, as written, from the checkout's root (it installs this
+# checkout with pip: maturin again, from the same release build).
+sed -n '/<!-- python-quickstart/,/^```$/p' README.md | sed '1,2d;$d' > "$work/python-quickstart.sh"
+rm -rf .venv-threefold dataset-py
+if bash -euo pipefail "$work/python-quickstart.sh" > "$work/python-quickstart.out" 2>&1 &&
+   grep -q "lichess_db_standard_rated_2013-01-first300" "$work/python-quickstart.out"; then
+  pass "the README's Python quick start runs as written"
+else
+  cat "$work/python-quickstart.out"
+  fail "the README's Python quick start"
+fi
+rm -rf .venv-threefold dataset-py
+
+echo "python package: $passed passed, $failed failed"
+[ "$failed" = 0 ]
