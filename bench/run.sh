@@ -3,7 +3,11 @@
 # shared corpus. Prints one Markdown table (and the ratios the performance targets name).
 #
 #   bash bench/run.sh              # full benchmark (minutes); installs pgn-extract if missing
-#   bash bench/run.sh --smoke      # tiny inputs, seconds; for the test command
+#   bash bench/run.sh --smoke      # tiny inputs, seconds; for the test command: also fails when
+#                                  # the instructions per game on fixed slices grew by more than
+#                                  # 2% against bench/instructions-baseline.tsv (bench/instructions.sh)
+#   bash bench/run.sh --against REV  # REV's ingest against the working tree's, paired runs on one
+#                                  # core, and both binaries' instructions per game (callgrind)
 #
 # Needs what the README's setup gives: cargo, the .venv made by scripts/test.sh (python-chess),
 # zstd/pzstd (Debian package zstd), /usr/bin/time. Options and environment:
@@ -47,17 +51,92 @@ root="$PWD"
 smoke=0
 corpus="${THREEFOLD_CORPUS:-$root/../shared/corpus}"
 py_games=""
+against=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --smoke) smoke=1 ;;
     --corpus) corpus="$2"; shift ;;
     --py-games) py_games="$2"; shift ;;
+    --against) against="$2"; shift ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d'; exit 0 ;;
     *) echo "bench/run.sh: unknown argument $1" >&2; exit 2 ;;
   esac
   shift
 done
 corpus="$(cd "$corpus" && pwd)"
+# `skipped WHAT WHY`: in the smoke run (the test command), a row that cannot run is a skip that
+# fails CI (tests/corpus.sh); a full run only says so.
+if [ "$smoke" = 1 ]; then
+  # shellcheck source=tests/corpus.sh
+  source "$root/tests/corpus.sh"
+else
+  skipped() { echo "bench: $1 skipped ($2)" >&2; }
+fi
+
+# --- --against REV: a regression's size, paired ----------------------------------------------------
+# REV is built in a temporary worktree with its own target folder (seeded with a copy of this
+# tree's, so that only threefold itself compiles), then REV's binary (A) and the working tree's
+# (B) take turns, A B A B ... (BENCH_PAIRS pairs, default 7), on one pinned core, on the whole of
+# each input (BENCH_FILES; default the pgnmentor file and the clocks sample). Per input: the
+# median of the pairs' ratios B wall / A wall and their spread (lowest, highest). Turns in pairs
+# share the machine's drift between A and B alike; the instruction counts (bench/instructions.sh,
+# callgrind on fixed 2 MB slices) do not depend on it at all.
+if [ -n "$against" ]; then
+  command -v taskset >/dev/null || { echo "bench: --against needs taskset (util-linux)" >&2; exit 1; }
+  cpu="$(python3 -c 'import os; print(min(os.sched_getaffinity(0)))')"
+  work="$(mktemp -d)"
+  trap 'git -C "$root" worktree remove --force "$work/rev" >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
+  rev_hash="$(git rev-parse --short "$against^{commit}")"
+  git worktree add --detach --quiet "$work/rev" "$rev_hash"
+  if [ -d "$root/target/release/deps" ]; then
+    mkdir -p "$work/target"
+    tar -C "$root/target" --exclude=release/incremental -cf - release | tar -C "$work/target" -xf -
+  fi
+  echo "bench: building $against ($rev_hash) in $work/rev" >&2
+  (cd "$work/rev" && CARGO_TARGET_DIR="$work/target" cargo build --release --quiet --bin threefold)
+  cargo build --release --quiet --bin threefold
+  a="$work/target/release/threefold"; b="$root/target/release/threefold"
+  pairs="${BENCH_PAIRS:-7}"
+  echo
+  echo "threefold $against ($rev_hash) = A against the working tree ($(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src Cargo.lock || echo ', with changes')) = B: $(date -u '+%Y-%m-%d %H:%M') UTC, ingest --threads 1 on CPU $cpu, $pairs pairs A B"
+  echo
+  echo "| input | games | A wall s (median) | B wall s (median) | B / A wall (median of pairs) | lowest | highest |"
+  echo "|---|---:|---:|---:|---:|---:|---:|"
+  for f in ${BENCH_FILES:-otb/pgnmentor-players.pgn.zst lichess/lichess-2021-10-01-clocks-sample.pgn}; do
+    in="$corpus/$f"
+    : > "$work/walls"
+    for ((i = 0; i < pairs; i++)); do
+      for who in a b; do
+        rm -rf "$work/ds"
+        exe="$a"; [ "$who" = b ] && exe="$b"
+        /usr/bin/time -f '%e' -o "$work/time" taskset -c "$cpu" "$exe" ingest "$in" --out "$work/ds" --threads 1 --quiet
+        echo "$who $(tail -n 1 "$work/time")" >> "$work/walls"
+      done
+    done
+    games=$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(sum(e.get("games",0) for e in m["inputs"]))' "$work/ds/_manifest.json")
+    python3 - "$work/walls" "$f" "$games" <<'PY'
+import statistics, sys
+rows = [l.split() for l in open(sys.argv[1])]
+a = [float(w) for who, w in rows if who == "a"]
+b = [float(w) for who, w in rows if who == "b"]
+r = sorted(y / x for x, y in zip(a, b) if x > 0)
+print(f"| {sys.argv[2]} | {sys.argv[3]} | {statistics.median(a):.2f} | {statistics.median(b):.2f} | {statistics.median(r):.3f} | {r[0]:.3f} | {r[-1]:.3f} |")
+PY
+  done
+  if command -v valgrind >/dev/null; then
+    echo
+    echo "Instructions per game (callgrind, ingest --threads 1, bench/instructions.sh's slices):"
+    echo
+    bash bench/instructions.sh --corpus "$corpus" --bin "$a" --out "$work/a.tsv" > /dev/null
+    bash bench/instructions.sh --corpus "$corpus" --bin "$b" --out "$work/b.tsv" > /dev/null
+    echo "| slice | stage | A | B | B / A |"
+    echo "|---|---|---:|---:|---:|"
+    paste "$work/a.tsv" "$work/b.tsv" | awk -F'\t' 'NR > 1 { printf "| %s | %s | %d | %d | %s |\n", $1, $2, $4, $8, ($4 > 0 ? sprintf("%.4f", $8 / $4) : "-") }'
+  else
+    skipped "the instruction counts of --against" "valgrind is not installed"
+  fi
+  exit 0
+fi
 cores="$(nproc)"
 threads_list="${BENCH_THREADS:-1 $cores}"
 [ "$threads_list" = "1 1" ] && threads_list="1"
@@ -75,25 +154,25 @@ floor="$root/target/release/examples/floor"
 split="$root/target/release/examples/split"
 py="${THREEFOLD_PYTHON:-$root/.venv/bin/python}"
 if ! [ -x "$py" ] || ! "$py" -c 'import chess' 2>/dev/null; then
-  echo "bench: no python-chess venv at $py (run scripts/test.sh once); python-chess rows skipped" >&2
+  skipped "the bench's python-chess rows" "no python-chess venv at $py: run scripts/test.sh once"
   py=""
 fi
 # The one-core rows pin to the first CPU this process may run on (a container may not have CPU 0).
 taskset="$(command -v taskset || true)"
 one_cpu="$(python3 -c 'import os; print(min(os.sched_getaffinity(0)))' 2>/dev/null || true)"
 if [ -z "$taskset" ] || [ -z "$one_cpu" ] || ! "$taskset" -c "$one_cpu" true 2>/dev/null; then
-  echo "bench: cannot hold a process to one CPU (taskset, from util-linux); the one-core rows skipped" >&2
+  skipped "the bench's one-core rows" "cannot hold a process to one CPU (taskset, from util-linux)"
   taskset=""
 fi
 pgnx="$(command -v pgn-extract || true)"
 [ -z "$pgnx" ] && [ -x /usr/games/pgn-extract ] && pgnx=/usr/games/pgn-extract
-if [ -z "$pgnx" ] && [ "$smoke" = 0 ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+if [ -z "$pgnx" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
   echo "bench: installing pgn-extract (Debian package)" >&2
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq pgn-extract) >/dev/null 2>&1 || true
   pgnx="$(command -v pgn-extract || true)"
   [ -z "$pgnx" ] && [ -x /usr/games/pgn-extract ] && pgnx=/usr/games/pgn-extract
 fi
-[ -z "$pgnx" ] && echo "bench: pgn-extract not installed; its rows skipped" >&2
+[ -n "$pgnx" ] || skipped "the bench's pgn-extract rows" "pgn-extract is not installed and cannot be (root and apt-get)"
 for tool in zstd pzstd /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "bench: $tool is needed (apt-get install zstd time)" >&2; exit 1; }
 done
@@ -241,6 +320,7 @@ for name in "${names[@]}"; do
     row "$lab" "ingest t$t" "$g" "$wall" "${ing_rate[$t]}" "$(mbs "$bytes" "$wall")" "$rss_mib" "$cpu"
     if [ "$smoke" = 1 ] && [ "$g" != "$floor_games" ]; then
       echo "bench: $name: ingest --threads $t read $g games, the floor $floor_games" >&2
+      fail=1
     fi
   done
   core_rate=""
@@ -248,6 +328,10 @@ for name in "${names[@]}"; do
     use core
     core_rate=$(rate "$core_games" "$wall")
     row "$lab" "ingest t1 on one core (taskset)" "$core_games" "$wall" "$core_rate" "$(mbs "$bytes" "$wall")" "$rss_mib" "$cpu"
+    if [ "$smoke" = 1 ] && [ "$core_games" != "$floor_games" ]; then
+      echo "bench: $name: ingest on one core read $core_games games, the floor $floor_games" >&2
+      fail=1
+    fi
   fi
 
   py_rate=""
@@ -516,6 +600,24 @@ if [ "${#serial[@]}" -gt 0 ]; then
   echo "| input | serial stage | instructions | all replay threads' instructions | replay threads one such thread feeds |"
   echo "|---|---|---:|---:|---:|"
   printf '%s\n' "${serial[@]}"
+fi
+# The guard against a regression landing unseen: instructions per game on fixed slices
+# (bench/instructions.sh --check) against the recorded baseline, within 2%.
+if [ "$smoke" = 1 ]; then
+  if ! command -v valgrind >/dev/null && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    echo "bench: installing valgrind (Debian package)" >&2
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind) >/dev/null 2>&1 || true
+  fi
+  if ! command -v valgrind >/dev/null; then
+    skipped "the bench smoke's instruction counts" "valgrind is not installed and cannot be (root and apt-get)"
+  elif ! [ -f "$corpus/otb/pgnmentor-players.pgn.zst" ] || ! [ -f "$corpus/lichess/lichess-2021-10-01-clocks-sample.pgn" ]; then
+    skipped "the bench smoke's instruction counts" "the corpus files of its slices are not in $corpus"
+  else
+    echo
+    t0=$(date +%s)
+    bash bench/instructions.sh --check --corpus "$corpus" || fail=1
+    echo "instructions: counted in $(( $(date +%s) - t0 )) s"
+  fi
 fi
 if [ "$smoke" = 1 ]; then
   [ "$fail" = 0 ] && echo "bench smoke: 1 passed, 0 failed" || { echo "bench smoke: 0 passed, 1 failed"; exit 1; }
