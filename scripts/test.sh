@@ -1,60 +1,80 @@
 #!/usr/bin/env bash
 # The test command: installs what the tests need (a Python venv with the pinned python-chess
-# oracle and DuckDB), then runs the Rust tests, the differential test against python-chess, a
-# benchmark smoke run, the README's quick start and the crash tests; last, the same command on a
-# fresh clone with nothing beside it (scripts/fresh-clone.sh).
+# oracle and DuckDB; cargo-fuzz, Chromium, Slurm and pgn-extract when missing), then runs each
+# part below, timed, and closes with a table of every part's seconds and the list of what was
+# skipped, each with its reason.
 #
-# The shared corpus (THREEFOLD_CORPUS, else ../shared/corpus) is used where it is; where it is
-# not, the parts that need it are skipped, each with a `skipped:` line, and listed at the end.
-# THREEFOLD_REQUIRE_CORPUS=1 (set by .ci/run) makes a missing corpus a failure instead.
+# The shared corpus (THREEFOLD_CORPUS, else ../shared/corpus) is used where it is. A part that
+# cannot run here (no corpus, a tool that cannot be installed) prints a `skipped:` line on a
+# contributor's machine; with THREEFOLD_REQUIRE_ALL=1, which .ci/run sets, it fails the run
+# (tests/corpus.sh), so that CI is green only when every part ran.
+#
+# Last, scripts/fresh-clone.sh runs this command again on a clone with nothing beside it
+# (THREEFOLD_IN_FRESH_CLONE=1): there only what a clone can change runs (the build, the cargo
+# tests, the quick start, the differential test without the corpus, the skip list); the other
+# parts ran in this tree on the same inputs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
 source tests/corpus.sh
 started=$SECONDS
+in_clone="${THREEFOLD_IN_FRESH_CLONE:-}"
 
 mkdir -p target
 export THREEFOLD_SKIP_LOG="$root/target/skipped.txt"
 : > "$THREEFOLD_SKIP_LOG"
+timing="$root/target/test-timing.txt"
+: > "$timing"
+# `part NAME FUNCTION`: one timed part (its seconds go to the closing table). By hand,
+# THREEFOLD_PARTS="cargo_tests differential ..." runs only the parts whose functions it names.
+part() {
+  if [ -n "${THREEFOLD_PARTS:-}" ] && [[ " $THREEFOLD_PARTS " != *" $2 "* ]]; then return 0; fi
+  local t0=$SECONDS
+  echo "== $1"
+  "$2"
+  printf '%s\t%s\n' "$1" "$((SECONDS - t0))" >> "$timing"
+}
+
 if [ -d "$corpus" ]; then
   echo "test command: corpus at $corpus"
-elif [ "${THREEFOLD_REQUIRE_CORPUS:-}" = 1 ]; then
-  echo "test command: corpus not found at $corpus and THREEFOLD_REQUIRE_CORPUS=1" >&2; exit 1
 else
-  echo "test command: corpus not found at $corpus; the parts that need it are skipped (set THREEFOLD_CORPUS)"
+  have_corpus "every part's corpus files" || true
 fi
 
-if [ ! -x .venv/bin/python ]; then
-  python3 -m venv .venv
-fi
-reqs=(-r tests/oracle/requirements.txt)
-[ -f tests/requirements.txt ] && reqs+=(-r tests/requirements.txt)
-.venv/bin/pip install --quiet --disable-pip-version-check "${reqs[@]}"
+setup() {
+  if [ ! -x .venv/bin/python ]; then
+    python3 -m venv .venv
+  fi
+  local reqs=(-r tests/oracle/requirements.txt)
+  [ -f tests/requirements.txt ] && reqs+=(-r tests/requirements.txt)
+  .venv/bin/pip install --quiet --disable-pip-version-check "${reqs[@]}"
+}
 export THREEFOLD_PYTHON="$PWD/.venv/bin/python"
 
-# Style first: rustfmt (rustfmt.toml) and clippy with every warning an error.
-cargo fmt --check
-cargo clippy --all-targets --locked --quiet -- -D warnings
-# The product alone too (without the tests' `internals` feature: nothing left unused there).
-cargo clippy --locked --quiet -- -D warnings
+# Style: rustfmt (rustfmt.toml) and clippy with every warning an error; the product alone too
+# (without the tests' `internals` feature: nothing left unused there).
+style() {
+  cargo fmt --check
+  cargo clippy --all-targets --locked --quiet -- -D warnings
+  cargo clippy --locked --quiet -- -D warnings
+}
 
-cargo build --release --locked
-cargo test --release --locked
+build() { cargo build --release --locked; }
+cargo_tests() { cargo test --release --locked; }
+
 # The engine's tests once more with debug assertions on (SAN reading and resolution, the
 # incremental Zobrist key) and overflow checks: the `checked` profile (Cargo.toml).
-cargo test --profile checked --locked --lib --test golden --test property --test san_agrees
+checked() { cargo test --profile checked --locked --lib --test golden --test property --test san_agrees; }
 
-# Fuzz smoke: about a minute per target (long runs are by hand: fuzz/run.sh TARGET SECONDS). Run
-# once, not again in the fresh clone.
-if [ "${THREEFOLD_IN_FRESH_CLONE:-}" = 1 ]; then
-  echo "fuzz smoke: ran in the tree this clone was made from"
-else
+# Fuzz smoke: a fixed seed and number of runs from a fresh corpus folder, the same inputs every
+# time (about a minute each), so that a failure is the code's, not the draw's. Long runs are by
+# hand: fuzz/run.sh TARGET SECONDS.
+fuzz_smoke() {
   if ! command -v cargo-fuzz > /dev/null; then
-    echo "installing cargo-fuzz (cargo install)"
-    cargo install --locked --quiet cargo-fuzz@0.13.2
+    skipped "fuzz smoke" "cargo-fuzz is missing (tests/tools.sh installs it)"
+    return 0
   fi
-  # A fixed seed and number of runs from a fresh corpus folder: the same inputs every time (about
-  # a minute each), so that a failure is the code's, not the draw's.
+  local target runs
   for target in pgn_to_events compressed_input; do
     rm -rf "target/fuzz-corpus-$target"
     runs=3000; [ "$target" = compressed_input ] && runs=20000
@@ -63,58 +83,108 @@ else
       { tail -n 60 "target/fuzz-$target.log"; echo "fuzz smoke: $target found a crash (fuzz/artifacts/$target/)"; exit 1; }
     echo "fuzz smoke: $target $(grep -o 'Done [0-9]* runs in [0-9]* second(s)' "target/fuzz-$target.log" | tail -n 1): 1 passed, 0 failed"
   done
-fi
-# Every game of every corpus file against the python-chess oracle (whose output is cached by
-# content outside the repository: about 13 minutes the first time, a minute after); without the
-# corpus, the rule fixtures and data-samples/.
-if [ -d "$corpus" ]; then
-  bash tests/oracle/differential.sh --all
-else
-  bash tests/oracle/differential.sh
-fi
+}
+
+# Every game of every corpus file against the python-chess oracle; without the corpus, the rule
+# fixtures, data-samples/ and generated games. An input whose records were verified before is
+# found in tests/oracle/verified.tsv; the oracle's outputs are also cached by content outside the
+# repository (tests/oracle/README.md "Ledger", "Cache").
+differential() {
+  if [ -d "$corpus" ]; then
+    bash tests/oracle/differential.sh --all
+  else
+    have_corpus "the differential test on corpus files (rule fixtures, samples and generated games only)" || true
+    bash tests/oracle/differential.sh
+  fi
+}
 
 # Benchmark smoke run (the full benchmark is bench/run.sh, not a test).
-smoke=(--smoke)
-if ! have_corpus "the benchmark smoke run on corpus files (on data-samples/ instead)"; then
-  smoke+=(--corpus data-samples)
-  export BENCH_FILES="lichess_db_standard_rated_2013-01-first300.pgn tcec-chess960-game35.pgn"
-fi
-bash bench/run.sh "${smoke[@]}" > target/bench-smoke.txt 2>&1 || { cat target/bench-smoke.txt; exit 1; }
-unset BENCH_FILES
-tail -n 1 target/bench-smoke.txt
+bench_smoke() {
+  local smoke=(--smoke)
+  if ! have_corpus "the benchmark smoke run on corpus files (on data-samples/ instead)"; then
+    smoke+=(--corpus data-samples)
+    export BENCH_FILES="lichess_db_standard_rated_2013-01-first300.pgn tcec-chess960-game35.pgn"
+  fi
+  bash bench/run.sh "${smoke[@]}" > target/bench-smoke.txt 2>&1 || { cat target/bench-smoke.txt; exit 1; }
+  unset BENCH_FILES
+  tail -n 1 target/bench-smoke.txt
+}
 
 # The README's quick start must run as written on a fresh clone.
-sed -n '/<!-- quickstart/,/^```$/p' README.md | sed '1,2d;$d' > target/quickstart.sh
-bash -euo pipefail target/quickstart.sh > target/quickstart.out
-grep -q "karpov_miles_tilburg_1986" target/quickstart.out
-echo "README quick start: 1 passed, 0 failed"
+quickstart() {
+  sed -n '/<!-- quickstart/,/^```$/p' README.md | sed '1,2d;$d' > target/quickstart.sh
+  bash -euo pipefail target/quickstart.sh > target/quickstart.out
+  # What it prints must be tests/quickstart.expected (the DuckDB and polars tables, the explain
+  # text), and its figures must be the dataset's by queries of their own over the Parquet files
+  # (tests/quickstart_check.py; not views.sql or summary columns).
+  diff tests/quickstart.expected target/quickstart.out ||
+    { echo "README quick start: FAILED, its output differs from tests/quickstart.expected"; exit 1; }
+  "$THREEFOLD_PYTHON" tests/quickstart_check.py dataset target/quickstart.out > target/quickstart-check.out ||
+    { cat target/quickstart-check.out; echo "README quick start: FAILED, its figures are not the dataset's"; exit 1; }
+  echo "README quick start: 1 passed, 0 failed"
+}
+
+# The Python package (pyproject.toml, python/threefold/): the wheel from the release build above,
+# installed into fresh venvs without Rust, the module against the command, and the README's
+# Python quick start.
+python_package() {
+  bash tests/python/run.sh > target/python-package.out 2>&1 || { cat target/python-package.out; exit 1; }
+  grep '^python package: wheel ' target/python-package.out
+  tail -n 1 target/python-package.out
+}
 
 # Reliability: SIGKILL at random moments, and a full disk.
-bash tests/crash/sigkill.sh 20
-bash tests/crash/disk_full.sh
-bash tests/crash/resume.sh
+crash() {
+  bash tests/crash/sigkill.sh 20
+  bash tests/crash/disk_full.sh
+  bash tests/crash/resume.sh
+}
 
 # Sharded runs (--shard K/N): one after another, N = 3 and 4, against an unsharded run; then for
-# real on a single-node Slurm (installed when missing; it says why when it cannot run: not root,
-# no apt). Slurm runs once, not again in the fresh clone.
-bash tests/shard/sequential.sh
-if [ "${THREEFOLD_IN_FRESH_CLONE:-}" = 1 ]; then
-  echo "slurm test: ran in the tree this clone was made from"
+# real on a single-node Slurm (installed when missing).
+shards() { bash tests/shard/sequential.sh; }
+slurm() { bash tests/slurm/run.sh; }
+
+# The report page and explain's page with boards in a real browser: headless Chromium (installed
+# when missing), no console error, every chart and board drawn, nothing clipped on A4; screenshots
+# under target/.
+browser() { bash tests/browser/run.sh; }
+
+fresh_clone() { bash scripts/fresh-clone.sh; }
+
+tools() { bash tests/tools.sh; }
+
+part "setup (venv)" setup
+if [ "$in_clone" = 1 ]; then
+  part "build" build
+  part "cargo test" cargo_tests
+  part "README quick start" quickstart
+  part "differential (no corpus)" differential
+  echo "fresh clone: style, the checked profile, fuzzing, the benchmark smoke run, the Python package, crash, shard, Slurm and browser tests ran in the tree this clone was made from (same inputs)"
 else
-  bash tests/slurm/run.sh
+  part "tools (installed when missing)" tools
+  part "style (rustfmt, clippy)" style
+  part "build" build
+  part "cargo test" cargo_tests
+  part "cargo test, checked profile" checked
+  part "fuzz smoke" fuzz_smoke
+  part "differential (python-chess)" differential
+  part "bench smoke" bench_smoke
+  part "README quick start" quickstart
+  part "Python package" python_package
+  part "crash tests" crash
+  part "shard tests" shards
+  part "Slurm test" slurm
+  part "browser test" browser
+  part "fresh clone" fresh_clone
 fi
 
-# The report page in a real browser: headless Chromium (installed when missing), no console error,
-# every chart drawn, nothing clipped on A4; screenshots under target/.
-bash tests/browser/run.sh
-
-# The same command on a clone with no corpus beside it (not again inside that clone).
-if [ "${THREEFOLD_IN_FRESH_CLONE:-}" != 1 ]; then
-  bash scripts/fresh-clone.sh
-fi
-
+echo
+echo "test command: seconds per part"
+awk -F'\t' '{ printf "  %-32s %6d\n", $1, $2 }' "$timing"
 if [ -s "$THREEFOLD_SKIP_LOG" ]; then
-  echo "skipped, corpus not found at $corpus (set THREEFOLD_CORPUS to run them):"
-  sed 's/^skipped: /  - /; s/ (corpus not found at .*//' "$THREEFOLD_SKIP_LOG" | sort -u
+  echo "skipped here (each with its reason; in CI, THREEFOLD_REQUIRE_ALL=1, any of these fails the run):"
+  sed 's/^skipped: /  - /' "$THREEFOLD_SKIP_LOG" | sort -u
 fi
+[ -z "${THREEFOLD_PARTS:-}" ] || echo "test command: only the parts $THREEFOLD_PARTS (THREEFOLD_PARTS)"
 echo "test command: passed in $((SECONDS - started)) s"

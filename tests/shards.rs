@@ -1,7 +1,9 @@
 //! Sharded runs (`--shard K/N`, `--finish`) with the real binary, on what can go wrong around
 //! them: shards started together, a file changed between two shards, a source already complete,
-//! options that cannot go with sharding. (The rows of sharded and unsharded runs are compared
-//! over corpus files by tests/shard/sequential.sh and, on Slurm, tests/slurm/run.sh.)
+//! options that cannot go with sharding. Wherever a sharded run completes a source, its games and
+//! events rows are compared with an unsharded run's, every row (`tests/shard/compare.py`: DuckDB
+//! `EXCEPT ALL` both ways), not only the manifest's counts; tests/shard/sequential.sh and, on
+//! Slurm, tests/slurm/run.sh do the same over corpus files.
 
 use std::{
     fs,
@@ -34,6 +36,33 @@ fn input(dir: &Path) -> PathBuf {
     let path = dir.join("month.pgn");
     fs::write(&path, text).unwrap();
     path
+}
+
+/// The Python interpreter with DuckDB (`tests/requirements.txt`): `$THREEFOLD_PYTHON`, else the
+/// project's `.venv`.
+fn python() -> PathBuf {
+    let python = std::env::var_os("THREEFOLD_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| common::root().join(".venv/bin/python"));
+    assert!(python.exists(), "no Python with DuckDB at {}: set THREEFOLD_PYTHON", python.display());
+    python
+}
+
+/// Every games and events row of dataset `a` is in `b` as often, and the other way round.
+fn same_rows(a: &Path, b: &Path) {
+    let out = Command::new(python())
+        .arg(common::root().join("tests/shard/compare.py"))
+        .args([a, b])
+        .output()
+        .expect("python runs");
+    assert!(
+        out.status.success(),
+        "{} and {} hold different rows:\n{}{}",
+        a.display(),
+        b.display(),
+        String::from_utf8_lossy(&out.stdout),
+        stderr(&out)
+    );
 }
 
 fn entry(out: &Path) -> Option<Value> {
@@ -73,6 +102,7 @@ fn shards_started_together_commit_the_source_once() {
     let e = entry(&out).expect("the source is in the manifest");
     assert_eq!((e["games"].as_u64(), e["shards"].as_u64(), e["status"].as_str()), (Some(games), Some(3), Some("ok")));
     assert!(!out.join(".staging").exists(), "no staging record is left");
+    same_rows(&out, &whole);
 }
 
 /// A file changed between two shards: the shards disagree on its fingerprint, so the source is
@@ -99,6 +129,7 @@ fn a_file_changed_between_shards_is_not_committed_from_both() {
     let whole = tmp.path().join("whole");
     assert!(run(&["ingest", s(&file), "--out", s(&whole), "--quiet"]).status.success());
     assert_eq!(entry(&out).unwrap()["games"], entry(&whole).unwrap()["games"]);
+    same_rows(&out, &whole);
 }
 
 /// Once the source is complete, a shard run again finds it up to date and changes nothing.
@@ -117,6 +148,9 @@ fn a_shard_of_a_complete_source_is_up_to_date() {
     assert_eq!(fs::read(out.join("games/source=month/part-00000.parquet")).unwrap(), before);
     let done = run(&["ingest", "--out", s(&out), "--finish"]);
     assert!(done.status.success() && stderr(&done).contains("0 sharded source(s) found"), "{}", stderr(&done));
+    let whole = tmp.path().join("whole");
+    assert!(run(&["ingest", s(&file), "--out", s(&whole), "--quiet"]).status.success());
+    same_rows(&out, &whole);
 }
 
 /// What cannot be sharded is a usage error (exit 2) before any work.

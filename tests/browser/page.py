@@ -1,16 +1,21 @@
-"""Loads a report page in headless Chromium and checks it as a reader's browser shows it.
+"""Loads a report page (or an `explain --html` page) in headless Chromium and checks it as a
+reader's browser shows it.
 
 Talks to Chromium over the DevTools protocol on a pipe (--remote-debugging-pipe: no port, no
 extra Python package). Checks: no console message of level error or warning, no uncaught
-exception, no failed request; every chart's SVG has a non-zero box; at A4 width in print media
-nothing is wider than the page (no clipped chart). Writes a full-page screenshot (PNG).
+exception, no failed request; every chart's and every board's SVG has a non-zero box, and so has
+every piece drawn on a board; with --marks, each named square is marked on some board with a
+non-zero box; at A4 width in print media nothing is wider than the page (no clipped chart);
+printed on A4, at most --max-pages pages (when given; the count is printed either way). Writes a
+full-page screenshot (PNG).
 
     python tests/browser/page.py PAGE.html --screenshot OUT.png [--width 1100] [--chromium PATH]
-                                 [--clip-from ID] [--clip-height PIXELS]
+                                 [--clip-from ID] [--clip-height PIXELS] [--marks a8,e8]
+                                 [--max-pages N]
 
 Prints a JSON summary; exits 1 when a check fails, 2 when Chromium cannot be started.
 """
-import argparse, base64, json, os, pathlib, shutil, subprocess, sys, tempfile, time
+import argparse, base64, json, os, pathlib, re, shutil, subprocess, sys, tempfile, time
 
 A4_CSS_PX = 794  # 210 mm at 96 px per inch
 
@@ -95,16 +100,30 @@ def evaluate(b, session, expression):
 
 
 BOXES = """
-[...document.querySelectorAll('figure.chart')].map(f => {
+[...document.querySelectorAll('figure.chart, figure.board')].map(f => {
   const s = f.querySelector('svg'); const r = s ? s.getBoundingClientRect() : {width: 0, height: 0};
-  return {id: f.id, width: r.width, height: r.height, right: r.right,
-          rows: f.querySelectorAll('[data-label]').length};
+  const id = f.id || ((f.closest('[id]') || {}).id + '@ply' + f.dataset.ply);
+  return {id: id, width: r.width, height: r.height, right: r.right,
+          rows: f.querySelectorAll('[data-label], [data-piece]').length};
 })
 """
+# Pieces whose drawing (a <use> of a symbol the page holds once) has an empty box.
+EMPTY_PIECES = """[...document.querySelectorAll('figure.board use[data-piece]')]
+  .filter(u => { const r = u.getBoundingClientRect(); return !(r.width > 0 && r.height > 0); })
+  .map(u => u.dataset.piece + '@' + u.dataset.square)"""
+MARKS = """[...document.querySelectorAll('[data-mark][data-square]')]
+  .filter(m => { const r = m.getBoundingClientRect(); return r.width > 0 && r.height > 0; })
+  .map(m => m.dataset.square)"""
 OVERFLOW = """({scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth,
   widest: [...document.body.querySelectorAll('section, figure, table, p, h1, h2')]
     .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
     .slice(0, 5).map(e => e.tagName + '#' + (e.id || e.closest('[id]')?.id || '?'))})"""
+
+
+def pdf_pages(pdf):
+    """Pages of a PDF: the largest /Count of its page tree (the root's), else its /Page objects."""
+    counts = [int(n) for n in re.findall(rb"/Count\s+(\d+)", pdf)]
+    return max(counts) if counts else len(re.findall(rb"/Type\s*/Page(?!s)", pdf))
 
 
 def main():
@@ -114,6 +133,8 @@ def main():
     ap.add_argument("--width", type=int, default=1100)
     ap.add_argument("--clip-height", type=int, help="screenshot only this many pixels")
     ap.add_argument("--clip-from", help="screenshot from the top of the element with this id")
+    ap.add_argument("--marks", default="", help="squares that must be marked on some board (a8,e8)")
+    ap.add_argument("--max-pages", type=int, help="fail when the page prints on more A4 pages")
     ap.add_argument("--chromium", default=shutil.which("chromium") or shutil.which("chromium-browser") or "chromium")
     args = ap.parse_args()
     url = pathlib.Path(args.page).resolve().as_uri()
@@ -134,6 +155,8 @@ def main():
         b.send("Page.navigate", {"url": url}, s)
         b.wait_for("Page.loadEventFired", s)
         boxes = evaluate(b, s, BOXES)
+        empty_pieces = evaluate(b, s, EMPTY_PIECES)
+        marked = evaluate(b, s, MARKS)
         screen = evaluate(b, s, OVERFLOW)
         height = evaluate(b, s, "document.documentElement.scrollHeight")
         top = 0
@@ -168,7 +191,12 @@ def main():
         elif method == "Network.loadingFailed":
             problems.append("request failed: %s" % p.get("errorText"))
     if not boxes:
-        problems.append("no chart on the page")
+        problems.append("no chart or board on the page")
+    if empty_pieces:
+        problems.append("pieces not drawn: %s" % empty_pieces[:8])
+    for square in filter(None, args.marks.split(",")):
+        if square not in marked:
+            problems.append("square %s not marked on any board" % square)
     for box in boxes:
         if not (box["width"] > 0 and box["height"] > 0):
             problems.append("chart %s has an empty box" % box["id"])
@@ -181,8 +209,12 @@ def main():
     for box in printed_boxes:
         if box["right"] > printed["client"] + 0.5:
             problems.append("printed on A4, chart %s is clipped (right edge %.0f > %d)" % (box["id"], box["right"], printed["client"]))
-    summary = {"charts": len(boxes), "screenshot": args.screenshot, "pdf_bytes": len(base64.b64decode(pdf["data"])),
-               "a4": printed, "problems": problems}
+    pdf_bytes = base64.b64decode(pdf["data"])
+    pages = pdf_pages(pdf_bytes)
+    if args.max_pages is not None and pages > args.max_pages:
+        problems.append("printed on A4 the page takes %d pages, more than %d" % (pages, args.max_pages))
+    summary = {"charts": len(boxes), "marked": sorted(set(marked)), "screenshot": args.screenshot,
+               "pdf_bytes": len(pdf_bytes), "a4_pages": pages, "a4": printed, "problems": problems}
     print(json.dumps(summary))
     sys.exit(1 if problems else 0)
 

@@ -4,7 +4,7 @@
 //!
 //! The corpus is `$THREEFOLD_CORPUS`, else `../shared/corpus` beside the project. A test that
 //! needs it asks [`corpus`], which prints one `skipped:` line when it is missing; with
-//! `THREEFOLD_REQUIRE_CORPUS=1` (our CI) a missing corpus fails the test instead, so a skip
+//! `THREEFOLD_REQUIRE_ALL=1` (our CI) a missing corpus fails the test instead, so a skip
 //! can never hide a red test there. `tests/corpus.sh` does the same for the shell parts.
 #![allow(dead_code)]
 
@@ -28,14 +28,14 @@ pub fn corpus_dir() -> PathBuf {
 
 /// The corpus folder, or `None` after printing that `what` is skipped (it goes to the
 /// terminal even when the test harness captures output, so that the run lists every skip).
-/// Panics instead when `THREEFOLD_REQUIRE_CORPUS=1`.
+/// Panics instead when `THREEFOLD_REQUIRE_ALL=1`.
 pub fn corpus(what: &str) -> Option<PathBuf> {
     let dir = corpus_dir();
     if dir.is_dir() {
         return Some(dir);
     }
-    if std::env::var("THREEFOLD_REQUIRE_CORPUS").is_ok_and(|v| v == "1") {
-        panic!("corpus not found at {} and THREEFOLD_REQUIRE_CORPUS=1: {what} cannot be skipped", dir.display());
+    if std::env::var("THREEFOLD_REQUIRE_ALL").is_ok_and(|v| v == "1") {
+        panic!("corpus not found at {} and THREEFOLD_REQUIRE_ALL=1: {what} cannot be skipped", dir.display());
     }
     let line = format!("skipped: {what} (corpus not found at {}; set THREEFOLD_CORPUS)\n", dir.display());
     let _ = std::io::stderr().write_all(line.as_bytes());

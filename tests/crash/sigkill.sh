@@ -8,7 +8,14 @@
 # unfinished work left behind (a staging folder, a commit record, or sources not yet written).
 # After the last kill a rerun must give exactly the dataset and manifest of an uninterrupted run,
 # and leave no record or temporary folder.
-# Usage: tests/crash/sigkill.sh [KILLS]   (needs the release build and .venv with pyarrow)
+# Then kills inside a commit, which random moments almost never hit: tests/crash/pause_at.c,
+# preloaded into the release binary (the binary has no hook of its own), stops the run right
+# after one of a commit's renames — the record in place, the games folder swapped in, both
+# swapped (manifest not yet updated) — and the run is killed there, at each point once into a
+# new folder and once into the reused one (each must be reached: else the test fails). The same
+# checks follow each of these kills, and a rerun into the new folder must give the uninterrupted
+# run's dataset and manifest.
+# Usage: tests/crash/sigkill.sh [KILLS]   (needs the release build, cc, and .venv with pyarrow)
 #   SIGKILL_SEED=N  repeats a run's kill moments (each run prints its seed)
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -101,17 +108,8 @@ for i in $(seq 1 "$kills"); do
   # run into a new directory too, where they cannot.
   if [ $((i % 2)) -eq 1 ]; then rm -rf "$work/fresh"; kill_run "$work/fresh"; fi
 done
-"$bin" ingest "${inputs[@]}" --out "$work/crashed" --quiet
-check_files "$work/crashed"
-check_manifest "$work/crashed"
-# Same Parquet bytes as the uninterrupted run, and no leftovers of the killed runs.
-(cd "$work/reference" && find games events -type f | sort | xargs sha256sum) > "$work/ref.sum"
-(cd "$work/crashed" && find games events -type f | sort | xargs sha256sum) > "$work/got.sum"
-diff "$work/ref.sum" "$work/got.sum"
-# (The lock files stay: the system releases a lock when its process ends.)
-leftovers=$(cd "$work/crashed" && find . -name '.*' ! -name . ! -path './.locks*' | sort)
-[ -z "$leftovers" ] || { echo "left over after the rerun: $leftovers"; exit 1; }
-# And the manifest of an uninterrupted run (but for the timings).
+# rerun_equals DIR: a rerun into DIR gives the uninterrupted run's Parquet bytes and manifest
+# (but for the timings), and leaves no record or temporary folder.
 manifest_without_seconds() {
   "$py" -c 'import json, sys
 m = json.load(open(sys.argv[1]))
@@ -120,7 +118,56 @@ for e in m["inputs"]:
     if e["status"] == "up_to_date": e["status"] = "ok"  # committed before a kill, skipped by the rerun
 print(json.dumps(m, indent=1, sort_keys=True))' "$1/_manifest.json"
 }
-diff <(manifest_without_seconds "$work/reference") <(manifest_without_seconds "$work/crashed")
+rerun_equals() {
+  local leftovers
+  "$bin" ingest "${inputs[@]}" --out "$1" --quiet
+  check_files "$1"
+  check_manifest "$1"
+  # Same Parquet bytes as the uninterrupted run, and no leftovers of the killed runs.
+  (cd "$work/reference" && find games events -type f | sort | xargs sha256sum) > "$work/ref.sum"
+  (cd "$1" && find games events -type f | sort | xargs sha256sum) > "$work/got.sum"
+  diff "$work/ref.sum" "$work/got.sum"
+  # (The lock files stay: the system releases a lock when its process ends.)
+  leftovers=$(cd "$1" && find . -name '.*' ! -name . ! -path './.locks*' | sort)
+  [ -z "$leftovers" ] || { echo "left over after the rerun: $leftovers"; exit 1; }
+  diff <(manifest_without_seconds "$work/reference") <(manifest_without_seconds "$1")
+}
+rerun_equals "$work/crashed"
 echo "crash safety: $runs runs killed, $killed while running, $midrun of them leaving unfinished work; every listed partition equals the uninterrupted run's; rerun equals an uninterrupted run"
 [ $((2 * midrun)) -ge "$runs" ] || { echo "crash safety: only $midrun of $runs kills landed mid-run (seed $seed)"; exit 1; }
+
+# Kills inside a commit, at each pause point of pause_at.c, into a new folder and the reused one.
+cc -shared -fPIC -O2 -o "$work/pause_at.so" "$root/tests/crash/pause_at.c" -ldl
+# pause_kill DIR POINT: runs until a commit reaches POINT (at most a minute), kills it there.
+pause_kill() {
+  local i
+  rm -f "$work/paused"
+  LD_PRELOAD="$work/pause_at.so" THREEFOLD_TEST_PAUSE_AT="$2" THREEFOLD_TEST_PAUSE_FILE="$work/paused" \
+    "$bin" ingest "${inputs[@]}" --out "$1" --quiet --force &
+  pid=$!
+  for ((i = 0; i < 600; i++)); do
+    [ -s "$work/paused" ] && break
+    kill -0 "$pid" 2> /dev/null || break
+    sleep 0.1
+  done
+  kill -9 "$pid" 2> /dev/null || true
+  wait "$pid" 2> /dev/null || true
+  [ -s "$work/paused" ] || { echo "crash safety: no commit reached the pause point $2"; exit 1; }
+  # Inside a commit: its record stays until the manifest lists the entry.
+  compgen -G "$1/.commit-source=*.json" > /dev/null ||
+    { echo "kill at $2 ($(cat "$work/paused")) left no commit record"; exit 1; }
+  check_files "$1" || { echo "kill at $2 ($(cat "$work/paused")) left a truncated Parquet file"; exit 1; }
+  check_manifest "$1" || { echo "kill at $2 ($(cat "$work/paused")) left partitions the manifest does not list"; exit 1; }
+  check_partitions "$1" > "$work/state" || { echo "kill at $2 ($(cat "$work/paused")): $(cat "$work/state")"; exit 1; }
+  inside=$((inside + 1))
+}
+inside=0
+for point in record games-swapped events-swapped; do
+  rm -rf "$work/fresh"
+  pause_kill "$work/fresh" "$point"
+  rerun_equals "$work/fresh"
+  pause_kill "$work/crashed" "$point"
+done
+rerun_equals "$work/crashed"
+echo "crash safety: $inside runs killed inside a commit (after its record, after the games swap, after both swaps; each into a new folder and the reused one): every listed partition equals the uninterrupted run's; reruns equal an uninterrupted run"
 echo "crash safety: 1 passed, 0 failed"

@@ -34,6 +34,7 @@ def main():
             print(f"compare: {d} is not a folder", file=sys.stderr)
             return 2
     con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")  # nothing but the result on stdout
 
     def rows(sql):
         return con.execute(sql).fetchall()

@@ -17,6 +17,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # shellcheck source=tests/corpus.sh
 source "$root/tests/corpus.sh"
+# shellcheck source=tests/shard/cache.sh
+source "$root/tests/shard/cache.sh"
 bin="${THREEFOLD:-$root/target/release/threefold}"
 py="${THREEFOLD_PYTHON:-$root/.venv/bin/python}"
 [ -x "$bin" ] || { echo "shard test: no threefold binary at $bin (cargo build --release)"; exit 1; }
@@ -29,26 +31,26 @@ trap 'rm -rf "$work"' EXIT
 
 # The inputs.
 mkdir -p "$work/in/plain" "$work/in/zstd"
-sample="$root/data-samples/lichess_db_standard_rated_2013-01-first300.pgn"
 if have_corpus "shard test on corpus files (on data-samples/ instead)"; then
   big="$corpus/otb/pgnmentor-players.pgn.zst"
-  zstd -dcq "$big" > "$work/in/pgnmentor.pgn"
   cp "$big" "$work/in/zstd/"
   for f in otb/dortmund.pgn otb/kasparov.pgn otb/world-championship-matches.pgn lichess/lichess-2021-10-01-clocks-sample.pgn; do
     zstd -q "$corpus/$f" -o "$work/in/zstd/$(basename "$f").zst"
   done
   slice=20000000
 else
-  for _ in $(seq 400); do cat "$sample"; done > "$work/in/pgnmentor.pgn"
   for f in "$root"/data-samples/*.pgn; do zstd -q "$f" -o "$work/in/zstd/$(basename "$f").zst"; done
   slice=5000000
 fi
+# The pzstd input (and its unsharded dataset, below) from target/shard-cache/, which the Slurm
+# test reuses (tests/shard/cache.sh).
+pzstd_input="$(shard_cache_input)"
 # The slice ends where the first game that starts past $slice bytes begins.
-awk -v max="$slice" '/^\[Event / && n >= max { exit } { n += length($0) + 1; print }' \
-  "$work/in/pgnmentor.pgn" > "$work/in/plain/slice.pgn"
+# (awk leaving early ends zstd with SIGPIPE.)
+{ zstd -dcq "$pzstd_input" || true; } |
+  awk -v max="$slice" '/^\[Event / && n >= max { exit } { n += length($0) + 1; print }' > "$work/in/plain/slice.pgn"
 cp "$root/data-samples/karpov_miles_tilburg_1986.pgn" "$work/in/plain/"
-pzstd -q -p 2 --rm "$work/in/pgnmentor.pgn" -o "$work/in/pgnmentor.pgn.zst"
-frames=$(zstd -l "$work/in/pgnmentor.pgn.zst" | awk 'NR == 2 { print $1 - $2 }')
+frames=$(zstd -l "$pzstd_input" | awk 'NR == 2 { print $1 - $2 }')
 
 passed=0 failed=0
 # check NAME N: the sharded dataset $work/NAME-N against $work/NAME-whole.
@@ -109,12 +111,17 @@ run() {
 
 for name in pzstd plain zstd; do
   case "$name" in
-    pzstd) inputs=("$work/in/pgnmentor.pgn.zst") ;;
+    pzstd) inputs=("$pzstd_input") ;;
     plain) inputs=("$work/in/plain/slice.pgn" "$work/in/plain/karpov_miles_tilburg_1986.pgn") ;;
     zstd) inputs=("$work/in/zstd") ;;
   esac
-  "$bin" ingest "${inputs[@]}" --out "$work/$name-whole" --quiet ||
-    { echo "shard test: $name: the unsharded run failed"; failed=$((failed + 1)); continue; }
+  if [ "$name" = pzstd ]; then
+    whole="$(shard_cache_reference "$bin" "$pzstd_input")" && ln -s "$whole" "$work/$name-whole" ||
+      { echo "shard test: $name: the unsharded run failed"; failed=$((failed + 1)); continue; }
+  else
+    "$bin" ingest "${inputs[@]}" --out "$work/$name-whole" --quiet ||
+      { echo "shard test: $name: the unsharded run failed"; failed=$((failed + 1)); continue; }
+  fi
   run "$name" 3 up "${inputs[@]}"
   run "$name" 4 down "${inputs[@]}"
 done

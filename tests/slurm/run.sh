@@ -2,12 +2,20 @@
 # The Slurm test (issue 23): brings up a single-node Slurm for real (Debian's slurm-wlm and munge,
 # installed with apt-get when missing; all state, keys, sockets, logs under a temporary folder),
 # runs scripts/slurm/submit.sh with N = 3 over a pzstd copy of otb/pgnmentor-players.pgn.zst (a
-# job array of 3 `--shard K/3` tasks and the afterany `--finish` job), waits for both, checks
-# their exit codes, and compares the dataset with an unsharded run's (tests/shard/compare.py:
-# EXCEPT ALL both ways, games and events). Stops the daemons it started, by PID, and removes the
-# folder. Prints one `slurm test: ...` result line; exit status 1 on a failure.
+# job array of 3 `--shard K/3` tasks and the afterany `--finish` job). The jobs run the binary
+# through a wrapper that records each call (job, task, arguments, start, end, exit status) and
+# makes task 1 fail the first time, before it runs the binary. Checked: tasks 0 and 2 completed
+# and task 1 failed (exit 3), each task ran `--shard K/3` with its own K, the finish job started
+# after every task had ended and exited 1 (shard 1 missing), and nothing was committed. Then
+# shard 1 alone again, as docs/nightly.md says (sbatch --array=1 with SHARDS=3, and
+# finish.sbatch afterany), both exit 0, the rerun ran `--shard 1/3`, its finish job started after
+# it ended, and the dataset equals an unsharded run's (tests/shard/compare.py: EXCEPT ALL both
+# ways, games and events). The pzstd input and the unsharded run's dataset come from
+# target/shard-cache/ (tests/shard/cache.sh), made by tests/shard/sequential.sh when it ran
+# before with the same binary. Stops the daemons it started, by PID, and removes the folder.
+# Prints one `slurm test: ...` result line; exit status 1 on a failure.
 #
-# Usage: bash tests/slurm/run.sh            (as root; takes about a minute, plus the install)
+# Usage: bash tests/slurm/run.sh            (as root; takes about a minute and a half, plus the install)
 #        SLURM_TEST_DRY=1 bash tests/slurm/run.sh
 #   SLURM_TEST_DRY=1 runs the same scripts with a stand-in for the binary that only records its
 #   arguments and times (needs no threefold, corpus or DuckDB): it checks that the 3 tasks got
@@ -15,11 +23,14 @@
 # Environment: THREEFOLD (default target/release/threefold, built when missing),
 #   THREEFOLD_CORPUS, THREEFOLD_PYTHON (default .venv/bin/python), THREEFOLD_SKIP_LOG,
 #   SLURM_TEST_TIMEOUT (seconds to wait for the jobs, default 600).
-# Slurm cannot be had (not root, no apt-get, the install fails): prints `skipped: ...`, exit 0.
+# Slurm cannot be had (not root, no apt-get, the install fails): prints `skipped: ...`, exit 0
+#   (in CI, THREEFOLD_REQUIRE_ALL=1, a failure instead).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 # shellcheck source=tests/corpus.sh
 source "$root/tests/corpus.sh"
+# shellcheck source=tests/shard/cache.sh
+source "$root/tests/shard/cache.sh"
 export PATH="$PATH:/usr/sbin:/sbin" # slurmctld, slurmd, munged live in sbin
 dry="${SLURM_TEST_DRY:-0}"
 shards=3
@@ -28,10 +39,9 @@ py="${THREEFOLD_PYTHON:-$root/.venv/bin/python}"
 what="(dry run: stand-in binary)"
 [ "$dry" = 1 ] || what="over a pzstd copy of pgnmentor-players"
 
+# Cannot run here: a `skipped:` line on a contributor's machine, a failure in CI (tests/corpus.sh).
 skip() {
-  local line="skipped: slurm test ($1)"
-  echo "$line" >&2
-  if [ -n "${THREEFOLD_SKIP_LOG:-}" ]; then echo "$line" >> "$THREEFOLD_SKIP_LOG"; fi
+  skipped "slurm test" "$1"
   exit 0
 }
 fail() { echo "slurm test: N=$shards array $what failed: $*"; exit 1; }
@@ -217,17 +227,37 @@ EOF
   chmod +x "$bin"
   frames="0 (dry run: an empty file)"
 else
-  if have_corpus "slurm test on pgnmentor-players (a sample repeated instead)"; then
-    zstd -dcq "$corpus/otb/pgnmentor-players.pgn.zst" > "$work/copy.pgn"
-  else
-    for _ in $(seq 400); do cat "$root/data-samples/lichess_db_standard_rated_2013-01-first300.pgn"; done > "$work/copy.pgn"
+  if ! have_corpus "slurm test on pgnmentor-players (a sample repeated instead)"; then
     what="over a pzstd file of data-samples' first300 400 times"
   fi
-  # As tests/crash/resume.sh: pzstd's frames hold 8 MiB of text at its default level (32 frames
-  # for pgnmentor's 253 MiB, about 10 per shard).
-  pzstd -q -p 2 --rm "$work/copy.pgn" -o "$work/copy.pgn.zst"
-  frames=$(zstd -l "$work/copy.pgn.zst" | awk 'NR == 2 { print $1 - $2 }')
-  "$bin" ingest "$work/copy.pgn.zst" --out "$work/A" --source pgnmentor --quiet || fail "the unsharded run failed"
+  # The pzstd input (32 frames of 8 MiB for pgnmentor's 253 MiB, about 10 per shard) and the
+  # unsharded run's dataset, shared with tests/shard/sequential.sh.
+  input="$(shard_cache_input)"
+  ln -s "$input" "$work/copy.pgn.zst"
+  frames=$(zstd -l "$input" | awk 'NR == 2 { print $1 - $2 }')
+  reference="$(shard_cache_reference "$bin" "$input")" || fail "the unsharded run failed"
+  # The jobs run this wrapper: it records each call in calls/JOB (JOB is ARRAY_TASK for an array
+  # task), and task 1 of an array fails the first time (exit 3, before running the binary).
+  mkdir -p "$work/calls"
+  real="$bin"
+  bin="$work/threefold-logged"
+  cat > "$bin" << EOF
+#!/usr/bin/env bash
+set -u
+f="$work/calls/\${SLURM_ARRAY_JOB_ID:+\${SLURM_ARRAY_JOB_ID}_\${SLURM_ARRAY_TASK_ID}}"
+[ "\$f" != "$work/calls/" ] || f="$work/calls/\$SLURM_JOB_ID"
+{ echo "task: \${SLURM_ARRAY_TASK_ID:-}"; echo "args: \$*"; echo "started_ns: \$(date +%s%N)"; } > "\$f"
+if [ "\${SLURM_ARRAY_TASK_ID:-}" = 1 ] && mkdir "$work/calls/failed-once" 2> /dev/null; then
+  echo "threefold-logged: task 1 fails on purpose, the first time" >&2
+  rc=3
+else
+  "$real" "\$@"
+  rc=\$?
+fi
+{ echo "ended_ns: \$(date +%s%N)"; echo "exit: \$rc"; } >> "\$f"
+exit "\$rc"
+EOF
+  chmod +x "$bin"
 fi
 
 # The scripts under test, as an operator runs them (one CPU per task: two run at a time here).
@@ -276,8 +306,13 @@ for f in "$work"/logs/*.out; do
   cat "$f"
 done
 [ "$(wc -l <<< "$summary")" = $((shards + 1)) ] || fail "expected $((shards + 1)) job records, got: $summary"
-bad="$(awk '$2 != "COMPLETED" || $3 != "0:0"' <<< "$summary")"
-[ -z "$bad" ] || fail "jobs that did not complete with exit code 0: $(tr '\n' ';' <<< "$bad")"
+if [ "$dry" = 1 ]; then
+  bad="$(awk '$2 != "COMPLETED" || $3 != "0:0"' <<< "$summary")"
+  [ -z "$bad" ] || fail "jobs that did not complete with exit code 0: $(tr '\n' ';' <<< "$bad")"
+fi
+
+# call_field JOB FIELD: what the wrapper recorded for a call (real run).
+call_field() { sed -n "s/^$2: //p" "$work/calls/$1" 2> /dev/null; }
 
 if [ "$dry" = 1 ]; then
   last_end=0
@@ -314,7 +349,37 @@ if [ "$dry" = 1 ]; then
   fi
   echo "slurm test: N=$shards array $what passed: tasks got --shard 0/3, 1/3, 2/3; the finish job started $(((started - last_end) / 1000000)) ms after the last task ended; a rerun of shard 1 alone (SHARDS=3) got 1/3, without SHARDS it was refused"
 else
-  "$py" "$root/tests/shard/compare.py" "$work/A" "$work/B" || fail "the sharded dataset differs from the unsharded run's"
-  games="$("$py" -c 'import json, sys; print(json.load(open(sys.argv[1]))["games"])' "$work/A/_manifest.json")"
-  echo "slurm test: N=$shards array $what ($frames frames, $games games) passed: the same rows as an unsharded run"
+  # Task 1 failed on purpose; so the finish job fails (shard 1 missing) and commits nothing.
+  expected="$(printf '%s\n' "${array}_0 COMPLETED 0:0" "${array}_1 FAILED 3:0" "${array}_2 COMPLETED 0:0" "$finish FAILED 1:0" | sort)"
+  [ "$summary" = "$expected" ] || fail "job states $(tr '\n' ';' <<< "$summary") are not $(tr '\n' ';' <<< "$expected")"
+  last_end=0
+  for ((k = 0; k < shards; k++)); do
+    [ -f "$work/calls/${array}_$k" ] || fail "task $k did not run the binary"
+    [ "$(call_field "${array}_$k" task)" = "$k" ] || fail "task $k's call is recorded as task $(call_field "${array}_$k" task)"
+    grep -q -- "--shard $k/$shards " <<< "$(call_field "${array}_$k" args) " || fail "task $k ran: $(call_field "${array}_$k" args)"
+    end="$(call_field "${array}_$k" ended_ns)"
+    [ "$end" -le "$last_end" ] || last_end="$end"
+  done
+  grep -q -- "--out $work/B --finish" <<< "$(call_field "$finish" args)" || fail "the finish job ran: $(call_field "$finish" args)"
+  started="$(call_field "$finish" started_ns)"
+  [ "$started" -gt "$last_end" ] || fail "the finish job started before the last task ended"
+  [ "$(call_field "$finish" exit)" = 1 ] || fail "the finish job's binary exited $(call_field "$finish" exit), not 1 (shard 1 missing)"
+  [ ! -e "$work/B/games/source=pgnmentor" ] || fail "the source was committed with shard 1 missing"
+  # Shard 1 alone again, and the finishing step again, as docs/nightly.md tells a user.
+  rerun="$(sbatch --parsable --array=1 --cpus-per-task=1 --output="$work/logs/rerun-%A_%a.out" \
+    --export="ALL,OUT=$work/B,SHARDS=$shards,THREEFOLD=$bin" \
+    "$root/scripts/slurm/ingest.sbatch" "$work/copy.pgn.zst" --source pgnmentor)" || fail "sbatch of the rerun failed"
+  refinish="$(sbatch --parsable --dependency="afterany:$rerun" --output="$work/logs/refinish-%j.out" \
+    --export="ALL,OUT=$work/B,THREEFOLD=$bin" "$root/scripts/slurm/finish.sbatch")" || fail "sbatch of the second finish failed"
+  jobs_submitted+=("$rerun" "$refinish")
+  wait_jobs "$rerun" "$refinish"
+  states="$(job_states "$rerun" "$refinish")"
+  expected="$(printf '%s\n' "${rerun}_1 COMPLETED 0:0" "$refinish COMPLETED 0:0" | sort)"
+  [ "$states" = "$expected" ] || { show_logs; fail "rerun job states $(tr '\n' ';' <<< "$states") are not $(tr '\n' ';' <<< "$expected")"; }
+  grep -q -- "--shard 1/$shards " <<< "$(call_field "${rerun}_1" args) " || fail "the rerun of shard 1 ran: $(call_field "${rerun}_1" args)"
+  [ "$(call_field "$refinish" started_ns)" -gt "$(call_field "${rerun}_1" ended_ns)" ] || fail "the second finish job started before the rerun ended"
+  [ "$(call_field "$refinish" exit)" = 0 ] || fail "the second finish job's binary exited $(call_field "$refinish" exit)"
+  "$py" "$root/tests/shard/compare.py" "$reference" "$work/B" || fail "the sharded dataset differs from the unsharded run's"
+  games="$("$py" -c 'import json, sys; print(json.load(open(sys.argv[1]))["games"])' "$reference/_manifest.json")"
+  echo "slurm test: N=$shards array $what ($frames frames, $games games) passed: tasks ran --shard 0/3, 1/3, 2/3; task 1 failed on purpose and the finish job, started $(((started - last_end) / 1000000)) ms after the last task ended, exited 1; shard 1 resubmitted alone (--array=1, SHARDS=3) ran 1/3, the second finish exited 0; the same rows as an unsharded run"
 fi
