@@ -463,7 +463,7 @@ fn regression_zero_run_quadratic_scan() {
     assert_eq!(games[0]["summary"]["plies"], 0);
 }
 
-/// Tag values never reach the terminal raw (issue 25): a `White` tag holding an escape sequence
+/// Tag values never reach the terminal raw: a `White` tag holding an escape sequence
 /// that would retitle the terminal is printed escaped by `explain`.
 #[test]
 fn regression_a_tag_with_an_escape_sequence_does_not_drive_the_terminal() {

@@ -507,7 +507,7 @@ fn the_cycle_is_exact_past_the_listed_earlier_plies() {
     assert_eq!((s.first_threefold_span, s.first_threefold_perpetual), (Some(8), Some(Perpetual::White)));
 }
 
-// Lichess variants (issue 26; docs/format.md "Variants"). Each game below was also run through
+// Lichess variants (docs/format.md "Variants"). Each game below was also run through
 // the python-chess oracle (tests/oracle): the same events.
 
 /// Crazyhouse: White drops its knight, Black takes it and White's king walks round: at ply 8 the

@@ -1,4 +1,4 @@
-//! Golden tests of the clocks and evaluations (issue 24), worked out by hand: which comment's
+//! Golden tests of the clocks and evaluations, worked out by hand: which comment's
 //! `[%clk]` / `[%eval]` belongs to which event and to whom (docs/format.md "Clocks and
 //! evaluations"). The side to move at ply p made move p - 1, so its clock is the one written
 //! after that move; the opponent's is the one after move p; the evaluation is the one after

@@ -665,7 +665,7 @@ fn schema_matches_the_format_docs() {
     }
 }
 
-/// `explain` names a game as the tables do (issue 25: `game_index` counted from 0 and `explain
+/// `explain` names a game as the tables do (a regression: `game_index` counted from 0 and `explain
 /// --game` from 1 showed another game): for games in every frame of a pzstd file (entered at
 /// the frame) and across plain text (entered at a byte), `explain DIR --source S --game KEY` with
 /// a row's key shows that row's players.

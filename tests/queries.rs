@@ -1139,7 +1139,7 @@ fn larger_corpus() {
         // Clocks after every move (and an evaluation in some games).
         corpus.join("lichess/lichess-2021-10-01-clocks-sample.pgn"),
         corpus.join("otb/world-championship-matches.pgn"),
-        // Lichess variants (replayed, issue 26): atomic, crazyhouse with drops.
+        // Lichess variants (replayed): atomic, crazyhouse with drops.
         corpus.join("variants/atomic.pgn"),
         corpus.join("variants/zh.pgn"),
         // Sittuyin games are skipped (left out of every rate); a bad move makes an `error` game.

@@ -90,7 +90,7 @@ fn promotion_role(b: u8) -> Option<Role> {
 /// The move `san` denotes in `pos`, exactly as [`San::to_move`] decides it. Inlined into the
 /// replay's one call (once per move), with [`fast`]: left to itself the compiler stopped
 /// inlining them when the replay got a sibling for the variants (1.4% more instructions per
-/// game, issue 26).
+/// game).
 #[inline(always)]
 pub fn to_move(pos: &Chess, san: &San) -> Result<Move, SanError> {
     let found = fast(pos, san).map_or_else(|| san.to_move(pos), Ok);

@@ -1,4 +1,4 @@
-//! The clocks and evaluations in the report (issue 24): was a claim passed over in time trouble,
+//! The clocks and evaluations in the report: was a claim passed over in time trouble,
 //! or to play for a win? Game by game, from the `games` summary: the claimant's clock at the
 //! first claim opportunity (games with clocks), and the claimant's evaluation at the first missed
 //! claim with the claimant's final score (games with evaluations). The bands are those of

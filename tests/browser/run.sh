@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The browser test (issue 25): the report page as a reader sees it. Ingests data-samples/ (and,
+# The browser test: the report page as a reader sees it. Ingests data-samples/ (and,
 # where the corpus is, Lichess, clocks and OTB files beside them), writes the report page plain
 # and with --by source, and loads each in headless Chromium (tests/browser/page.py): no console
 # error or warning, every chart's SVG with a non-zero box, nothing clipped at A4 width in print.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sharded runs one after another (issue 23), without Slurm: for each kind of input, `threefold
+# Sharded runs one after another, without Slurm: for each kind of input, `threefold
 # ingest --shard K/N` for every K into a fresh folder, N = 3 (K in order) and N = 4 (K in reverse
 # order), then `--finish`, must give exactly the rows of one unsharded run (tests/shard/compare.py:
 # both tables, EXCEPT ALL both ways). The inputs, from the corpus (else from data-samples/):

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The Slurm test (issue 23): brings up a single-node Slurm for real (Debian's slurm-wlm and munge,
+# The Slurm test: brings up a single-node Slurm for real (Debian's slurm-wlm and munge,
 # installed with apt-get when missing; all state, keys, sockets, logs under a temporary folder),
 # runs scripts/slurm/submit.sh with N = 3 over a pzstd copy of otb/pgnmentor-players.pgn.zst (a
 # job array of 3 `--shard K/3` tasks and the afterany `--finish` job). The jobs run the binary
