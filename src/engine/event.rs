@@ -54,7 +54,7 @@ impl Differs {
 }
 
 /// Which side gave check with every one of its moves over a cycle: a perpetual check. `Both` is
-/// the word for the case; with the orthodox pieces no cycle has it (a mutual perpetual
+/// kept as a name for the case; with the orthodox pieces no cycle has it (a mutual perpetual
 /// check is impossible), so no game shows it.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Perpetual {
