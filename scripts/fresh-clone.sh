@@ -29,7 +29,7 @@ untracked="$(git -C "$root" ls-files --others --exclude-standard)"
 
 # Compiled dependencies: everything in target/release, target/checked and target/debug (clippy)
 # but threefold's own units (its library, binary, tests and examples).
-own="threefold|$(cd tests && ls ./*.rs | sed 's|^\./||; s|\.rs$||' | paste -sd '|')"
+own="threefold|$(cd tests && ls -d */main.rs | sed 's|/main\.rs$||' | paste -sd '|')"
 for profile in release checked debug; do
   mkdir -p "$tmp/target/$profile"
   if [ -d "target/$profile/deps" ]; then

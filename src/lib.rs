@@ -31,19 +31,28 @@
 //! them, `dataset` uses `pgn` and `engine`, `ingest` all four, and `report` and `cmd` sit on top
 //! (a unit test below checks it).
 
-mod cmd;
-mod dataset;
+// Without `cli`, what only the command line calls is unused, on purpose.
+#![cfg_attr(not(feature = "cli"), allow(dead_code))]
+
+// Reading and replaying games needs only these three (and builds without the default feature
+// `cli`, as the fuzz targets do, skipping arrow, parquet and clap: most of the compile).
 mod engine;
-mod ingest;
 mod pgn;
 mod read;
+// The dataset, the stages that write and read it, and the command line.
+#[cfg(feature = "cli")]
+mod cmd;
+#[cfg(feature = "cli")]
+mod dataset;
+#[cfg(feature = "cli")]
+mod ingest;
+#[cfg(feature = "cli")]
 mod report;
 
 // What a library user needs: reading games, their records, and the stages the commands run.
-pub use cmd::{
-    dump::{game_json, write_game},
-    main,
-};
+#[cfg(feature = "cli")]
+pub use cmd::main;
+#[cfg(feature = "cli")]
 pub use dataset::schema::{BatchBuilder, col, events_schema, games_schema};
 pub use engine::{
     event::{Detail, Differs, Event, EventKind, Perpetual},
@@ -53,12 +62,17 @@ pub use engine::{
     summary::{DrawReason, FinalStatus, Summary},
     tracker::EARLIER_PLIES_MAX,
 };
+#[cfg(feature = "cli")]
 pub use ingest::{Options as IngestOptions, run as ingest};
-pub use pgn::{Game, GameStatus, GameVisitor, for_each_game, for_each_game_with};
+pub use pgn::{
+    Game, GameStatus, GameVisitor, for_each_game, for_each_game_with,
+    record::{game_json, write_game},
+};
 pub use read::{
     chunk::{CHUNK_BYTES, Chunk, ReadError, Splitter},
     input::{Compression, open},
 };
+#[cfg(feature = "cli")]
 pub use report::run as report;
 
 /// The stages' own modules, for this project's tests, fuzz targets and examples (the cargo
@@ -66,6 +80,7 @@ pub use report::run as report;
 /// against, and instrumentation. Not a stable API.
 #[cfg(feature = "internals")]
 pub mod internals {
+    #[cfg(feature = "cli")]
     pub use crate::ingest::Threads;
     pub use crate::{
         engine::{san, tracker},

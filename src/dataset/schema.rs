@@ -1,7 +1,7 @@
 //! The two tables of the dataset, `games` and `events`: each declared once here, as a table of
 //! columns (name beside the record field it is filled from), from which the Arrow schema and the
 //! builder that keeps a batch's games and builds both tables' `RecordBatch`es from them are made.
-//! `docs/format.md` documents every column; keep the two in step (`tests/ingest.rs` checks).
+//! `docs/format.md` documents every column; keep the two in step (`tests/cli/ingest.rs` checks).
 
 use std::{
     borrow::Cow,

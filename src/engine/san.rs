@@ -7,7 +7,7 @@
 //! mover is found from attack bitboards and the move is legal when it leaves its own king
 //! unattacked. Anything else (castling, en passant, an ambiguous, illegal or odd token) goes to
 //! [`San::to_move`], so the answer is always exactly `shakmaty`'s: debug builds (the fuzz targets
-//! too) assert it on every move, and `tests/san_agrees.rs` checks it in every position of ~900
+//! too) assert it on every move, and `tests/engine/san_agrees.rs` checks it in every position of ~900
 //! real games for every legal move's SAN and many mutilated ones.
 
 use shakmaty::{
@@ -18,7 +18,7 @@ use shakmaty::{
 /// `token` read as SAN, exactly as [`SanPlus::from_ascii`] reads it. Piece and pawn moves
 /// (`e4`, `exd5`, `Nbd7`, `R1xe2+`, `e8=Q#`) are read here byte by byte, at a third of the cost;
 /// anything else (castling, drops, null moves, lowercase promotions, errors) by `shakmaty`.
-/// Debug builds assert the two agree on every token; `tests/san_agrees.rs` checks every short
+/// Debug builds assert the two agree on every token; `tests/engine/san_agrees.rs` checks every short
 /// string. Inlined into the movetext scanner, once per move of every game.
 #[inline]
 pub fn parse(token: &[u8]) -> Result<SanPlus, ParseSanError> {

@@ -6,6 +6,7 @@
 
 pub mod commands;
 pub mod movetext;
+pub mod record;
 pub mod tags;
 
 use std::{

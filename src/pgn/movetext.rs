@@ -8,7 +8,7 @@
 //! the replay can stop there with an error instead.
 //!
 //! The scan also collects the mainline's moves, so the replay need not have the reader parse the
-//! movetext a second time; `tests/scan_agrees.rs` and the `pgn_to_events` fuzz target check that
+//! movetext a second time; `tests/engine/scan_agrees.rs` and the `pgn_to_events` fuzz target check that
 //! these are the moves `pgn-reader` itself reads. It reads the tag section too (where the
 //! movetext starts, and the tags themselves when it is sure the reader would read them so), and
 //! says where the reader would end the game.

@@ -37,7 +37,7 @@ mod tests {
 
     #[test]
     fn known_values() {
-        // Reference values from the closed form, checked against scipy in tests/queries.rs.
+        // Reference values from the closed form, checked against scipy in tests/report/queries.rs.
         let i = wilson(1, 4).unwrap();
         assert!((i.low - 0.045_587).abs() < 1e-5 && (i.high - 0.699_358).abs() < 1e-5, "{i:?}");
         let i = wilson(0, 10).unwrap();

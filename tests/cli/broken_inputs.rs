@@ -10,7 +10,7 @@ use std::{
 
 use serde_json::Value;
 
-mod common;
+use crate::common;
 
 /// Runs the binary under `/usr/bin/time`: no panic, and peak RSS within [`RSS_LIMIT_KIB`] on
 /// every broken input, small ones included (a corrupt zstd header could ask for a huge window).

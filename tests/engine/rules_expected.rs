@@ -11,8 +11,7 @@ use std::{collections::BTreeMap, path::Path, process::Command};
 
 use serde_json::Value;
 
-#[path = "common/mod.rs"]
-mod common;
+use crate::common;
 
 const GAME_COLUMNS: [&str; 16] = [
     "file",

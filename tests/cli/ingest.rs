@@ -15,7 +15,7 @@ use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_threefold");
 
-mod common;
+use crate::common;
 use common::sample;
 
 fn run(args: &[&str]) -> Output {

@@ -14,7 +14,7 @@ use threefold::{
     internals::{Threads, blocks::Chunker, frames::FrameDecoder, input},
 };
 
-mod common;
+use crate::common;
 
 /// About 4 MB of PGN and its number of games: the decompressed Lichess sample of the corpus
 /// (5,550 games), or where the corpus is not, generated text of the same size.

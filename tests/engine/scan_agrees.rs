@@ -15,7 +15,7 @@ use threefold::{
     internals::{input, movetext::check_scan_against_reader},
 };
 
-mod common;
+use crate::common;
 
 /// Game slices the splitter must find in the corpus's PGN files (all of them, compressed too).
 const CORPUS_SLICES: u64 = 416_107;

@@ -15,8 +15,7 @@ use serde_json::Value;
 
 const BIN: &str = env!("CARGO_BIN_EXE_threefold");
 
-#[path = "common/mod.rs"]
-mod common;
+use crate::common;
 
 fn run(args: &[&str]) -> Output {
     Command::new(BIN).args(args).output().expect("threefold runs")

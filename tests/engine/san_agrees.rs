@@ -7,7 +7,7 @@
 
 use std::{ops::ControlFlow, path::Path};
 
-mod common;
+use crate::common;
 
 use shakmaty::{Chess, File, Move, Position, Rank, Role, Square, san::San};
 use threefold::{GameVisitor, Start, for_each_game_with, internals::input};

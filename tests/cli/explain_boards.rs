@@ -1,7 +1,7 @@
 //! `threefold explain … --html FILE --svg DIR`: the page with boards, read back from its HTML and
 //! `data-*` attributes; and the report page's links to the example games' pages.
 
-mod common;
+use crate::common;
 
 use std::{
     fs,

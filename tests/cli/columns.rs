@@ -34,7 +34,7 @@ use pgn_reader::{RawTag, Reader, Visitor};
 use serde_json::{Value, json};
 use threefold::internals::tags;
 
-mod common;
+use crate::common;
 
 const BIN: &str = env!("CARGO_BIN_EXE_threefold");
 
