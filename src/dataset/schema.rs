@@ -438,6 +438,12 @@ impl BatchBuilder {
         BatchBuilder::default()
     }
 
+    /// A builder with room for `games` games: a chunk's games are counted before it is read,
+    /// and growing the vector of games (each a few hundred bytes) copies them again and again.
+    pub fn with_capacity(games: usize) -> BatchBuilder {
+        BatchBuilder { keys: Vec::with_capacity(games), games: Vec::with_capacity(games) }
+    }
+
     /// Appends one game, found at `key` in its input, with its events.
     pub fn append(&mut self, key: GameKey, game: Game) {
         self.keys.push(key);

@@ -92,7 +92,18 @@ impl Key {
 /// The Polyglot Zobrist key of the pieces on `board` and of `turn` to move, without castling
 /// and e.p. keys: what [`Key::board_zobrist`] holds.
 pub fn board_zobrist(board: &Board, turn: Color) -> u64 {
-    let mut z = if turn == Color::White { Zobrist64::zobrist_for_white_turn().0 } else { 0 };
+    // Most games start from the standard position: its key is computed once.
+    static STANDARD: std::sync::LazyLock<u64> =
+        std::sync::LazyLock::new(|| pieces_zobrist(&Board::new()) ^ Zobrist64::zobrist_for_white_turn().0);
+    if turn == Color::White && *board == const { Board::new() } {
+        return *STANDARD;
+    }
+    pieces_zobrist(board) ^ if turn == Color::White { Zobrist64::zobrist_for_white_turn().0 } else { 0 }
+}
+
+/// The Polyglot Zobrist keys of the pieces on `board`, combined.
+fn pieces_zobrist(board: &Board) -> u64 {
+    let mut z = 0;
     // By piece bitboard: cheaper than asking the board for each occupied square's piece.
     for color in Color::ALL {
         for role in Role::ALL {

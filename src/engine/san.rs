@@ -33,7 +33,7 @@ pub fn parse(token: &[u8]) -> Result<SanPlus, ParseSanError> {
 }
 
 /// A piece or pawn move, read as `shakmaty`'s SAN reader reads it; `None`: ask shakmaty.
-#[inline]
+#[inline(always)]
 fn parse_normal(token: &[u8]) -> Option<SanPlus> {
     let (suffix, t) = match token.split_last()? {
         (b'+', rest) => (Some(Suffix::Check), rest),

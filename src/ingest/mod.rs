@@ -270,7 +270,8 @@ struct Replayed {
 
 /// Replays the games of one chunk, each named by its key.
 fn replay_chunk(work: &Work, source: &str, visitor: &mut GameVisitor) -> Result<Replayed> {
-    let mut batch = BatchBuilder::new();
+    // A game slice mostly holds one game (the reader may find more in one).
+    let mut batch = BatchBuilder::with_capacity(work.chunk.games.len());
     let mut tally = Tally::default();
     let _ = visitor.read_chunk(&work.chunk, |offset, game| {
         match game.status() {
