@@ -50,7 +50,9 @@ pub const RULES_VERSION: &str =
 /// Rows per row group: bounds the writer's memory and lets readers skip by statistics.
 const ROW_GROUP_ROWS: usize = 128 * 1024;
 const PART: &str = "part-00000.parquet";
-const TABLES: [&str; 2] = ["games", "events"];
+/// The tables of a partition, committed together: `summary` last (a commit record of an earlier
+/// version names the first two only).
+const TABLES: [&str; 3] = ["games", "events", "summary"];
 
 /// Writer settings for every file of the dataset, in one place.
 fn writer_properties(source: &str) -> Result<WriterProperties> {
@@ -160,8 +162,9 @@ impl Dataset {
         unit: &str,
         key: ResumeKey,
         encoders: &Option<Arc<rayon::ThreadPool>>,
+        summarize: partition::Summarize,
     ) -> Result<Partition> {
-        Partition::open(&self.root, source, unit, key, encoders)
+        Partition::open(&self.root, source, unit, key, encoders, summarize)
     }
 
     /// Writes `views.sql` ([`write_views`]).
