@@ -1,5 +1,5 @@
-//! Replacing a source's partition — its `games` and `events` folders — as a pair, even across a
-//! kill.
+//! Replacing a source's partition — its `games`, `events` and `summary` folders — together, even
+//! across a kill.
 //!
 //! Each folder is swapped in by one rename ([`swap`]), but no rename replaces two folders: a kill
 //! between the two swaps left new games beside old events. So a commit first writes a record,

@@ -1,9 +1,10 @@
 //! The dataset directory: Parquet partitions per source, written under temporary names and swapped
-//! in whole (both tables as a pair: [`crate::dataset::commit`]); the manifest; the DuckDB views file.
+//! in whole (games, events and summary together: [`crate::dataset::commit`]); the manifest; the DuckDB views file.
 //!
 //! ```text
 //! DIR/games/source=<name>/part-00000.parquet
 //! DIR/events/source=<name>/part-00000.parquet
+//! DIR/summary/source=<name>/part-00000.parquet
 //! DIR/views.sql
 //! DIR/_manifest.json
 //! DIR/.commit-source=<name>-<pid>.json   while a commit's entry is not yet in the manifest

@@ -2,9 +2,10 @@
 //!
 //! Games and events go to parts of about [`Partition::part_games`] games each (a part ends at
 //! the first chunk boundary past that many; its games and their events are in the two tables'
-//! part files of the same number). A part's files are written under temporary names, synced and
+//! part files of the same number, and the `summary` file of the same number holds their counts:
+//! [`Summarizer`]). A part's files are written under temporary names, synced and
 //! renamed into the source's staging folders (`games/.staging-source=NAME/`,
-//! `events/.staging-source=NAME/`) when the part is complete; then the staging record
+//! `events/…`, `summary/…`) when the part is complete; then the staging record
 //! (`DIR/.staging/source=NAME.json`) lists it, with the counts so far and the decompressed byte
 //! where the next part starts. Readers never see staged parts (the views and `source=` globs do
 //! not match them). When the input is read to its end, the staging folders are renamed to the
