@@ -10,8 +10,9 @@
 # and leave no record or temporary folder.
 # Then kills inside a commit, which random moments almost never hit: tests/crash/pause_at.c,
 # preloaded into the release binary (the binary has no hook of its own), stops the run right
-# after one of a commit's renames — the record in place, the games folder swapped in, both
-# swapped (manifest not yet updated) — and the run is killed there, at each point once into a
+# after one of a commit's renames — the record in place, the games folder swapped in, the events
+# folder too, all three (games, events, summary) swapped (manifest not yet updated) — and the
+# run is killed there, at each point once into a
 # new folder and once into the reused one (each must be reached: else the test fails). The same
 # checks follow each of these kills, and a rerun into the new folder must give the uninterrupted
 # run's dataset and manifest.
