@@ -23,8 +23,8 @@
 //!   occurred by its exact FIDE [`engine::identity`], recording [`engine::event`]s and a
 //!   [`engine::summary`].
 //! - [`ingest`] runs the whole flow on every core and writes Parquet through [`dataset`]: the
-//!   tables' columns ([`dataset::schema`]), column-parallel writers, and a source's two table
-//!   folders replaced as a pair even across a kill ([`dataset::commit`]).
+//!   tables' columns ([`dataset::schema`]), column-parallel writers, and a source's table
+//!   folders (games, events, summary) replaced together even across a kill ([`dataset::commit`]).
 //! - [`report`] reads a dataset back; [`cmd`] is the command line (one module per subcommand).
 //!
 //! Dependencies point one way, in this order: `engine` and `read` use no other folder, `pgn` uses

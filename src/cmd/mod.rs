@@ -208,6 +208,10 @@ enum Command {
         /// Parquet parts read at once; default: all cores. The report is the same for any number.
         #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
         threads: Option<u16>,
+        /// Read every game even where the summary ingest wrote could answer (whole months,
+        /// bands of 100 Elo): the same figures, slower; for checking.
+        #[arg(long)]
+        scan: bool,
     },
 }
 
@@ -256,6 +260,7 @@ fn run(command: Command) -> Result<ExitCode> {
             verify_sha256,
             shard,
             finish,
+            summarize: crate::report::summary::summarizer,
         }),
         Command::Views { dir } => {
             crate::dataset::write_views(&dir)?;
@@ -277,6 +282,7 @@ fn run(command: Command) -> Result<ExitCode> {
             html,
             json,
             threads,
+            scan,
         } => {
             let filter = crate::report::filter::Filter::new(
                 sources,
@@ -304,6 +310,7 @@ fn run(command: Command) -> Result<ExitCode> {
                     html,
                     json,
                     threads: threads.map(usize::from),
+                    scan,
                     example_page: Some(explain_page::of_dataset_game),
                 },
             )

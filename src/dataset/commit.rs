@@ -1,5 +1,5 @@
-//! Replacing a source's partition — its `games` and `events` folders — as a pair, even across a
-//! kill.
+//! Replacing a source's partition — its `games`, `events` and `summary` folders — together, even
+//! across a kill.
 //!
 //! Each folder is swapped in by one rename ([`swap`]), but no rename replaces two folders: a kill
 //! between the two swaps left new games beside old events. So a commit first writes a record,
@@ -142,7 +142,8 @@ fn abandoned(root: &Path) -> Result<Vec<(PathBuf, Record)>> {
 
 /// Puts the record's folders in place where they are not yet; false if they are gone.
 fn finish(root: &Path, tables: &[&str], record: &Record) -> Result<bool> {
-    if record.inodes.len() != tables.len() {
+    // A record of an earlier version names the first tables only (no `summary`).
+    if record.inodes.len() > tables.len() || record.inodes.is_empty() {
         bail!("{} folders recorded for {} tables", record.inodes.len(), tables.len());
     }
     let mut folders = Vec::new();
@@ -316,7 +317,7 @@ mod tests {
     use super::*;
     use crate::dataset::Dataset;
 
-    const TABLES: [&str; 2] = ["games", "events"];
+    const TABLES: [&str; 3] = ["games", "events", "summary"];
 
     /// The number of a process that has ended.
     fn dead_pid() -> u32 {
@@ -353,11 +354,16 @@ mod tests {
     /// A dataset whose source `x` has an old partition, and the new one written under the
     /// temporary names of process `pid`, recorded as a commit.
     fn half_committed(root: &Path, pid: u32) -> PathBuf {
+        half_committed_tables(root, pid, &TABLES)
+    }
+
+    /// The same, for the folders of `tables` only.
+    fn half_committed_tables(root: &Path, pid: u32, tables: &[&str]) -> PathBuf {
         let mut dataset = Dataset::open(root).unwrap();
         dataset.update_manifest(entry("x", 1, 0), None).unwrap();
         drop(dataset);
         let mut inodes = Vec::new();
-        for table in TABLES {
+        for &table in tables {
             folder(&root.join(table).join("source=x"), "old");
             let temp = temp_dir(&root.join(table), "x", pid);
             folder(&temp, "new");
@@ -375,14 +381,14 @@ mod tests {
     /// dataset: the new partition in both tables, the entry in the manifest, nothing left over.
     #[test]
     fn a_killed_commit_is_finished_when_the_dataset_is_opened_again() {
-        for swapped in 0..=4 {
+        for swapped in 0..=6 {
             let tmp = tempfile::tempdir().unwrap();
             let root = fs::canonicalize(tmp.path()).unwrap();
             let pid = dead_pid();
             let record = half_committed(&root, pid);
             // The steps a commit takes, up to the kill: an exchange, then the removal of the
             // previous folder, for each table in turn.
-            for (step, table) in [0, 0, 1, 1].into_iter().map(|t| TABLES[t]).enumerate().take(swapped) {
+            for (step, table) in [0, 0, 1, 1, 2, 2].into_iter().map(|t| TABLES[t]).enumerate().take(swapped) {
                 let (temp, final_dir) = (temp_dir(&root.join(table), "x", pid), root.join(table).join("source=x"));
                 if step % 2 == 0 {
                     assert!(exchange(&temp, &final_dir).unwrap() || cfg!(not(target_os = "linux")));
@@ -403,6 +409,27 @@ mod tests {
             assert_eq!(manifest(&root)["inputs"][0]["games"], 2, "killed after {swapped} steps");
             drop(dataset);
         }
+    }
+
+    /// A record of a version before the summary names two folders, games and events: a kill
+    /// between their swaps is finished as before (the partition then has no summary, which the
+    /// report reads around and the next ingest of the input writes).
+    #[test]
+    fn a_record_of_the_two_tables_before_the_summary_is_finished() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = fs::canonicalize(tmp.path()).unwrap();
+        let pid = dead_pid();
+        let record = half_committed_tables(&root, pid, &TABLES[..2]);
+        let (temp, final_dir) = (temp_dir(&root.join("games"), "x", pid), root.join("games").join("source=x"));
+        assert!(exchange(&temp, &final_dir).unwrap() || cfg!(not(target_os = "linux")));
+        let dataset = Dataset::open(&root).unwrap();
+        assert!(!record.exists());
+        for table in &TABLES[..2] {
+            assert_eq!(read(&root.join(table).join("source=x")), "new", "{table}");
+            assert!(hidden(&root.join(table)).is_empty(), "{table}: {:?}", hidden(&root.join(table)));
+        }
+        assert_eq!(manifest(&root)["inputs"][0]["games"], 2);
+        drop(dataset);
     }
 
     /// Rewrites the record at `path` with `change`.
@@ -512,7 +539,11 @@ mod tests {
             chunk_bytes: 1,
             shard: None,
         };
-        let committed = dataset.partition("y", "source=y", key, &None).unwrap().commit(&entry).unwrap();
+        let committed = dataset
+            .partition("y", "source=y", key, &None, crate::dataset::partition::empty_summary)
+            .unwrap()
+            .commit(&entry)
+            .unwrap();
         assert_eq!(hidden(&root), [format!("{RECORD_PREFIX}y-{}.json", std::process::id())]);
         dataset.update_manifest(entry, Some(committed)).unwrap();
         assert!(hidden(&root).is_empty(), "{:?}", hidden(&root));

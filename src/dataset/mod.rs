@@ -1,9 +1,10 @@
 //! The dataset directory: Parquet partitions per source, written under temporary names and swapped
-//! in whole (both tables as a pair: [`crate::dataset::commit`]); the manifest; the DuckDB views file.
+//! in whole (games, events and summary together: [`crate::dataset::commit`]); the manifest; the DuckDB views file.
 //!
 //! ```text
 //! DIR/games/source=<name>/part-00000.parquet
 //! DIR/events/source=<name>/part-00000.parquet
+//! DIR/summary/source=<name>/part-00000.parquet
 //! DIR/views.sql
 //! DIR/_manifest.json
 //! DIR/.commit-source=<name>-<pid>.json   while a commit's entry is not yet in the manifest
@@ -50,7 +51,9 @@ pub const RULES_VERSION: &str =
 /// Rows per row group: bounds the writer's memory and lets readers skip by statistics.
 const ROW_GROUP_ROWS: usize = 128 * 1024;
 const PART: &str = "part-00000.parquet";
-const TABLES: [&str; 2] = ["games", "events"];
+/// The tables of a partition, committed together: `summary` last (a commit record of an earlier
+/// version names the first two only).
+const TABLES: [&str; 3] = ["games", "events", "summary"];
 
 /// Writer settings for every file of the dataset, in one place.
 fn writer_properties(source: &str) -> Result<WriterProperties> {
@@ -160,8 +163,9 @@ impl Dataset {
         unit: &str,
         key: ResumeKey,
         encoders: &Option<Arc<rayon::ThreadPool>>,
+        summarize: partition::Summarize,
     ) -> Result<Partition> {
-        Partition::open(&self.root, source, unit, key, encoders)
+        Partition::open(&self.root, source, unit, key, encoders, summarize)
     }
 
     /// Writes `views.sql` ([`write_views`]).

@@ -2,9 +2,10 @@
 //!
 //! Games and events go to parts of about [`Partition::part_games`] games each (a part ends at
 //! the first chunk boundary past that many; its games and their events are in the two tables'
-//! part files of the same number). A part's files are written under temporary names, synced and
+//! part files of the same number, and the `summary` file of the same number holds their counts:
+//! [`Summarizer`]). A part's files are written under temporary names, synced and
 //! renamed into the source's staging folders (`games/.staging-source=NAME/`,
-//! `events/.staging-source=NAME/`) when the part is complete; then the staging record
+//! `events/…`, `summary/…`) when the part is complete; then the staging record
 //! (`DIR/.staging/source=NAME.json`) lists it, with the counts so far and the decompressed byte
 //! where the next part starts. Readers never see staged parts (the views and `source=` globs do
 //! not match them). When the input is read to its end, the staging folders are renamed to the
@@ -30,6 +31,33 @@ use super::{
     writer_properties,
 };
 use crate::read::key::GameKey;
+
+/// Counts a part's games for its `summary` file as they are written: the report's own counts,
+/// which sit above the dataset, so the command line hands them in ([`Summarize`]).
+pub trait Summarizer: Send {
+    /// Counts a chunk's games and their events (both tables' rows of the chunk).
+    fn add(&mut self, games: &RecordBatch, events: &RecordBatch) -> Result<()>;
+    /// The summary rows of the games added since the last call, every one under `source`.
+    fn finish(&mut self, source: &str) -> Result<RecordBatch>;
+}
+
+/// Makes the [`Summarizer`] of a partition.
+pub type Summarize = fn() -> Box<dyn Summarizer>;
+
+/// A summarizer that counts nothing (an empty summary), for this folder's own tests.
+#[cfg(test)]
+pub(crate) fn empty_summary() -> Box<dyn Summarizer> {
+    struct Empty;
+    impl Summarizer for Empty {
+        fn add(&mut self, _: &RecordBatch, _: &RecordBatch) -> Result<()> {
+            Ok(())
+        }
+        fn finish(&mut self, source: &str) -> Result<RecordBatch> {
+            Ok(schema::summary::Builder::default().finish(source)?)
+        }
+    }
+    Box::new(Empty)
+}
 
 /// Games per part unless `--part-games` says otherwise: about 100 MB of `games` Parquet, a few
 /// seconds to a minute of replay depending on the cores.
@@ -99,6 +127,9 @@ struct Table {
     staging: PathBuf,
     final_dir: PathBuf,
     schema: arrow_schema::SchemaRef,
+    /// The summary is written uncompressed: a reader of its many small columns then sets up no
+    /// decompressor per column (that was half of a report's time from the summary).
+    compressed: bool,
 }
 
 impl Table {
@@ -113,8 +144,12 @@ impl Table {
     fn open(&mut self, part: u32, source: &str, encoders: &Option<Arc<rayon::ThreadPool>>) -> Result<()> {
         let path = self.temp_file(part);
         let file = File::create(&path).with_context(|| format!("cannot create {}", path.display()))?;
-        self.writer =
-            Some(ParallelWriter::try_new(file, self.schema.clone(), writer_properties(source)?, encoders.clone())?);
+        let properties = if self.compressed {
+            writer_properties(source)?
+        } else {
+            writer_properties(source)?.into_builder().set_compression(parquet::basic::Compression::UNCOMPRESSED).build()
+        };
+        self.writer = Some(ParallelWriter::try_new(file, self.schema.clone(), properties, encoders.clone())?);
         Ok(())
     }
 
@@ -149,7 +184,8 @@ pub struct Partition {
     root: PathBuf,
     source: String,
     encoders: Option<Arc<rayon::ThreadPool>>,
-    tables: [Table; 2],
+    tables: [Table; 3],
+    summarizer: Box<dyn Summarizer>,
     record: PathBuf,
     staging: Staging,
     /// Counts of the part being written, its last game's key and its decompressed bytes.
@@ -224,20 +260,30 @@ impl Partition {
         unit: &str,
         key: ResumeKey,
         encoders: &Option<Arc<rayon::ThreadPool>>,
+        summarize: Summarize,
     ) -> Result<Partition> {
         let record = record_path(root, unit);
         let resumed = resumable(root, source, unit, &key);
         let mut tables = Vec::new();
-        for (table, schema) in TABLES.into_iter().zip([schema::games_schema(), schema::events_schema()]) {
+        for (table, schema) in
+            TABLES.into_iter().zip([schema::games_schema(), schema::events_schema(), schema::summary::schema()])
+        {
             let parent = root.join(table);
             let staging = staging_dir(&parent, unit);
             if resumed.is_none() && staging.exists() {
                 fs::remove_dir_all(&staging).with_context(|| format!("cannot remove {}", staging.display()))?;
             }
             fs::create_dir_all(&staging).with_context(|| format!("cannot create {}", staging.display()))?;
-            tables.push(Table { writer: None, staging, final_dir: commit::final_dir(&parent, source), schema });
+            let compressed = table != "summary";
+            tables.push(Table {
+                writer: None,
+                staging,
+                final_dir: commit::final_dir(&parent, source),
+                schema,
+                compressed,
+            });
         }
-        let Ok(tables) = <[Table; 2]>::try_from(tables) else { bail!("internal error: two tables") };
+        let Ok(tables) = <[Table; 3]>::try_from(tables) else { bail!("internal error: three tables") };
         let recorded = resumed.is_some() || record.exists();
         let staging = resumed.unwrap_or(Staging {
             source: source.to_owned(),
@@ -253,6 +299,7 @@ impl Partition {
             source: source.to_owned(),
             encoders: encoders.clone(),
             tables,
+            summarizer: summarize(),
             record,
             staging,
             current: Counts::default(),
@@ -278,11 +325,12 @@ impl Partition {
         Ok(())
     }
 
-    /// Writes one chunk's rows (games, events).
+    /// Writes one chunk's rows (games, events), and counts them for the part's summary.
     pub fn write(&mut self, games: &RecordBatch, events: &RecordBatch) -> Result<()> {
         let part = self.staging.parts;
         self.tables[0].write(games, part)?;
-        self.tables[1].write(events, part)
+        self.tables[1].write(events, part)?;
+        self.summarizer.add(games, events)
     }
 
     /// Counts the chunk just written: its last game's key and the decompressed bytes it
@@ -304,6 +352,8 @@ impl Partition {
     /// Closes the current part into the staging folders.
     fn stage_part(&mut self) -> Result<()> {
         let part = self.staging.parts;
+        let summary = self.summarizer.finish(&self.source)?;
+        self.tables[2].write(&summary, part)?;
         for table in &mut self.tables {
             table.close(part)?;
         }
@@ -370,7 +420,8 @@ impl Partition {
                 .with_context(|| format!("cannot rename {} to {}", files.staging.display(), temp.display()))?;
             temps.push(temp);
         }
-        let committed = commit::begin(&self.root, &self.source, &[&temps[0], &temps[1]], entry)?;
+        let temp_refs: Vec<&Path> = temps.iter().map(PathBuf::as_path).collect();
+        let committed = commit::begin(&self.root, &self.source, &temp_refs, entry)?;
         for (temp, files) in temps.iter().zip(&self.tables) {
             commit::swap(temp, &files.final_dir)?;
         }

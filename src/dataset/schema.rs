@@ -561,3 +561,177 @@ mod tests {
         assert!(events.num_rows() > 0);
     }
 }
+
+/// The `summary` table (issue 37): per source, one row per (month, time class, band of 100 Elo,
+/// variant) of the part's games, holding every count the report adds up, so that a report
+/// over whole months, time classes and bands need not read the games. The counts are the
+/// report's own per-game counts (`src/report/tally.rs`), added up at ingest.
+pub mod summary {
+    use super::*;
+    use arrow_array::{
+        Int32Array,
+        builder::{UInt32Builder, UInt64Builder},
+    };
+
+    /// The key columns, then `skipped` and the counts ([`counts`]), then the first-threefold
+    /// histogram and the example candidates.
+    pub const SOURCE: &str = "source";
+    pub const MONTH: &str = "month";
+    pub const TIME_CLASS: &str = "time_class";
+    pub const ELO_BAND: &str = "elo_band";
+    pub const VARIANT: &str = "variant";
+    pub const SKIPPED: &str = "skipped";
+    pub const FIRST_THREEFOLD_PLY: &str = "first_threefold_ply";
+    pub const EXAMPLES: &str = "examples";
+
+    /// The clock bands' and evaluation bands' names in column names, in the report's order.
+    pub const CLOCK_BANDS: [&str; 5] = ["under_10s", "10_30s", "30_60s", "1_3min", "3min_plus"];
+    pub const EVAL_BANDS: [&str; 4] = ["worse", "equal", "better", "none"];
+
+    /// The count columns (uint64), in order: a summary row's [`Row::counts`].
+    pub fn counts() -> &'static [String] {
+        static COUNTS: LazyLock<Vec<String>> = LazyLock::new(|| {
+            let mut c: Vec<String> = [
+                "games",
+                "threefold",
+                "fivefold",
+                "with_claim",
+                "missed",
+                "with_claim_on_board",
+                "missed_on_board",
+                "with_claim_by_move",
+                "missed_by_move",
+            ]
+            .map(String::from)
+            .to_vec();
+            c.extend(crate::engine::summary::DrawReason::ALL.iter().map(|r| format!("drawn_{}", r.as_str())));
+            c.extend(["white", "black", "both", "none"].map(|p| format!("repetition_draws_perpetual_{p}")));
+            c.extend(["games", "wins", "draws", "losses"].map(|o| format!("claimant_{o}")));
+            c.extend(
+                [
+                    "claim_opportunities",
+                    "claims_on_board",
+                    "claims_by_move_only",
+                    "claims_by_move_only_played",
+                    "games_with_on_board_claims",
+                    "games_with_by_move_only_claims",
+                    "games_only_by_move",
+                    "castling_games",
+                    "castling_events",
+                    "en_passant_games",
+                    "en_passant_events",
+                    "hidden_games",
+                    "hidden_events",
+                    "after_fivefold",
+                    "after_75_moves",
+                    "games_with_clocks",
+                ]
+                .map(String::from),
+            );
+            for band in CLOCK_BANDS {
+                c.push(format!("first_claim_clock_{band}_games"));
+                c.push(format!("first_claim_clock_{band}_passed_over"));
+            }
+            c.push("games_with_evals".into());
+            for band in EVAL_BANDS {
+                for o in ["games", "claimant_games", "claimant_wins", "claimant_draws", "claimant_losses"] {
+                    c.push(format!("first_missed_eval_{band}_{o}"));
+                }
+            }
+            c
+        });
+        &COUNTS
+    }
+
+    static SCHEMA: LazyLock<SchemaRef> = LazyLock::new(|| {
+        let mut fields = vec![
+            Field::new(SOURCE, DataType::Utf8, false),
+            Field::new(MONTH, DataType::Utf8, true),
+            Field::new(TIME_CLASS, DataType::Utf8, true),
+            Field::new(ELO_BAND, DataType::Int32, true),
+            Field::new(VARIANT, DataType::Utf8, false),
+            Field::new(SKIPPED, DataType::UInt64, false),
+        ];
+        fields.extend(counts().iter().map(|name| Field::new(name, DataType::UInt64, false)));
+        fields.push(Field::new_map(
+            FIRST_THREEFOLD_PLY,
+            "key_value",
+            Arc::new(Field::new("key", DataType::UInt32, false)),
+            Arc::new(Field::new("value", DataType::UInt64, true)),
+            false,
+            false,
+        ));
+        fields.push(Field::new(EXAMPLES, DataType::Utf8, false));
+        Arc::new(Schema::new(fields))
+    });
+
+    /// Schema of the `summary` table.
+    pub fn schema() -> SchemaRef {
+        SCHEMA.clone()
+    }
+
+    /// One row: a key and its counts.
+    #[derive(Clone, Debug, Default, PartialEq)]
+    pub struct Row {
+        /// `YYYY-MM` of the game's date (`UTCDate`, else a full `Date`); `None`: undated.
+        pub month: Option<String>,
+        pub time_class: Option<String>,
+        /// The lower of the two Elos rounded down to a multiple of 100; `None` without both.
+        pub elo_band: Option<i32>,
+        pub variant: String,
+        /// Games in a variant that is not replayed (in no count but this one).
+        pub skipped: u64,
+        /// In [`counts`] order.
+        pub counts: Vec<u64>,
+        /// Games by the first ply of a threefold, in buckets of 10 plies (the bucket's first ply).
+        pub first_threefold_ply: Vec<(u32, u64)>,
+        /// The example candidates, as JSON (the report's own form).
+        pub examples: String,
+    }
+
+    /// The rows of a summary batch ([`Builder::append`], then [`Builder::finish`]).
+    #[derive(Default)]
+    pub struct Builder {
+        rows: Vec<Row>,
+    }
+
+    impl Builder {
+        pub fn append(&mut self, row: Row) {
+            self.rows.push(row);
+        }
+
+        /// The rows appended since the last call, every one under `source`.
+        pub fn finish(&mut self, source: &str) -> Result<RecordBatch, ArrowError> {
+            let rows = std::mem::take(&mut self.rows);
+            let n = rows.len();
+            let mut columns: Vec<ArrayRef> = vec![
+                Arc::new(StringArray::from_iter_values(std::iter::repeat_n(source, n))),
+                Arc::new(rows.iter().map(|r| r.month.as_deref()).collect::<StringArray>()),
+                Arc::new(rows.iter().map(|r| r.time_class.as_deref()).collect::<StringArray>()),
+                Arc::new(rows.iter().map(|r| r.elo_band).collect::<Int32Array>()),
+                Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.variant.as_str()))),
+                Arc::new(UInt64Array::from_iter_values(rows.iter().map(|r| r.skipped))),
+            ];
+            for c in 0..counts().len() {
+                columns.push(Arc::new(UInt64Array::from_iter_values(
+                    rows.iter().map(|r| r.counts.get(c).copied().unwrap_or(0)),
+                )));
+            }
+            let mut map = MapBuilder::new(
+                Some(MapFieldNames { entry: "key_value".into(), key: "key".into(), value: "value".into() }),
+                UInt32Builder::new(),
+                UInt64Builder::new(),
+            );
+            for r in &rows {
+                for &(ply, games) in &r.first_threefold_ply {
+                    map.keys().append_value(ply);
+                    map.values().append_value(games);
+                }
+                map.append(true)?;
+            }
+            columns.push(Arc::new(map.finish()));
+            columns.push(Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.examples.as_str()))));
+            RecordBatch::try_new(schema(), columns)
+        }
+    }
+}

@@ -8,7 +8,11 @@
 //! or `threefold ingest --out DIR --finish`. Its parts are renamed into the new partition in shard
 //! order, so that the partition lists the games in input order as one run's would.
 
-use std::{collections::BTreeMap, fs};
+use std::{
+    collections::BTreeMap,
+    fs,
+    path::{Path, PathBuf},
+};
 
 use anyhow::{Context, Result};
 
@@ -94,7 +98,8 @@ pub fn finish(dataset: &mut Dataset, source: &str, n: u32, by: Option<u32>) -> R
         }
         temps.push(temp);
     }
-    let committed = commit::begin(&root, source, &[&temps[0], &temps[1]], &entry)?;
+    let temp_refs: Vec<&Path> = temps.iter().map(PathBuf::as_path).collect();
+    let committed = commit::begin(&root, source, &temp_refs, &entry)?;
     for (temp, table) in temps.iter().zip(TABLES) {
         commit::swap(temp, &commit::final_dir(&root.join(table), source))?;
     }

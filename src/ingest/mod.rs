@@ -471,7 +471,7 @@ fn open_partition(
         chunk_bytes: plan.chunk_bytes,
         shard: unit.shard.map(|(k, n)| format!("{k}/{n}")),
     };
-    let partition = dataset.partition(&input.source, &unit.name, key, &pools.encoders)?;
+    let partition = dataset.partition(&input.source, &unit.name, key, &pools.encoders, plan.summarize)?;
     let (done, resume_after, _, parts) = partition.resumed();
     if resume_after.is_some() && !plan.quiet {
         eprintln!(

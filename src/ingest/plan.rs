@@ -28,6 +28,9 @@ pub struct Options {
     pub shard: Option<Shard>,
     /// Commit the sharded sources whose shards are all complete, and nothing else.
     pub finish: bool,
+    /// Counts each part's games for its `summary` file (the report's counts: the command line
+    /// hands them in, the report sitting above the ingest).
+    pub summarize: crate::dataset::partition::Summarize,
 }
 
 /// One input to read, and the source (partition) it goes to.
@@ -92,6 +95,7 @@ pub struct Plan {
     pub force: bool,
     pub shard: Option<Shard>,
     pub finish: bool,
+    pub summarize: crate::dataset::partition::Summarize,
 }
 
 impl Plan {
@@ -135,6 +139,7 @@ impl Plan {
             threads: Threads::new(replay),
             chunk_bytes: options.chunk_bytes,
             part_games: options.part_games.max(1),
+            summarize: options.summarize,
             quiet: options.quiet,
             force: options.force,
             shard: options.shard,

@@ -32,12 +32,13 @@ use super::{
 pub const EXAMPLES_PER_CASE: usize = 5;
 
 /// Which game: sorts as the queries' `ORDER BY source, frame_offset, byte_offset`.
-type Key = (String, u64, u64);
+pub type Key = (String, u64, u64);
 
 /// The `limit` smallest items seen so far.
-struct Smallest<T: Ord> {
+#[derive(Clone)]
+pub struct Smallest<T: Ord> {
     limit: usize,
-    items: Vec<T>,
+    pub items: Vec<T>,
 }
 
 impl<T: Ord> Smallest<T> {
@@ -45,11 +46,11 @@ impl<T: Ord> Smallest<T> {
         Smallest { limit, items: Vec::new() }
     }
 
-    fn wants(&self, item: &T) -> bool {
+    pub fn wants(&self, item: &T) -> bool {
         self.items.len() < self.limit || self.items.last().is_some_and(|last| item < last)
     }
 
-    fn offer(&mut self, item: T) {
+    pub fn offer(&mut self, item: T) {
         if self.wants(&item) {
             let at = self.items.partition_point(|x| *x < item);
             self.items.insert(at, item);
@@ -59,11 +60,11 @@ impl<T: Ord> Smallest<T> {
 }
 
 /// Example candidates rank flagged games first (`false` sorts before `true`, hence "not flagged").
-type Candidate = (bool, Key, Example);
+pub type Candidate = (bool, Key, Example);
 
 /// One game's events.
 #[derive(Default)]
-struct GameEvents {
+pub(super) struct GameEvents {
     /// ply -> (a claimable repetition stands there, a claimable move was played there)
     claim_plies: HashMap<u32, (bool, bool)>,
     castling_events: u64,
@@ -77,13 +78,13 @@ struct GameEvents {
 }
 
 impl GameEvents {
-    fn clear(&mut self) {
+    pub(super) fn clear(&mut self) {
         self.claim_plies.clear();
         let claim_plies = std::mem::take(&mut self.claim_plies);
         *self = GameEvents { claim_plies, ..GameEvents::default() };
     }
 
-    fn add(&mut self, e: &EventColumns, i: usize) {
+    pub(super) fn add(&mut self, e: &EventColumns, i: usize) {
         let ply = e.ply.value(i);
         let (board, fide, fen) =
             (get(&e.board, i).unwrap_or(0), get(&e.fide, i).unwrap_or(0), get(&e.fen, i).unwrap_or(0));
@@ -120,7 +121,7 @@ impl GameEvents {
     }
 
     /// What the game's events add to the counts.
-    fn played(&self) -> Played {
+    pub(super) fn played(&self) -> Played {
         let on_board = self.claim_plies.values().filter(|(board, _)| *board).count() as u64;
         Played {
             on_board,
@@ -148,7 +149,7 @@ const EVENT_COLUMNS: [&str; 11] = [
 ];
 
 /// The `events` columns of one batch (the arrays share the batch's buffers).
-struct EventColumns {
+pub(super) struct EventColumns {
     frame_offset: UInt64Array,
     byte_offset: UInt64Array,
     ply: UInt32Array,
@@ -186,19 +187,19 @@ impl EventColumns {
 }
 
 /// The events of a part, read in step with its games.
-struct EventCursor<I> {
-    batches: I,
-    current: Option<EventColumns>,
-    row: usize,
+pub(super) struct EventCursor<I> {
+    pub(super) batches: I,
+    pub(super) current: Option<EventColumns>,
+    pub(super) row: usize,
     /// Events of games not in the games table are skipped and counted (a source whose commit a
     /// killed run left unfinished), not an error.
-    lenient: bool,
-    unmatched: u64,
+    pub(super) lenient: bool,
+    pub(super) unmatched: u64,
 }
 
 impl<I: Iterator<Item = Result<RecordBatch>>> EventCursor<I> {
     /// The key of the next event, loading batches as needed.
-    fn peek(&mut self) -> Result<Option<(u64, u64)>> {
+    pub(super) fn peek(&mut self) -> Result<Option<(u64, u64)>> {
         loop {
             if let Some(c) = &self.current
                 && self.row < c.rows
@@ -229,7 +230,7 @@ impl<I: Iterator<Item = Result<RecordBatch>>> EventCursor<I> {
 
     /// Hands every event of the game at `key` to `f`; an event of an earlier game (one not in the
     /// games file) is an error, not something to skip.
-    fn take(&mut self, key: (u64, u64), mut f: impl FnMut(&EventColumns, usize)) -> Result<()> {
+    pub(super) fn take(&mut self, key: (u64, u64), mut f: impl FnMut(&EventColumns, usize)) -> Result<()> {
         while let Some(next) = self.peek()? {
             if next > key {
                 break;
@@ -303,11 +304,11 @@ pub fn is_lichess(source: &str) -> bool {
 }
 
 /// The `games` columns the report reads, from one batch.
-struct GameColumns<'a> {
-    source: &'a StringArray,
-    status: &'a StringArray,
-    variant: &'a StringArray,
-    time_class: &'a StringArray,
+pub(super) struct GameColumns<'a> {
+    pub(super) source: &'a StringArray,
+    pub(super) status: &'a StringArray,
+    pub(super) variant: &'a StringArray,
+    pub(super) time_class: &'a StringArray,
     draw_reason: &'a StringArray,
     perpetual: &'a StringArray,
     tags: [&'a StringArray; 7],
@@ -337,7 +338,7 @@ struct GameColumns<'a> {
 }
 
 impl<'a> GameColumns<'a> {
-    fn of(batch: &'a RecordBatch) -> Result<GameColumns<'a>> {
+    pub(super) fn of(batch: &'a RecordBatch) -> Result<GameColumns<'a>> {
         let s = |name| read::strings(batch, name);
         let u32s = |name| read::numbers::<UInt32Type>(batch, name);
         let mut tags = Vec::new();
@@ -380,8 +381,15 @@ impl<'a> GameColumns<'a> {
         })
     }
 
-    fn key(&self, i: usize) -> (u64, u64) {
+    pub(super) fn key(&self, i: usize) -> (u64, u64) {
         (self.frame_offset.value(i), self.byte_offset.value(i))
+    }
+
+    /// The game's date (as the filters take it), time class and lower Elo.
+    pub(super) fn facts(&self, i: usize) -> (Option<i32>, Option<&'a str>, Option<i32>) {
+        let date = filter::game_date(get(self.utc_date, i), get_str(self.tags[5], i));
+        let (white, black) = (get(self.white_elo, i), get(self.black_elo, i));
+        (date, get_str(self.time_class, i), white.zip(black).map(|(w, b)| i32::from(w.min(b))))
     }
 
     /// An example of `case` for the game in row `i`, with its tags.
@@ -404,7 +412,7 @@ impl<'a> GameColumns<'a> {
     }
 
     /// What the figures take from row `i` (and the game's events).
-    fn record<'e>(&'e self, i: usize, played: Played, date: Option<i32>) -> GameRecord<'e> {
+    pub(super) fn record<'e>(&'e self, i: usize, played: Played, date: Option<i32>) -> GameRecord<'e> {
         let max = get(self.max_occurrence, i).unwrap_or(0);
         let plies = get(self.plies, i);
         GameRecord {
@@ -475,25 +483,23 @@ fn units<'p>(part: &'p read::Part, filter: &Filter) -> Result<Vec<Unit<'p>>> {
 }
 
 /// The whole pass: what the filter lets in, added to all games and to each group.
-struct Pass<'f> {
+pub(super) struct Pass<'f> {
     filter: &'f Filter,
     by: Option<&'f By>,
     unfinished: &'f [String],
     unmatched_events: u64,
-    rows: u64,
-    matched: u64,
-    skipped: u64,
-    sources: Vec<String>,
-    all: Tally,
-    groups: HashMap<String, Tally>,
+    pub(super) rows: u64,
+    pub(super) matched: u64,
+    pub(super) skipped: u64,
+    pub(super) sources: Vec<String>,
+    pub(super) all: Tally,
+    pub(super) groups: HashMap<String, Tally>,
     events: GameEvents,
-    castling: Smallest<Candidate>,
-    en_passant: Smallest<Candidate>,
-    automatic: Smallest<(Key, Example)>,
+    pub(super) examples: Examples,
 }
 
 impl<'f> Pass<'f> {
-    fn new(filter: &'f Filter, by: Option<&'f By>, unfinished: &'f [String]) -> Self {
+    pub(super) fn new(filter: &'f Filter, by: Option<&'f By>, unfinished: &'f [String]) -> Self {
         Pass {
             filter,
             by,
@@ -506,9 +512,7 @@ impl<'f> Pass<'f> {
             all: Tally::default(),
             groups: HashMap::new(),
             events: GameEvents::default(),
-            castling: Smallest::new(EXAMPLES_PER_CASE),
-            en_passant: Smallest::new(EXAMPLES_PER_CASE),
-            automatic: Smallest::new(EXAMPLES_PER_CASE),
+            examples: Examples::default(),
         }
     }
 
@@ -533,15 +537,7 @@ impl<'f> Pass<'f> {
                 }
             }
         }
-        for item in other.castling.items {
-            self.castling.offer(item);
-        }
-        for item in other.en_passant.items {
-            self.en_passant.offer(item);
-        }
-        for item in other.automatic.items {
-            self.automatic.offer(item);
-        }
+        self.examples.merge(other.examples);
     }
 
     /// Counts one [`Unit`].
@@ -597,10 +593,7 @@ impl<'f> Pass<'f> {
     ) -> Result<()> {
         self.rows += 1;
         let source = c.source.value(i);
-        let date = filter::game_date(get(c.utc_date, i), get_str(c.tags[5], i));
-        let (white, black) = (get(c.white_elo, i), get(c.black_elo, i));
-        let lower_elo = white.zip(black).map(|(w, b)| i32::from(w.min(b)));
-        let time_class = get_str(c.time_class, i);
+        let (date, time_class, lower_elo) = c.facts(i);
         let facts = GameFacts { source, date, time_class, lower_elo };
         let game_events = &mut self.events;
         game_events.clear();
@@ -631,15 +624,44 @@ impl<'f> Pass<'f> {
                 }
             }
         }
-        self.examples(c, i, &record);
+        self.examples.offer(c, i, &record, &self.events);
         Ok(())
     }
+}
 
-    /// Offers the game in row `i` as an example of each case it shows.
-    fn examples(&mut self, c: &GameColumns, i: usize, record: &GameRecord) {
-        let g = &self.events;
+/// The example games of each case (castling, en passant, automatic draws ignored): the first
+/// [`EXAMPLES_PER_CASE`] by rank, flagged games first, then by key.
+#[derive(Clone)]
+pub struct Examples {
+    pub cases: [Smallest<Candidate>; 3],
+}
+
+impl Default for Examples {
+    fn default() -> Self {
+        Examples { cases: std::array::from_fn(|_| Smallest::new(EXAMPLES_PER_CASE)) }
+    }
+}
+
+impl Examples {
+    /// Adds another set of games' candidates: the first by rank stay.
+    pub fn merge(&mut self, other: Examples) {
+        for (into, from) in self.cases.iter_mut().zip(other.cases) {
+            for item in from.items {
+                into.offer(item);
+            }
+        }
+    }
+
+    /// The examples, case by case, each by rank.
+    pub fn into_list(self) -> Vec<Example> {
+        self.cases.into_iter().flat_map(|c| c.items.into_iter().map(|(_, _, e)| e)).collect()
+    }
+
+    /// Offers the game in row `i` as an example of each case it shows (`g`: its events).
+    pub(super) fn offer(&mut self, c: &GameColumns, i: usize, record: &GameRecord, g: &GameEvents) {
         let key = || (c.source.value(i).to_owned(), c.frame_offset.value(i), c.byte_offset.value(i));
-        if g.castling_events > 0 && self.castling.wants(&(!g.castling_flag, key(), Example::default())) {
+        let [castling, en_passant, automatic] = &mut self.cases;
+        if g.castling_events > 0 && castling.wants(&(!g.castling_flag, key(), Example::default())) {
             let mut detail = format!(
                 "{} pseudo-repetition(s) from ply {}; board seen {}×",
                 g.castling_events,
@@ -649,9 +671,9 @@ impl<'f> Pass<'f> {
             if g.castling_flag {
                 detail.push_str(", the position fewer than 3×: a board-only count would allow a claim");
             }
-            self.castling.offer((!g.castling_flag, key(), c.example(i, "castling", detail)));
+            castling.offer((!g.castling_flag, key(), c.example(i, "castling", detail)));
         }
-        if g.ep_events + g.hidden_events > 0 && self.en_passant.wants(&(!g.ep_flag, key(), Example::default())) {
+        if g.ep_events + g.hidden_events > 0 && en_passant.wants(&(!g.ep_flag, key(), Example::default())) {
             let mut detail = format!(
                 "{} e.p. pseudo-repetition(s), {} hidden repetition(s), from ply {}",
                 g.ep_events,
@@ -661,9 +683,10 @@ impl<'f> Pass<'f> {
             if g.ep_flag {
                 detail.push_str("; an e.p.-blind or FEN-string count would get the claim wrong");
             }
-            self.en_passant.offer((!g.ep_flag, key(), c.example(i, "en_passant", detail)));
+            en_passant.offer((!g.ep_flag, key(), c.example(i, "en_passant", detail)));
         }
-        if (record.after_fivefold || record.after_75_moves) && self.automatic.wants(&(key(), Example::default())) {
+        // No flag: by key alone (`false` for every candidate).
+        if (record.after_fivefold || record.after_75_moves) && automatic.wants(&(false, key(), Example::default())) {
             let mut parts = Vec::new();
             if record.after_fivefold {
                 let at = get(c.first5, i).unwrap_or(0);
@@ -673,7 +696,7 @@ impl<'f> Pass<'f> {
                 parts.push(format!("{} plies after the 75-move rule at ply {at}", p - at));
             }
             let detail = format!("went on {}", parts.join(" and "));
-            self.automatic.offer((key(), c.example(i, "automatic_draw_ignored", detail)));
+            automatic.offer((false, key(), c.example(i, "automatic_draw_ignored", detail)));
         }
     }
 }
@@ -724,9 +747,18 @@ pub fn compute(
         pass.merge(unit?);
     }
 
-    let mut examples: Vec<Example> = pass.castling.items.into_iter().map(|(_, _, e)| e).collect();
-    examples.extend(pass.en_passant.items.into_iter().map(|(_, _, e)| e));
-    examples.extend(pass.automatic.items.into_iter().map(|(_, e)| e));
+    Ok(report(dir, filter, by, min_games, pass))
+}
+
+/// The report of a finished pass (over the games, or over the summary).
+pub(super) fn report(
+    dir: &std::path::Path,
+    filter: &Filter,
+    by: Option<&By>,
+    min_games: u64,
+    mut pass: Pass,
+) -> Report {
+    let examples = std::mem::take(&mut pass.examples).into_list();
 
     let mut labels: Vec<String> = pass.groups.keys().cloned().collect();
     if let Some(by) = by {
@@ -749,7 +781,7 @@ pub fn compute(
         groups.sort_by(|a, b| rate(b).partial_cmp(&rate(a)).unwrap_or(std::cmp::Ordering::Equal));
     }
 
-    Ok(Report {
+    Report {
         dataset: dir.display().to_string(),
         filter_text: filter.describe(),
         filter: filter.clone(),
@@ -765,7 +797,7 @@ pub fn compute(
         all: pass.all.finish(),
         groups,
         examples,
-    })
+    }
 }
 
 #[cfg(test)]

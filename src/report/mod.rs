@@ -21,6 +21,7 @@ pub mod model;
 pub mod months;
 pub mod read;
 pub mod shares;
+pub mod summary;
 pub mod svg;
 pub mod tally;
 pub mod text;
@@ -56,6 +57,8 @@ pub struct Options {
     pub example_page: Option<ExamplePage>,
     /// Parts read at once; default: all cores.
     pub threads: Option<usize>,
+    /// Read the games even where the summary could answer (`--scan`).
+    pub scan: bool,
 }
 
 /// The `explain` page of the game at a key of a source of the dataset in a folder (the command
@@ -118,8 +121,30 @@ pub fn run(dir: &Path, options: &Options) -> Result<ExitCode> {
             dir.display()
         );
     }
-    let mut report =
-        aggregate::compute(dir, &options.filter, options.by.as_ref(), options.min_games, &unfinished, options.threads)?;
+    let (filter, by) = (&options.filter, options.by.as_ref());
+    let why_scan = if options.scan {
+        None
+    } else if !unfinished.is_empty() {
+        Some("a commit is unfinished".to_owned())
+    } else if let Some(why) = summary::unanswerable(filter) {
+        Some(format!("the summary counts whole months and bands of 100 Elo, and {why}"))
+    } else {
+        let missing = summary::missing(dir, filter)?;
+        (!missing.is_empty()).then(|| {
+            format!(
+                "no summary for source(s) {} (written before summaries existed; ingesting them again writes one and makes this fast)",
+                missing.join(", ")
+            )
+        })
+    };
+    let mut report = if options.scan || why_scan.is_some() {
+        if let Some(why) = why_scan {
+            eprintln!("threefold: reading every game: {why}");
+        }
+        aggregate::compute(dir, filter, by, options.min_games, &unfinished, options.threads)?
+    } else {
+        summary::compute(dir, filter, by, options.min_games)?
+    };
     if report.unmatched_events > 0 {
         eprintln!(
             "threefold: warning: {} event(s) of the unfinished source(s) belong to no game of the games table (the two tables come from different runs): left out",

@@ -126,7 +126,7 @@ pub struct Bucket {
 }
 
 /// One example game; `case` is `castling`, `en_passant` or `automatic_draw_ignored`.
-#[derive(Serialize, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Serialize, serde::Deserialize, Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Example {
     pub case: String,
     pub source: String,

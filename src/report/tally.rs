@@ -66,7 +66,7 @@ impl GameRecord<'_> {
     }
 }
 
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct MonthTally {
     rates: Rates,
     drawn: u64,
@@ -74,7 +74,7 @@ struct MonthTally {
 }
 
 /// Running counts.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub struct Tally {
     overall: Rates,
     lichess: Rates,
@@ -265,6 +265,130 @@ impl Tally {
             case.games += u64::from(events > 0);
             case.events += events;
         }
+    }
+
+    /// The counts of one summary row's games (all of one month or undated, one time class,
+    /// one rating band: those maps hold one entry each), in the order of the summary's count
+    /// columns ([`crate::dataset::schema::summary::counts`]), and the first-threefold buckets.
+    pub fn summary_counts(&self) -> (Vec<u64>, Vec<(u32, u64)>) {
+        let o = &self.overall;
+        let mut c = vec![
+            o.games,
+            o.threefold,
+            o.fivefold,
+            o.with_claim,
+            o.missed,
+            o.with_claim_on_board,
+            o.missed_on_board,
+            o.with_claim_by_move,
+            o.missed_by_move,
+        ];
+        c.extend(DrawReason::ALL.iter().map(|r| self.reasons.get(r.as_str()).copied().unwrap_or(0)));
+        c.extend(self.perpetual);
+        let cl = &self.claimant;
+        c.extend([cl.games, cl.wins, cl.draws, cl.losses]);
+        let k = &self.claims;
+        c.extend([
+            k.opportunities,
+            k.on_board,
+            k.by_move_only,
+            k.by_move_only_played,
+            k.games_with_on_board,
+            k.games_with_by_move_only,
+            k.games_only_by_move,
+        ]);
+        for e in [&self.castling, &self.en_passant, &self.hidden] {
+            c.extend([e.games, e.events]);
+        }
+        c.extend([self.after_fivefold, self.after_75_moves, self.clocks.games_with_clocks]);
+        for b in &self.clocks.first_claim_by_clock {
+            c.extend([b.games, b.passed_over]);
+        }
+        c.push(self.clocks.games_with_evals);
+        for b in &self.clocks.first_missed_by_eval {
+            let o = &b.claimant;
+            c.extend([b.games, o.games, o.wins, o.draws, o.losses]);
+        }
+        (c, self.buckets.iter().map(|(&k, &n)| (k, n)).collect())
+    }
+
+    /// The tally of one summary row ([`Tally::summary_counts`]): its games are of a Lichess
+    /// source or not, in rating band `band` (of 200), time class `time_class`, and month
+    /// `month` (year * 12 + month - 1; `None`: undated).
+    pub fn from_summary(
+        counts: &[u64],
+        buckets: &[(u32, u64)],
+        lichess: bool,
+        band: Option<i32>,
+        time_class: &str,
+        month: Option<i64>,
+    ) -> Tally {
+        let mut c = counts.iter().copied();
+        let mut next = || c.next().unwrap_or(0);
+        let rates = Rates {
+            games: next(),
+            threefold: next(),
+            fivefold: next(),
+            with_claim: next(),
+            missed: next(),
+            with_claim_on_board: next(),
+            missed_on_board: next(),
+            with_claim_by_move: next(),
+            missed_by_move: next(),
+        };
+        let mut t = Tally::default();
+        for r in DrawReason::ALL {
+            let n = next();
+            if n > 0 {
+                t.reasons.insert(r.as_str().to_owned(), n);
+                t.drawn += n;
+            }
+        }
+        for p in &mut t.perpetual {
+            *p = next();
+        }
+        t.claimant = Outcome { games: next(), wins: next(), draws: next(), losses: next() };
+        t.claims = Claims {
+            opportunities: next(),
+            on_board: next(),
+            by_move_only: next(),
+            by_move_only_played: next(),
+            games_with_on_board: next(),
+            games_with_by_move_only: next(),
+            games_only_by_move: next(),
+        };
+        for e in [&mut t.castling, &mut t.en_passant, &mut t.hidden] {
+            *e = EdgeCase { games: next(), events: next() };
+        }
+        t.after_fivefold = next();
+        t.after_75_moves = next();
+        t.clocks.games_with_clocks = next();
+        for b in &mut t.clocks.first_claim_by_clock {
+            b.games = next();
+            b.passed_over = next();
+        }
+        t.clocks.games_with_evals = next();
+        for b in &mut t.clocks.first_missed_by_eval {
+            b.games = next();
+            b.claimant = Outcome { games: next(), wins: next(), draws: next(), losses: next() };
+        }
+        t.buckets = buckets.iter().filter(|(_, n)| *n > 0).copied().collect();
+        if rates.games == 0 {
+            return t;
+        }
+        if lichess {
+            t.lichess = rates.clone();
+        }
+        t.bands.insert((band.is_none(), band.unwrap_or(0)), rates.clone());
+        t.time_classes.insert(time_class.to_owned(), rates.clone());
+        match month {
+            Some(key) => {
+                t.months.insert(key, MonthTally { rates: rates.clone(), drawn: t.drawn, reasons: t.reasons.clone() });
+            }
+            None => t.undated = rates.games,
+        }
+        t.overall = rates;
+        t
     }
 
     pub fn finish(self) -> Stats {

@@ -182,7 +182,7 @@ fn samples_and_rule_fixtures_games_and_events_match_the_reader() {
 
 fn tree_bytes(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     let mut all = BTreeMap::new();
-    for table in ["games", "events"] {
+    for table in ["games", "events", "summary"] {
         for entry in fs::read_dir(dir.join(table)).unwrap() {
             let part = entry.unwrap().path();
             for file in fs::read_dir(&part).unwrap() {
@@ -209,7 +209,7 @@ fn output_bytes_do_not_depend_on_threads() {
     // 8 threads also encode the Parquet columns on a pool of their own.
     ingest(&[s(&lichess), "--out", s(&eight), "--threads", "8", "--chunk-bytes", "65536"]);
     let (a, b, c) = (tree_bytes(&one), tree_bytes(&two), tree_bytes(&eight));
-    assert_eq!(a.len(), 2 * files);
+    assert_eq!(a.len(), 3 * files, "games, events and summary of each file");
     assert!(a == b, "--threads 1 and --threads 2 wrote different files");
     assert!(a == c, "--threads 1 and --threads 8 wrote different files");
 }
@@ -236,7 +236,7 @@ fn variant_output_bytes_do_not_depend_on_threads() {
         ingest(&[s(&file), "--out", s(dir), "--threads", threads, "--chunk-bytes", "4096"]);
     }
     let (a, b, c) = (tree_bytes(&one), tree_bytes(&two), tree_bytes(&eight));
-    assert_eq!(a.len(), 2);
+    assert_eq!(a.len(), 3, "games, events and summary");
     assert!(a == b && a == c, "the thread count changed the variant games' files");
 }
 
@@ -326,7 +326,7 @@ fn a_truncated_input_fails_alone_and_leaves_no_parquet() {
     assert!(failed["error"].as_str().unwrap().contains("cut.pgn.zst"));
     assert_eq!(failed["games"], 0);
     // Nothing of the failed source, not even a temporary file; the other input is complete.
-    for table in ["games", "events"] {
+    for table in ["games", "events", "summary"] {
         let names: Vec<String> = fs::read_dir(out.join(table))
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -389,7 +389,7 @@ fn an_output_error_keeps_the_committed_sources_in_the_manifest() {
     }
     assert_eq!(m["games"], 3);
     // The failed source left nothing, not even a temporary file.
-    for table in ["games", "events"] {
+    for table in ["games", "events", "summary"] {
         let mut names: Vec<String> = fs::read_dir(out.join(table))
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -426,7 +426,7 @@ fn reingesting_a_source_replaces_its_partition() {
     ingest(&[s(&sample("karpov_miles_tilburg_1986.pgn")), "--out", s(&out), "--source", "x"]);
     ingest(&[s(&sample("tcec-chess960-game35.pgn")), "--out", s(&out), "--source", "bilbao"]);
     assert_eq!(rows(&part(&out, "games", "x")), 2);
-    for table in ["games", "events"] {
+    for table in ["games", "events", "summary"] {
         let mut names: Vec<String> = fs::read_dir(out.join(table))
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
@@ -461,7 +461,7 @@ fn the_next_run_finishes_a_commit_killed_between_the_two_tables() {
     child.wait().unwrap();
     let pid = child.id();
     let mut inodes = Vec::new();
-    for table in ["games", "events"] {
+    for table in ["games", "events", "summary"] {
         let temp = out.join(table).join(format!(".tmp-source=x-{pid}"));
         fs::rename(fresh.join(table).join("source=x"), &temp).unwrap();
         inodes.push(std::os::unix::fs::MetadataExt::ino(&fs::metadata(&temp).unwrap()));
@@ -492,7 +492,7 @@ fn the_next_run_finishes_a_commit_killed_between_the_two_tables() {
     let entries = by_source(&out);
     assert_eq!(entries["x"], entry);
     assert_eq!(entries.len(), 2);
-    for dir in [out.clone(), out.join("games"), out.join("events")] {
+    for dir in [out.clone(), out.join("games"), out.join("events"), out.join("summary")] {
         let hidden: Vec<_> = fs::read_dir(&dir)
             .unwrap()
             .map(|e| e.unwrap().file_name())
@@ -585,7 +585,11 @@ k = con.execute("select count(*) from events where source = 'karpov_miles_tilbur
 t = con.execute("select typeof(WhiteElo), typeof(UTCDate), typeof(UTCTime), typeof(earlier_plies) from games, events limit 1").fetchone()
 p = pl.scan_parquet(out + "/games/**/*.parquet", hive_partitioning=True).select(pl.len()).collect().item()
 a = ds.dataset(out + "/events", format="parquet", partitioning="hive").count_rows()
-print(g[0], g[1], e, j, k, p, a, *t)
+# The summary view: every game in one row's counts, each source's games and Karpov-Miles's castling case.
+sm = con.execute("select sum(games + skipped), count(distinct source) from summary").fetchone()
+sj = con.execute("select count(*) from (select source, count(*) n from games group by 1) join (select source, sum(games + skipped) n from summary group by 1) using (source, n)").fetchone()[0]
+sk = con.execute("select sum(castling_games) from summary where source = 'karpov_miles_tilburg_1986'").fetchone()[0]
+print(g[0], g[1], e, j, k, p, a, *t, sm[0], sm[1], sj, sk)
 "#;
     let result = Command::new(&python).arg("-c").arg(script).arg(&out).output().expect("cannot run python");
     assert!(result.status.success(), "python failed:\n{}", String::from_utf8_lossy(&result.stderr));
@@ -599,7 +603,10 @@ print(g[0], g[1], e, j, k, p, a, *t)
     assert_ne!(f[4], "0", "the Karpov–Miles pseudo repetition");
     assert_eq!(f[5], games);
     assert_eq!(f[6], events);
-    assert_eq!(&f[7..], ["SMALLINT", "DATE", "TIME", "UINTEGER[]"]);
+    assert_eq!(&f[7..11], ["SMALLINT", "DATE", "TIME", "UINTEGER[]"]);
+    assert_eq!(f[11], games, "the summary counts every game");
+    assert_eq!((f[12], f[13]), (sources.to_string().as_str(), sources.to_string().as_str()), "each source's games");
+    assert_eq!(f[14], "1", "Karpov–Miles, round 13");
 }
 
 /// The column tables of the format docs (`docs/format.md`), as (name, type) pairs:
@@ -644,7 +651,12 @@ fn type_name(t: &arrow_schema::DataType) -> String {
         Boolean => "bool".into(),
         Date32 => "date32".into(),
         Time32(TimeUnit::Millisecond) => "time32[ms]".into(),
-        Map(..) => "map<string, string>".into(),
+        Map(entries, _) => match entries.data_type() {
+            Struct(fields) if fields.len() == 2 => {
+                format!("map<{}, {}>", type_name(fields[0].data_type()), type_name(fields[1].data_type()))
+            }
+            other => format!("map of {other:?}"),
+        },
         List(f) => format!("list<{}>", type_name(f.data_type())),
         other => format!("{other:?}"),
     }
@@ -656,7 +668,7 @@ fn schema_matches_the_format_docs() {
     let out = tmp.path().join("ds");
     let samples = Path::new(env!("CARGO_MANIFEST_DIR")).join("data-samples");
     ingest(&[s(&samples), "--out", s(&out)]);
-    for table in ["games", "events"] {
+    for table in ["games", "events", "summary"] {
         let file = fs::File::open(part(&out, table, "karpov_miles_tilburg_1986")).unwrap();
         let schema = ParquetRecordBatchReaderBuilder::try_new(file).unwrap().schema().clone();
         let actual: Vec<(String, String)> =

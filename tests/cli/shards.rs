@@ -102,6 +102,16 @@ fn shards_started_together_commit_the_source_once() {
     assert_eq!((e["games"].as_u64(), e["shards"].as_u64(), e["status"].as_str()), (Some(games), Some(3), Some("ok")));
     assert!(!out.join(".staging").exists(), "no staging record is left");
     same_rows(&out, &whole);
+    // The shards' summaries (a row per key in each shard's parts) add up to the unsharded run's
+    // figures, the report's every one.
+    let report = |dir: &Path| -> Value {
+        let out = run(&["report", s(dir), "--json", "--by", "time-class"]);
+        assert!(out.status.success() && !stderr(&out).contains("reading every game"), "{}", stderr(&out));
+        let mut report: Value = serde_json::from_slice(&out.stdout).unwrap();
+        report.as_object_mut().unwrap().remove("dataset");
+        report
+    };
+    assert_eq!(report(&out), report(&whole), "the sharded summary's report differs from the unsharded run's");
 }
 
 /// A file changed between two shards: the shards disagree on its fingerprint, so the source is

@@ -40,8 +40,8 @@ import pyarrow.parquet as pq
 # after each source, must list it with its counts, and list no source that has no partition.
 out = pathlib.Path(sys.argv[1]) / "ds"
 entries = {e["source"]: e for e in json.loads((out / "_manifest.json").read_text())["inputs"]}
-present = {t: {d.name.removeprefix("source=") for d in (out / t).iterdir()} for t in ("games", "events")}
-assert present["games"] == present["events"] == set(entries) == {sys.argv[2]}, (present, entries)
+present = {t: {d.name.removeprefix("source=") for d in (out / t).iterdir()} for t in ("games", "events", "summary")}
+assert present["games"] == present["events"] == present["summary"] == set(entries) == {sys.argv[2]}, (present, entries)
 for source, e in entries.items():
     assert e["status"] == "ok", e
     for t, key in (("games", "games"), ("events", "events")):

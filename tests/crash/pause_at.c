@@ -4,7 +4,8 @@
  * right after the rename named by THREEFOLD_TEST_PAUSE_AT:
  *   record         the commit record renamed into place (no folder swapped yet)
  *   games-swapped  the games folder swapped in, the events folder not yet
- *   events-swapped both swapped, the manifest not yet updated
+ *   events-swapped games and events swapped, the summary not yet
+ *   summary-swapped all three swapped, the manifest not yet updated
  * There it writes the renamed path to THREEFOLD_TEST_PAUSE_FILE and sleeps until killed. The
  * product is not changed and the release binary has no hook: without LD_PRELOAD nothing of this
  * is loaded. Built by sigkill.sh with `cc -shared -fPIC`. */
@@ -37,6 +38,7 @@ static int matches(const char *point, const char *newpath) {
   if (strncmp(base, "source=", 7) != 0) return 0;
   if (strcmp(point, "games-swapped") == 0) return strcmp(parent, "games") == 0;
   if (strcmp(point, "events-swapped") == 0) return strcmp(parent, "events") == 0;
+  if (strcmp(point, "summary-swapped") == 0) return strcmp(parent, "summary") == 0;
   return 0;
 }
 

@@ -10,8 +10,9 @@
 # and leave no record or temporary folder.
 # Then kills inside a commit, which random moments almost never hit: tests/crash/pause_at.c,
 # preloaded into the release binary (the binary has no hook of its own), stops the run right
-# after one of a commit's renames — the record in place, the games folder swapped in, both
-# swapped (manifest not yet updated) — and the run is killed there, at each point once into a
+# after one of a commit's renames — the record in place, the games folder swapped in, the events
+# folder too, all three (games, events, summary) swapped (manifest not yet updated) — and the
+# run is killed there, at each point once into a
 # new folder and once into the reused one (each must be reached: else the test fails). The same
 # checks follow each of these kills, and a rerun into the new folder must give the uninterrupted
 # run's dataset and manifest.
@@ -39,7 +40,7 @@ check_manifest() {
   "$py" - "$1" <<'PY'
 import json, pathlib, sys
 out = pathlib.Path(sys.argv[1])
-present = {d.name.removeprefix("source=") for t in ("games", "events") if (out / t).is_dir()
+present = {d.name.removeprefix("source=") for t in ("games", "events", "summary") if (out / t).is_dir()
            for d in (out / t).iterdir() if d.name.startswith("source=")}
 try:
     inputs = json.loads((out / "_manifest.json").read_text())["inputs"]
@@ -61,7 +62,7 @@ import hashlib, json, pathlib, sys
 out, ref = pathlib.Path(sys.argv[1]), pathlib.Path(sys.argv[2])
 def files(root, source):
     return {p.relative_to(root): hashlib.sha256(p.read_bytes()).hexdigest()
-            for t in ("games", "events") for p in (root / t / f"source={source}").rglob("*") if p.is_file()}
+            for t in ("games", "events", "summary") for p in (root / t / f"source={source}").rglob("*") if p.is_file()}
 try:
     inputs = json.loads((out / "_manifest.json").read_text())["inputs"]
 except FileNotFoundError:
@@ -124,8 +125,8 @@ rerun_equals() {
   check_files "$1"
   check_manifest "$1"
   # Same Parquet bytes as the uninterrupted run, and no leftovers of the killed runs.
-  (cd "$work/reference" && find games events -type f | sort | xargs sha256sum) > "$work/ref.sum"
-  (cd "$1" && find games events -type f | sort | xargs sha256sum) > "$work/got.sum"
+  (cd "$work/reference" && find games events summary -type f | sort | xargs sha256sum) > "$work/ref.sum"
+  (cd "$1" && find games events summary -type f | sort | xargs sha256sum) > "$work/got.sum"
   diff "$work/ref.sum" "$work/got.sum"
   # (The lock files stay: the system releases a lock when its process ends.)
   leftovers=$(cd "$1" && find . -name '.*' ! -name . ! -path './.locks*' | sort)
@@ -162,12 +163,12 @@ pause_kill() {
   inside=$((inside + 1))
 }
 inside=0
-for point in record games-swapped events-swapped; do
+for point in record games-swapped events-swapped summary-swapped; do
   rm -rf "$work/fresh"
   pause_kill "$work/fresh" "$point"
   rerun_equals "$work/fresh"
   pause_kill "$work/crashed" "$point"
 done
 rerun_equals "$work/crashed"
-echo "crash safety: $inside runs killed inside a commit (after its record, after the games swap, after both swaps; each into a new folder and the reused one): every listed partition equals the uninterrupted run's; reruns equal an uninterrupted run"
+echo "crash safety: $inside runs killed inside a commit (after its record, after the games swap, after the events swap, after all three swaps; each into a new folder and the reused one): every listed partition equals the uninterrupted run's; reruns equal an uninterrupted run"
 echo "crash safety: 1 passed, 0 failed"

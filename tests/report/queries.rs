@@ -59,6 +59,43 @@ fn run(args: &[&str]) -> Output {
     out
 }
 
+/// The message a report prints when it reads every game instead of the summary.
+const READS_GAMES: &str = "threefold: reading every game: ";
+
+/// `report --json` with `args` from the summary and with `--scan` (every game read) give the
+/// same JSON, figure by figure; returns it. `from_summary`: whether the filters let the summary
+/// answer (else the report reads the games, and says so in one line).
+fn summary_agrees_with_scan(dir: &Path, args: &[&str], from_summary: bool) -> Value {
+    let mut all = vec!["report", dir.to_str().unwrap(), "--json"];
+    all.extend(args);
+    let summary = run(&all);
+    let said = String::from_utf8_lossy(&summary.stderr).into_owned();
+    let lines: Vec<&str> = said.lines().filter(|l| l.starts_with(READS_GAMES)).collect();
+    assert_eq!(lines.len(), usize::from(!from_summary), "{args:?}: {said}");
+    all.push("--scan");
+    let scan = run(&all);
+    assert!(!String::from_utf8_lossy(&scan.stderr).contains(READS_GAMES), "--scan needs no message");
+    let (summary, scan): (Value, Value) =
+        (serde_json::from_slice(&summary.stdout).unwrap(), serde_json::from_slice(&scan.stdout).unwrap());
+    for key in scan.as_object().unwrap().keys() {
+        assert_eq!(summary[key], scan[key], "{args:?}: `{key}` from the summary differs from --scan's");
+    }
+    assert_eq!(summary, scan, "{args:?}");
+    summary
+}
+
+/// Whether the summary answers a report with `args`: dates on whole months, Elo bounds on the
+/// edges of bands of 100 (the rule of docs/report.md, *The summary*).
+fn summary_answers(args: &[&str]) -> bool {
+    args.windows(2).all(|w| match w[0] {
+        "--since" => w[1].len() <= 7 || w[1].ends_with("-01"),
+        "--until" => w[1].len() <= 4 || (w[1].len() == 7 && !w[1].contains('.')),
+        "--min-elo" => w[1].parse::<i32>().unwrap().rem_euclid(100) == 0,
+        "--max-elo" => w[1].parse::<i32>().unwrap().rem_euclid(100) == 99,
+        _ => true,
+    })
+}
+
 fn run_python(script: &str, args: &[&str]) -> Value {
     let out = Command::new(python()).arg("-c").arg(script).args(args).output().expect("cannot run python");
     assert!(out.status.success(), "python failed:\n{}", String::from_utf8_lossy(&out.stderr));
@@ -996,7 +1033,7 @@ fn check_dataset(
     let engine = engine_counts(dumped);
     check_queries_against_engine(&queries, &engine);
 
-    let report: Value = serde_json::from_slice(&run(&["report", dir.to_str().unwrap(), "--json"]).stdout).unwrap();
+    let report = summary_agrees_with_scan(&dir, &[], true);
     check_report_against_queries(&report, &queries);
     check_report_clocks(&report, &queries, &engine);
     assert!(check_charts_against_sql(&report, &dir, "", None) > 50, "few chart rows compared with SQL");
@@ -1053,9 +1090,7 @@ struct Case<'a> {
 /// group's figures equal the queries over that group's games; every interval is scipy's; the
 /// terminal and the page show the same rows.
 fn check_case(dir: &Path, case: &Case) {
-    let mut args = vec!["report", dir.to_str().unwrap(), "--json"];
-    args.extend(&case.args);
-    let report: Value = serde_json::from_slice(&run(&args).stdout).unwrap();
+    let report = summary_agrees_with_scan(dir, &case.args, summary_answers(&case.args));
     let q = run_queries_where(dir, &case.condition);
     check_report_against_queries(&report, &q);
     check_clocks_against_sql(&report, dir, &case.condition);
@@ -1164,6 +1199,25 @@ fn larger_corpus() {
             ),
             group: Some("coalesce(time_class, 'unknown')".into()),
         },
+        // Whole months and bands of 100: the summary answers.
+        Case {
+            args: vec![
+                "--since",
+                "2013-01",
+                "--until",
+                "2021-10",
+                "--min-elo",
+                "1500",
+                "--max-elo",
+                "1999",
+                "--by",
+                "time-class",
+            ],
+            condition: format!(
+                "{GAME_DATE} BETWEEN DATE '2013-01-01' AND DATE '2021-10-31' AND {BOTH_ELOS} AND least(WhiteElo, BlackElo) BETWEEN 1500 AND 1999"
+            ),
+            group: Some("coalesce(time_class, 'unknown')".into()),
+        },
         Case {
             args: vec!["--by", "source", "--min-games", "100"],
             condition: String::new(),
@@ -1204,6 +1258,40 @@ fn larger_corpus() {
     assert!(num(&report["clocks"]["games_with_clocks"]) > 900, "the clocks sample's games have clocks");
 }
 
+/// A dataset written before the summary existed (a partition without its `summary` folder)
+/// still reports, reading every game, and names the sources that ingesting again would speed
+/// up; a report that needs none of them answers from the summary. The next `ingest` of the same
+/// inputs writes the missing summary (such a partition is not up to date) and nothing else.
+#[test]
+fn a_dataset_without_summaries_reports_from_the_games_and_names_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ds");
+    let samples = root().join("data-samples");
+    run(&["ingest", "--quiet", "--out", dir.to_str().unwrap(), samples.to_str().unwrap()]);
+    let by_source = ["--by", "source"];
+    let before = summary_agrees_with_scan(&dir, &by_source, true);
+    let karpov = "karpov_miles_tilburg_1986";
+    let games = |d: &Path| std::fs::read(d.join(format!("games/source={karpov}/part-00000.parquet"))).unwrap();
+    let karpov_games = games(&dir);
+    std::fs::remove_dir_all(dir.join(format!("summary/source={karpov}"))).unwrap();
+
+    let old = run(&["report", dir.to_str().unwrap(), "--json", "--by", "source"]);
+    let said = String::from_utf8_lossy(&old.stderr);
+    let lines: Vec<&str> = said.lines().filter(|l| l.starts_with(READS_GAMES)).collect();
+    assert_eq!(lines.len(), 1, "{said}");
+    assert!(lines[0].contains(karpov) && !lines[0].contains("lichess_db"), "{said}");
+    assert_eq!(serde_json::from_slice::<Value>(&old.stdout).unwrap(), before, "the same report, from the games");
+    // The Lichess source has its summary: a report over it alone needs no game.
+    summary_agrees_with_scan(&dir, &["--source", "lichess*"], true);
+
+    let again = run(&["ingest", "--out", dir.to_str().unwrap(), samples.to_str().unwrap()]);
+    assert!(dir.join(format!("summary/source={karpov}/part-00000.parquet")).is_file(), "the summary is written");
+    assert_eq!(games(&dir), karpov_games, "the games are the same bytes");
+    let said = String::from_utf8_lossy(&again.stderr);
+    assert!(said.contains("1 ingested, 2 up to date"), "only that source is ingested again: {said}");
+    assert_eq!(summary_agrees_with_scan(&dir, &by_source, true), before);
+}
+
 #[test]
 fn a_filter_that_matches_no_game_gives_an_empty_report_not_an_error() {
     let tmp = tempfile::tempdir().unwrap();
@@ -1233,7 +1321,8 @@ fn a_filter_that_matches_no_game_gives_an_empty_report_not_an_error() {
 }
 
 /// A part whose events are not its games' (here another source's) is an error, not figures over
-/// whatever happens to match.
+/// whatever happens to match. (A report from the summary, counted at ingest from each game with
+/// its events, reads neither table: reading them is `--scan`'s.)
 #[test]
 fn regression_events_of_games_not_in_the_games_table_fail_the_report() {
     let tmp = tempfile::tempdir().unwrap();
@@ -1245,7 +1334,7 @@ fn regression_events_of_games_not_in_the_games_table_fail_the_report() {
         events.join("source=karpov_miles_tilburg_1986/part-00000.parquet"),
     )
     .unwrap();
-    let out = Command::new(BIN).args(["report", dir.to_str().unwrap()]).output().unwrap();
+    let out = Command::new(BIN).args(["report", dir.to_str().unwrap(), "--scan"]).output().unwrap();
     let said = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{said}");
     assert!(said.contains("not in the games table"), "{said}");

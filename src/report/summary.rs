@@ -1,0 +1,321 @@
+//! The `summary` table (issue 37): written by `ingest` beside each part's games and events, one
+//! row per month, time class, band of 100 Elo and variant of the part's games, holding the
+//! report's own counts ([`Tally::summary_counts`]) and example candidates. A report whose filters
+//! fall on those keys' edges (source globs, whole months, time classes, Elo bounds on a multiple
+//! of 100) adds the rows up instead of reading every game: the same figures, from a table of
+//! hundreds of rows per source instead of millions.
+//!
+//! The counting is the report's (`aggregate`): at ingest each game is counted by the same code
+//! as in a report that reads the games, into a [`Tally`] per key (the ingest sits below the
+//! report, so the command line hands [`summarizer`] to it).
+
+use std::{collections::HashMap, path::Path};
+
+use anyhow::{Context, Result, anyhow, bail};
+use arrow_array::{
+    Array, Int32Array, MapArray, RecordBatch, StringArray, UInt32Array, UInt64Array,
+    types::{Int32Type, UInt64Type},
+};
+use serde::{Deserialize, Serialize};
+
+use crate::{
+    dataset::{
+        partition::Summarizer,
+        schema::summary::{self as table, Row},
+    },
+    pgn::GameStatus,
+};
+
+use super::{
+    aggregate::{self, EventCursor, Examples, GameColumns, GameEvents, Pass, is_lichess},
+    filter::{Filter, GameFacts, days_from_civil},
+    group::{By, GroupFacts},
+    model::{Example, Report},
+    read::{self, civil_from_days, get, get_str},
+    tally::Tally,
+};
+
+/// A summary row's key: month (year * 12 + month - 1), time class, lower Elo rounded down to a
+/// multiple of 100, variant.
+type Key = (Option<i64>, Option<String>, Option<i32>, String);
+
+/// The games of one key.
+#[derive(Default)]
+struct Cell {
+    tally: Tally,
+    skipped: u64,
+    examples: Examples,
+}
+
+/// Counts a part's games by key, as the report counts them.
+#[derive(Default)]
+struct Keyed {
+    cells: HashMap<Key, Cell>,
+    events: GameEvents,
+}
+
+/// The [`Summarizer`] that `ingest` writes each part's summary with.
+pub fn summarizer() -> Box<dyn Summarizer> {
+    Box::<Keyed>::default()
+}
+
+/// The month key of a date (days since 1970-01-01), as [`Tally`] keys its months.
+fn month_of(days: i32) -> i64 {
+    let (year, month, _) = civil_from_days(days);
+    year * 12 + i64::from(month) - 1
+}
+
+/// An example candidate as the summary stores it (JSON): the example and whether it ranks first
+/// (a flagged case; `false` for automatic draws, ranked by key alone).
+#[derive(Serialize, Deserialize)]
+struct Candidate {
+    flagged: bool,
+    #[serde(flatten)]
+    example: Example,
+}
+
+impl Summarizer for Keyed {
+    fn add(&mut self, games: &RecordBatch, events: &RecordBatch) -> Result<()> {
+        if games.num_rows() == 0 {
+            return Ok(());
+        }
+        let c = GameColumns::of(games)?;
+        let mut cursor = EventCursor {
+            batches: std::iter::once(Ok(events.clone())),
+            current: None,
+            row: 0,
+            lenient: false,
+            unmatched: 0,
+        };
+        for i in 0..games.num_rows() {
+            let game_events = &mut self.events;
+            game_events.clear();
+            cursor.take(c.key(i), |e, row| game_events.add(e, row))?;
+            let (date, time_class, lower_elo) = c.facts(i);
+            let key = (
+                date.map(month_of),
+                time_class.map(str::to_owned),
+                lower_elo.map(|e| e.div_euclid(100) * 100),
+                c.variant.value(i).to_owned(),
+            );
+            let cell = self.cells.entry(key).or_default();
+            if c.status.value(i) == GameStatus::Skipped.as_str() {
+                cell.skipped += 1;
+                continue;
+            }
+            let record = c.record(i, self.events.played(), date);
+            cell.tally.add(&record);
+            cell.examples.offer(&c, i, &record, &self.events);
+        }
+        if cursor.peek()?.is_some() {
+            bail!("internal error: an event of no game of its chunk");
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, source: &str) -> Result<RecordBatch> {
+        let mut cells: Vec<(Key, Cell)> = std::mem::take(&mut self.cells).into_iter().collect();
+        cells.sort_by(|a, b| a.0.cmp(&b.0));
+        let mut builder = table::Builder::default();
+        for ((month, time_class, elo_band, variant), cell) in cells {
+            let (counts, first_threefold_ply) = cell.tally.summary_counts();
+            let candidates: Vec<Candidate> = cell
+                .examples
+                .cases
+                .into_iter()
+                .flat_map(|c| c.items)
+                .map(|(first, _, example)| Candidate { flagged: !first, example })
+                .collect();
+            builder.append(Row {
+                month: month.map(|m| format!("{:04}-{:02}", m.div_euclid(12), m.rem_euclid(12) + 1)),
+                time_class,
+                elo_band,
+                variant,
+                skipped: cell.skipped,
+                counts,
+                first_threefold_ply,
+                examples: serde_json::to_string(&candidates)?,
+            });
+        }
+        Ok(builder.finish(source)?)
+    }
+}
+
+/// Why the summary cannot answer `filter` (`None`: it can): a date bound inside a month, or an
+/// Elo bound inside a band of 100.
+pub fn unanswerable(filter: &Filter) -> Option<String> {
+    let mut why = Vec::new();
+    if let Some(d) = filter.since.filter(|&d| civil_from_days(d).2 != 1) {
+        why.push(format!("--since {} is not a month's first day", super::filter::iso(d)));
+    }
+    if let Some(d) = filter.until.filter(|&d| civil_from_days(d + 1).2 != 1) {
+        why.push(format!("--until {} is not a month's last day", super::filter::iso(d)));
+    }
+    if let Some(e) = filter.min_elo.filter(|e| e.rem_euclid(100) != 0) {
+        why.push(format!("--min-elo {e} is not a multiple of 100"));
+    }
+    if let Some(e) = filter.max_elo.filter(|e| e.rem_euclid(100) != 99) {
+        why.push(format!("--max-elo {e} does not end a band of 100 (like 1999)"));
+    }
+    (!why.is_empty()).then(|| why.join(", "))
+}
+
+/// The summary file of a part (`DIR/summary/source=S/part-N.parquet` beside `games/…`).
+fn summary_file(dir: &Path, part: &read::Part) -> Option<std::path::PathBuf> {
+    let folder = part.games.parent()?.file_name()?;
+    Some(dir.join("summary").join(folder).join(part.games.file_name()?))
+}
+
+/// The sources whose parts the filter lets in and that have no summary (written before the
+/// summary existed), in the parts' order.
+pub fn missing(dir: &Path, filter: &Filter) -> Result<Vec<String>> {
+    let mut missing: Vec<String> = Vec::new();
+    for part in read::parts(dir)? {
+        if filter.source_matches(&part.source)
+            && !summary_file(dir, &part).is_some_and(|f| f.is_file())
+            && !missing.contains(&part.source)
+        {
+            missing.push(part.source);
+        }
+    }
+    Ok(missing)
+}
+
+/// The summary's columns of one batch.
+struct Columns<'a> {
+    month: &'a StringArray,
+    time_class: &'a StringArray,
+    elo_band: &'a Int32Array,
+    variant: &'a StringArray,
+    skipped: &'a UInt64Array,
+    counts: Vec<&'a UInt64Array>,
+    buckets: &'a MapArray,
+    examples: &'a StringArray,
+}
+
+impl<'a> Columns<'a> {
+    fn of(b: &'a RecordBatch) -> Result<Columns<'a>> {
+        let counts = table::counts().iter().map(|name| read::numbers::<UInt64Type>(b, name)).collect::<Result<_>>()?;
+        Ok(Columns {
+            month: read::strings(b, table::MONTH)?,
+            time_class: read::strings(b, table::TIME_CLASS)?,
+            elo_band: read::numbers::<Int32Type>(b, table::ELO_BAND)?,
+            variant: read::strings(b, table::VARIANT)?,
+            skipped: read::numbers::<UInt64Type>(b, table::SKIPPED)?,
+            counts,
+            buckets: b
+                .column_by_name(table::FIRST_THREEFOLD_PLY)
+                .and_then(|c| c.as_any().downcast_ref::<MapArray>())
+                .ok_or_else(|| {
+                anyhow!("column {} is missing or of an unexpected type", table::FIRST_THREEFOLD_PLY)
+            })?,
+            examples: read::strings(b, table::EXAMPLES)?,
+        })
+    }
+
+    fn buckets(&self, i: usize) -> Result<Vec<(u32, u64)>> {
+        let entries = self.buckets.value(i);
+        let keys = entries.column(0).as_any().downcast_ref::<UInt32Array>();
+        let values = entries.column(1).as_any().downcast_ref::<UInt64Array>();
+        let (Some(keys), Some(values)) = (keys, values) else {
+            bail!("{}: unexpected types", table::FIRST_THREEFOLD_PLY)
+        };
+        Ok((0..keys.len()).map(|j| (keys.value(j), get(values, j).unwrap_or(0))).collect())
+    }
+}
+
+/// The report from the summary: the same as [`aggregate::compute`] gives for a filter that
+/// [`unanswerable`] passes, over a dataset whose every matching part has a summary ([`missing`]).
+pub fn compute(dir: &Path, filter: &Filter, by: Option<&By>, min_games: u64) -> Result<Report> {
+    let parts = read::parts(dir)?;
+    if parts.is_empty() {
+        bail!("{} has no games/source=*/*.parquet: not a threefold dataset (see `threefold ingest`)", dir.display());
+    }
+    let mut pass = Pass::new(filter, by, &[]);
+    let columns: Vec<&str> =
+        [table::SOURCE, table::MONTH, table::TIME_CLASS, table::ELO_BAND, table::VARIANT, table::SKIPPED]
+            .into_iter()
+            .chain(table::counts().iter().map(String::as_str))
+            .chain([table::FIRST_THREEFOLD_PLY, table::EXAMPLES])
+            .collect();
+    for part in &parts {
+        pass.rows += read::row_count(&part.games)?;
+        if !filter.source_matches(&part.source) {
+            continue;
+        }
+        let file = summary_file(dir, part).context("internal error: a part without a name")?;
+        let add = |pass: &mut Pass| -> Result<()> {
+            let (batches, _) = read::batches_where(&file, &columns, &|_, _| true)?;
+            for batch in batches {
+                let batch = batch?;
+                add_rows(pass, &part.source, &Columns::of(&batch)?, filter, by)?;
+            }
+            Ok(())
+        };
+        add(&mut pass).with_context(|| format!("in {}", file.display()))?;
+    }
+    Ok(aggregate::report(dir, filter, by, min_games, pass))
+}
+
+/// Adds the rows of one summary batch of `source` that the filter lets in.
+fn add_rows(pass: &mut Pass, source: &str, c: &Columns, filter: &Filter, by: Option<&By>) -> Result<()> {
+    for i in 0..c.month.len() {
+        let month = match get_str(c.month, i) {
+            Some(text) => {
+                let (year, month) = text.rsplit_once('-').context("a month that is not YYYY-MM")?;
+                let (year, month): (i64, u32) = (year.parse()?, month.parse()?);
+                Some((year * 12 + i64::from(month) - 1, days_from_civil(year, month, 1)))
+            }
+            None => None,
+        };
+        let time_class = get_str(c.time_class, i);
+        let elo_band = get(c.elo_band, i);
+        // The month's first day stands for its games: with bounds on whole months, and Elo
+        // bounds on the edges of the bands, every game of the row passes or none does.
+        let facts = GameFacts { source, date: month.map(|m| m.1), time_class, lower_elo: elo_band };
+        if !filter.matches(&facts) {
+            continue;
+        }
+        let counts: Vec<u64> = c.counts.iter().map(|a| a.value(i)).collect();
+        let skipped = c.skipped.value(i);
+        let games = counts.first().copied().unwrap_or(0);
+        if games + skipped == 0 {
+            continue;
+        }
+        pass.matched += games + skipped;
+        pass.skipped += skipped;
+        if !pass.sources.iter().any(|s| s == source) {
+            pass.sources.push(source.to_owned());
+        }
+        let text = c.examples.value(i);
+        let candidates: Vec<Candidate> =
+            if text == "[]" { Vec::new() } else { serde_json::from_str(text).context("examples")? };
+        let mut examples = Examples::default();
+        for candidate in candidates {
+            let slot = match candidate.example.case.as_str() {
+                "castling" => 0,
+                "en_passant" => 1,
+                _ => 2,
+            };
+            let key = (source.to_owned(), candidate.example.frame_offset, candidate.example.byte_offset);
+            examples.cases[slot].offer((!candidate.flagged, key, candidate.example));
+        }
+        if !examples.cases.iter().all(|c| c.items.is_empty()) {
+            pass.examples.merge(examples);
+        }
+        if games == 0 {
+            continue;
+        }
+        // Bands of 200 (the report's) from bands of 100.
+        let band = elo_band.map(|b| b.div_euclid(200) * 200);
+        let tc = time_class.unwrap_or("unknown");
+        let tally = Tally::from_summary(&counts, &c.buckets(i)?, is_lichess(source), band, tc, month.map(|m| m.0));
+        if let Some(by) = by {
+            let facts = GroupFacts { source, time_class, band, variant: c.variant.value(i), date: month.map(|m| m.1) };
+            let label = by.label(&facts).into_owned();
+            pass.groups.entry(label).or_default().merge(tally.clone());
+        }
+        pass.all.merge(tally);
+    }
+    Ok(())
+}
