@@ -113,11 +113,7 @@ fn repetition(t: &Timeline, e: &Event) -> String {
         ordinal(*occurrence)
     );
     if let Some(p) = perpetual {
-        let who = match p {
-            Perpetual::White => "White",
-            Perpetual::Black => "Black",
-            Perpetual::Both => "both sides",
-        };
+        let who = p.side();
         let whose = if *p == Perpetual::Both { "every move" } else { &format!("every {who} move") };
         let since = t.label(e.ply - cycle_plies);
         let _ = write!(line, " Perpetual check by {who}: {whose} since {since} gave check.");

@@ -23,7 +23,7 @@ use super::{
 };
 use crate::{
     engine::{
-        event::{Detail, Event, Perpetual},
+        event::{Detail, Event},
         identity::{Identity, Key},
         start::{Start, Variant},
         variant,
@@ -243,11 +243,7 @@ fn event(out: &mut String, files: &mut Vec<(String, String)>, plies: &[Ply], ind
                 ordinal(*occurrence)
             );
             if let Some(p) = perpetual {
-                let who = match p {
-                    Perpetual::White => "White",
-                    Perpetual::Black => "Black",
-                    Perpetual::Both => "both sides",
-                };
+                let who = p.side();
                 let _ = write!(words, " Perpetual check by {who} since {}.", name(e.ply.saturating_sub(*cycle_plies)));
             }
             if *automatic {

@@ -66,6 +66,15 @@ pub enum Perpetual {
 impl Perpetual {
     pub const ALL: [Perpetual; 3] = [Perpetual::White, Perpetual::Black, Perpetual::Both];
 
+    /// Who gave the checks, in a sentence: `White`, `Black`, `both sides`.
+    pub fn side(self) -> &'static str {
+        match self {
+            Perpetual::White => "White",
+            Perpetual::Black => "Black",
+            Perpetual::Both => "both sides",
+        }
+    }
+
     /// The value a `perpetual` value names.
     pub fn parse(name: &str) -> Option<Perpetual> {
         Perpetual::ALL.into_iter().find(|p| p.as_str() == name)

@@ -76,11 +76,7 @@ fn by_group(out: &mut String, chart: &Chart, by: &str) {
         for label in &labels {
             match cells.get(&(*group, *label)) {
                 Some(r) => {
-                    let interval = if r.interval.is_empty() {
-                        String::new()
-                    } else {
-                        format!("<br><small>{}</small>", escape(&r.interval))
-                    };
+                    let interval = interval_html(&r.interval);
                     let _ = write!(
                         out,
                         "<td class=\"n{}\">{}{interval}</td>",
@@ -161,11 +157,7 @@ fn table(out: &mut String, chart: &Chart, by: &str) {
                     let _ = write!(out, "<tr><td>{}</td>", escape(&r.label));
                     label = Some(&r.label);
                 }
-                let interval = if r.interval.is_empty() {
-                    String::new()
-                } else {
-                    format!("<br><small>{}</small>", escape(&r.interval))
-                };
+                let interval = interval_html(&r.interval);
                 let _ = write!(
                     out,
                     "<td class=\"n figure{}\" {} title=\"{} of {} games{}\">{}{interval}</td>",
@@ -310,4 +302,9 @@ pub fn render(report: &Report, charts: &[Chart], links: &[Option<String>]) -> St
     examples(&mut out, &report.examples, &report.dataset, links);
     out.push_str("</body>\n</html>\n");
     out
+}
+
+/// A figure's interval under its value in a table cell, or nothing.
+fn interval_html(interval: &str) -> String {
+    if interval.is_empty() { String::new() } else { format!("<br><small>{}</small>", escape(interval)) }
 }
