@@ -68,7 +68,10 @@ corpus="$(cd "$corpus" && pwd)"
 # fails CI (tests/corpus.sh); a full run only says so.
 if [ "$smoke" = 1 ]; then
   # shellcheck source=tests/corpus.sh
+  # (it sets `corpus` to the shared corpus: --corpus must win)
+  given="$corpus"
   source "$root/tests/corpus.sh"
+  corpus="$given"
 else
   skipped() { echo "bench: $1 skipped ($2)" >&2; }
 fi
