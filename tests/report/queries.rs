@@ -1030,6 +1030,7 @@ fn check_dataset(
     run(&args);
 
     let queries = run_queries(&dir);
+    check_summary_twins(&dir, &queries);
     let engine = engine_counts(dumped);
     check_queries_against_engine(&queries, &engine);
 
@@ -1058,6 +1059,38 @@ fn check_dataset(
         }
     });
     (queries, report, html)
+}
+
+/// Each query of `queries/summary/` (the same question over the summary view) gives its twin's
+/// rows in `queries/` over the games: the same values in every column the twin keeps, of the rows
+/// it keeps (the splits it has; the totals row of a query that also lists the games).
+fn check_summary_twins(dir: &Path, queries: &BTreeMap<String, Vec<Value>>) {
+    let paths: Vec<String> = std::fs::read_dir(root().join("queries/summary"))
+        .unwrap()
+        .map(|e| e.unwrap().path().display().to_string())
+        .filter(|p| p.ends_with(".sql"))
+        .collect();
+    assert!(paths.len() >= 10, "queries/summary holds {} queries", paths.len());
+    for (name, twin) in run_files_where(dir, "", &paths) {
+        let original =
+            queries.get(&name).unwrap_or_else(|| panic!("queries/summary/{name}.sql has no twin in queries/"));
+        let Some(first) = twin.first() else {
+            assert!(original.is_empty(), "queries/summary/{name}.sql: no rows, queries/{name}.sql: {original:?}");
+            continue;
+        };
+        let columns: Vec<&String> = first.as_object().unwrap().keys().collect();
+        let splits: Vec<&Value> = twin.iter().filter_map(|r| r.get("split")).collect();
+        let mut expected: Vec<Value> = original
+            .iter()
+            .filter(|r| splits.is_empty() || splits.contains(&&r["split"]))
+            .map(|r| Value::Object(columns.iter().map(|&c| (c.clone(), r[c].clone())).collect()))
+            .collect();
+        // A query that lists the games repeats its totals on every row: the first is the totals.
+        if twin.len() == 1 && columns.iter().all(|c| c.as_str() != "split" && c.as_str() != "variant") {
+            expected.truncate(1);
+        }
+        assert_eq!(twin, expected, "queries/summary/{name}.sql against queries/{name}.sql");
+    }
 }
 
 /// A game's date in SQL, as the report and `queries/by_month.sql` define it.
@@ -1348,6 +1381,11 @@ fn every_query_says_what_it_asks_and_how_to_run_it() {
         assert!(text.contains("-- Columns:"), "{q}");
         assert!(text.contains(&format!("duckdb -init DIR/views.sql -c \".read queries/{q}.sql\"")), "{q}");
         assert!(text.contains(&format!("python -c \"import duckdb; con=duckdb.connect(); con.execute(open('DIR/views.sql').read()); print(con.sql(open('queries/{q}.sql').read()))\"")), "{q}");
+        let twin = root().join(format!("queries/summary/{q}.sql"));
+        if let Ok(text) = std::fs::read_to_string(&twin) {
+            assert!(text.starts_with(&format!("-- Question: the same as queries/{q}.sql")), "{}", twin.display());
+            assert!(text.contains(&format!("duckdb -init DIR/views.sql -c \".read queries/summary/{q}.sql\"")), "{q}");
+        }
     }
 }
 
