@@ -256,7 +256,11 @@ impl<'a> Written<'a> {
             games: unnamed("games") + m.inputs.values().map(|e| e.games).sum::<u64>(),
             inputs: Entries(m),
             rules_version: RULES_VERSION,
-            tables: json!({ "events": "events/source=<name>/part-00000.parquet", "games": "games/source=<name>/part-00000.parquet" }),
+            tables: json!({
+                "events": "events/source=<name>/part-00000.parquet",
+                "games": "games/source=<name>/part-00000.parquet",
+                "summary": "summary/source=<name>/part-00000.parquet"
+            }),
             tool: "threefold",
             version: TOOL_VERSION,
         }

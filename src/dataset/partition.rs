@@ -3,7 +3,7 @@
 //! Games and events go to parts of about [`Partition::part_games`] games each (a part ends at
 //! the first chunk boundary past that many; its games and their events are in the two tables'
 //! part files of the same number, and the `summary` file of the same number holds their counts:
-//! [`Summarizer`]). A part's files are written under temporary names, synced and
+//! [`Summarizer`], merged into one file per source at the commit: [`merge_summary`]). A part's files are written under temporary names, synced and
 //! renamed into the source's staging folders (`games/.staging-source=NAME/`,
 //! `events/…`, `summary/…`) when the part is complete; then the staging record
 //! (`DIR/.staging/source=NAME.json`) lists it, with the counts so far and the decompressed byte
@@ -37,7 +37,11 @@ use crate::read::key::GameKey;
 pub trait Summarizer: Send {
     /// Counts a chunk's games and their events (both tables' rows of the chunk).
     fn add(&mut self, games: &RecordBatch, events: &RecordBatch) -> Result<()>;
-    /// The summary rows of the games added since the last call, every one under `source`.
+    /// Adds the rows of a summary batch that `finish` wrote for another part of the source: the
+    /// parts' summaries are merged into one per source at its commit ([`merge_summary`]).
+    fn merge(&mut self, summary: &RecordBatch) -> Result<()>;
+    /// The summary rows of the games added (and rows merged) since the last call, every one
+    /// under `source`.
     fn finish(&mut self, source: &str) -> Result<RecordBatch>;
 }
 
@@ -50,6 +54,9 @@ pub(crate) fn empty_summary() -> Box<dyn Summarizer> {
     struct Empty;
     impl Summarizer for Empty {
         fn add(&mut self, _: &RecordBatch, _: &RecordBatch) -> Result<()> {
+            Ok(())
+        }
+        fn merge(&mut self, _: &RecordBatch) -> Result<()> {
             Ok(())
         }
         fn finish(&mut self, source: &str) -> Result<RecordBatch> {
@@ -144,11 +151,7 @@ impl Table {
     fn open(&mut self, part: u32, source: &str, encoders: &Option<Arc<rayon::ThreadPool>>) -> Result<()> {
         let path = self.temp_file(part);
         let file = File::create(&path).with_context(|| format!("cannot create {}", path.display()))?;
-        let properties = if self.compressed {
-            writer_properties(source)?
-        } else {
-            writer_properties(source)?.into_builder().set_compression(parquet::basic::Compression::UNCOMPRESSED).build()
-        };
+        let properties = if self.compressed { writer_properties(source)? } else { summary_properties(source)? };
         self.writer = Some(ParallelWriter::try_new(file, self.schema.clone(), properties, encoders.clone())?);
         Ok(())
     }
@@ -179,6 +182,51 @@ impl Table {
     }
 }
 
+/// The summary's writer settings: uncompressed, so that a reader of its many small columns sets
+/// up no decompressor per column (that was half of a report's time from the summary).
+fn summary_properties(source: &str) -> Result<parquet::file::properties::WriterProperties> {
+    Ok(writer_properties(source)?.into_builder().set_compression(parquet::basic::Compression::UNCOMPRESSED).build())
+}
+
+/// Makes the summary of a partition being committed one file, `part-00000.parquet` in `dir`:
+/// each part wrote its own rows, which a source of many parts (a monthly dump holds ninety)
+/// would multiply; their counts add up by key, and the example candidates keep their first by
+/// rank. `dir` is the summary's temporary folder, which nothing reads before the commit (a kill
+/// here leaves it to be discarded like the rest of the uncommitted partition).
+pub(crate) fn merge_summary(dir: &Path, source: &str, summarize: Summarize) -> Result<()> {
+    let mut files: Vec<PathBuf> = fs::read_dir(dir)
+        .with_context(|| format!("cannot list {}", dir.display()))?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<std::io::Result<_>>()?;
+    files.retain(|p| p.extension().is_some_and(|x| x == "parquet"));
+    if files.len() < 2 {
+        return Ok(());
+    }
+    files.sort();
+    let mut summarizer = summarize();
+    for path in &files {
+        let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
+        let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file)
+            .and_then(|b| b.build())
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        for batch in reader {
+            summarizer.merge(&batch?).with_context(|| format!("in {}", path.display()))?;
+        }
+    }
+    let merged = summarizer.finish(source)?;
+    let temp = dir.join(".merged.parquet.tmp");
+    let file = File::create(&temp).with_context(|| format!("cannot create {}", temp.display()))?;
+    let mut writer = ParallelWriter::try_new(file, schema::summary::schema(), summary_properties(source)?, None)?;
+    writer.write(&merged)?;
+    writer.close().with_context(|| format!("cannot finish {}", temp.display()))?;
+    File::open(&temp).and_then(|f| f.sync_all()).with_context(|| format!("cannot sync {}", temp.display()))?;
+    for path in &files {
+        fs::remove_file(path).with_context(|| format!("cannot remove {}", path.display()))?;
+    }
+    let done = dir.join(Table::part_name(0));
+    fs::rename(&temp, &done).with_context(|| format!("cannot rename {} to {}", temp.display(), done.display()))
+}
+
 /// The games and events of one source being written.
 pub struct Partition {
     root: PathBuf,
@@ -186,6 +234,7 @@ pub struct Partition {
     encoders: Option<Arc<rayon::ThreadPool>>,
     tables: [Table; 3],
     summarizer: Box<dyn Summarizer>,
+    summarize: Summarize,
     record: PathBuf,
     staging: Staging,
     /// Counts of the part being written, its last game's key and its decompressed bytes.
@@ -300,6 +349,7 @@ impl Partition {
             encoders: encoders.clone(),
             tables,
             summarizer: summarize(),
+            summarize,
             record,
             staging,
             current: Counts::default(),
@@ -420,6 +470,7 @@ impl Partition {
                 .with_context(|| format!("cannot rename {} to {}", files.staging.display(), temp.display()))?;
             temps.push(temp);
         }
+        merge_summary(&temps[2], &self.source, self.summarize)?;
         let temp_refs: Vec<&Path> = temps.iter().map(PathBuf::as_path).collect();
         let committed = commit::begin(&self.root, &self.source, &temp_refs, entry)?;
         for (temp, files) in temps.iter().zip(&self.tables) {

@@ -382,13 +382,14 @@ static EVENTS: LazyLock<SchemaRef> = LazyLock::new(|| {
     Arc::new(Schema::new(fields))
 });
 
-/// The tables' schema as a short hash of every column's name, type and nullability: a partition
+/// The three tables' schema as a short hash of every column's name, type and nullability: a partition
 /// written with another is stale ([`crate::dataset::is_stale`]).
 pub fn version() -> &'static str {
     static VERSION: LazyLock<String> = LazyLock::new(|| {
         use sha2::{Digest, Sha256};
         let mut hash = Sha256::new();
-        for (table, schema) in [("games", games_schema()), ("events", events_schema())] {
+        for (table, schema) in [("games", games_schema()), ("events", events_schema()), ("summary", summary::schema())]
+        {
             hash.update(table);
             for field in schema.fields() {
                 hash.update(format!(";{}:{}:{}", field.name(), field.data_type(), field.is_nullable()));
@@ -562,8 +563,8 @@ mod tests {
     }
 }
 
-/// The `summary` table (issue 37): per source, one row per (month, time class, band of 100 Elo,
-/// variant) of the part's games, holding every count the report adds up, so that a report
+/// The `summary` table: per source, one row per (month, time class, band of 100 Elo, variant) of
+/// its games, holding every count the report adds up, so that a report
 /// over whole months, time classes and bands need not read the games. The counts are the
 /// report's own per-game counts (`src/report/tally.rs`), added up at ingest.
 pub mod summary {

@@ -19,7 +19,7 @@ use anyhow::{Context, Result};
 use super::{
     Dataset, TABLES, commit, lock,
     manifest::{InputStatus, ManifestEntry},
-    partition::{Staging, parts_present, read_record, record_path, staging_dir, unit_name},
+    partition::{Staging, Summarize, merge_summary, parts_present, read_record, record_path, staging_dir, unit_name},
 };
 
 /// What became of a sharded source.
@@ -37,7 +37,7 @@ pub enum Finished {
 /// Commits `source`, written by `n` shards, if every shard is complete. The shards must agree
 /// with shard `by` (the one that asks), or without one with the shard written last (a file
 /// changed between shards: the newer file's shards are the ones to keep).
-pub fn finish(dataset: &mut Dataset, source: &str, n: u32, by: Option<u32>) -> Result<Finished> {
+pub fn finish(dataset: &mut Dataset, source: &str, n: u32, by: Option<u32>, summarize: Summarize) -> Result<Finished> {
     let root = dataset.root().to_owned();
     // Another shard may be looking at the records right now (and see this one's as not yet
     // complete): wait for it a little, so that the last shard to complete is the one that
@@ -98,6 +98,7 @@ pub fn finish(dataset: &mut Dataset, source: &str, n: u32, by: Option<u32>) -> R
         }
         temps.push(temp);
     }
+    merge_summary(&temps[2], source, summarize)?;
     let temp_refs: Vec<&Path> = temps.iter().map(PathBuf::as_path).collect();
     let committed = commit::begin(&root, source, &temp_refs, &entry)?;
     for (temp, table) in temps.iter().zip(TABLES) {

@@ -116,7 +116,7 @@ pub fn run(options: Options) -> Result<ExitCode> {
     let plan = Plan::new(options)?;
     let mut dataset = Dataset::open(&plan.out)?;
     if plan.finish {
-        return sharded::finish_all(&mut dataset, plan.quiet);
+        return sharded::finish_all(&mut dataset, plan.quiet, plan.summarize);
     }
     let pools = Pools::new(&plan.threads)?;
     // The views read every partition by a glob, so they do not depend on what this run adds;

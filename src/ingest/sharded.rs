@@ -12,7 +12,7 @@ use crate::{
     dataset::{
         Dataset, lock,
         manifest::InputStatus,
-        partition::{self, read_record, unit_name},
+        partition::{self, Summarize, read_record, unit_name},
         shards::{self, Finished},
     },
     ingest::{
@@ -92,7 +92,7 @@ pub(super) fn ingest_shard(
         }
     };
     // The last shard to be complete commits the source.
-    match shards::finish(dataset, &input.source, shard.n, Some(shard.k))? {
+    match shards::finish(dataset, &input.source, shard.n, Some(shard.k), plan.summarize)? {
         Finished::Committed(entry) => {
             if !plan.quiet {
                 eprintln!(
@@ -130,11 +130,11 @@ fn list(shards: &[u32]) -> String {
 
 /// `--finish`: commits every sharded source whose shards are all complete. Exit status 1 if
 /// some source still waits for shards.
-pub(super) fn finish_all(dataset: &mut Dataset, quiet: bool) -> Result<ExitCode> {
+pub(super) fn finish_all(dataset: &mut Dataset, quiet: bool, summarize: Summarize) -> Result<ExitCode> {
     let pending = shards::pending(dataset)?;
     let mut waiting = 0;
     for (source, n) in &pending {
-        match shards::finish(dataset, source, *n, None)? {
+        match shards::finish(dataset, source, *n, None, summarize)? {
             Finished::Committed(entry) => {
                 if !quiet {
                     eprintln!("threefold: source {source:?} committed from {n} shards: {} games", entry.games);

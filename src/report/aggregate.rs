@@ -598,7 +598,8 @@ impl<'f> Pass<'f> {
         let game_events = &mut self.events;
         game_events.clear();
         events.take(c.key(i), |e, row| game_events.add(e, row))?;
-        if !self.filter.matches(&facts) {
+        // Only the parts of matching sources are read (`units`).
+        if !self.filter.matches_in_source(&facts) {
             return Ok(());
         }
         self.matched += 1;

@@ -1,6 +1,6 @@
-//! The `summary` table (issue 37): written by `ingest` beside each part's games and events, one
-//! row per month, time class, band of 100 Elo and variant of the part's games, holding the
-//! report's own counts ([`Tally::summary_counts`]) and example candidates. A report whose filters
+//! The `summary` table: written by `ingest` beside each part's games and events (and merged into
+//! one file per source at the commit), one row per month, time class, band of 100 Elo and
+//! variant, holding the report's own counts ([`Tally::summary_counts`]) and example candidates. A report whose filters
 //! fall on those keys' edges (source globs, whole months, time classes, Elo bounds on a multiple
 //! of 100) adds the rows up instead of reading every game: the same figures, from a table of
 //! hundreds of rows per source instead of millions.
@@ -113,6 +113,24 @@ impl Summarizer for Keyed {
         Ok(())
     }
 
+    fn merge(&mut self, summary: &RecordBatch) -> Result<()> {
+        let c = Columns::of(summary)?;
+        for i in 0..summary.num_rows() {
+            let (source, month) = (c.source.value(i), month_key(get_str(c.month, i))?);
+            let (time_class, elo_band) = (get_str(c.time_class, i), get(c.elo_band, i));
+            let key = (month.map(|m| m.0), time_class.map(str::to_owned), elo_band, c.variant.value(i).to_owned());
+            let cell = self.cells.entry(key).or_default();
+            cell.skipped += c.skipped.value(i);
+            let counts: Vec<u64> = c.counts.iter().map(|a| a.value(i)).collect();
+            // Only the counts the row holds matter here (what `finish` writes back), not the
+            // report's groups that `from_summary` also fills.
+            let tally = Tally::from_summary(&counts, &c.buckets(i)?, false, None, "unknown", None);
+            cell.tally.merge(tally);
+            offer_candidates(&mut cell.examples, source, c.examples.value(i))?;
+        }
+        Ok(())
+    }
+
     fn finish(&mut self, source: &str) -> Result<RecordBatch> {
         let mut cells: Vec<(Key, Cell)> = std::mem::take(&mut self.cells).into_iter().collect();
         cells.sort_by(|a, b| a.0.cmp(&b.0));
@@ -160,10 +178,21 @@ pub fn unanswerable(filter: &Filter) -> Option<String> {
     (!why.is_empty()).then(|| why.join(", "))
 }
 
-/// The summary file of a part (`DIR/summary/source=S/part-N.parquet` beside `games/…`).
-fn summary_file(dir: &Path, part: &read::Part) -> Option<std::path::PathBuf> {
-    let folder = part.games.parent()?.file_name()?;
-    Some(dir.join("summary").join(folder).join(part.games.file_name()?))
+/// The summary files of a source (`DIR/summary/source=S/*.parquet`): one since ingest merges its
+/// parts' at the commit; one per part in a dataset written before that (added up all the same).
+fn summary_files(dir: &Path, source: &str) -> Result<Vec<std::path::PathBuf>> {
+    let folder = dir.join("summary").join(format!("source={source}"));
+    let Ok(entries) = std::fs::read_dir(&folder) else { return Ok(Vec::new()) };
+    let mut files = Vec::new();
+    for entry in entries {
+        let path = entry?.path();
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        if name.ends_with(".parquet") && !name.starts_with('.') {
+            files.push(path);
+        }
+    }
+    files.sort();
+    Ok(files)
 }
 
 /// The sources whose parts the filter lets in and that have no summary (written before the
@@ -172,8 +201,8 @@ pub fn missing(dir: &Path, filter: &Filter) -> Result<Vec<String>> {
     let mut missing: Vec<String> = Vec::new();
     for part in read::parts(dir)? {
         if filter.source_matches(&part.source)
-            && !summary_file(dir, &part).is_some_and(|f| f.is_file())
             && !missing.contains(&part.source)
+            && summary_files(dir, &part.source)?.is_empty()
         {
             missing.push(part.source);
         }
@@ -183,6 +212,7 @@ pub fn missing(dir: &Path, filter: &Filter) -> Result<Vec<String>> {
 
 /// The summary's columns of one batch.
 struct Columns<'a> {
+    source: &'a StringArray,
     month: &'a StringArray,
     time_class: &'a StringArray,
     elo_band: &'a Int32Array,
@@ -197,6 +227,7 @@ impl<'a> Columns<'a> {
     fn of(b: &'a RecordBatch) -> Result<Columns<'a>> {
         let counts = table::counts().iter().map(|name| read::numbers::<UInt64Type>(b, name)).collect::<Result<_>>()?;
         Ok(Columns {
+            source: read::strings(b, table::SOURCE)?,
             month: read::strings(b, table::MONTH)?,
             time_class: read::strings(b, table::TIME_CLASS)?,
             elo_band: read::numbers::<Int32Type>(b, table::ELO_BAND)?,
@@ -238,42 +269,63 @@ pub fn compute(dir: &Path, filter: &Filter, by: Option<&By>, min_games: u64) -> 
             .chain(table::counts().iter().map(String::as_str))
             .chain([table::FIRST_THREEFOLD_PLY, table::EXAMPLES])
             .collect();
-    for part in &parts {
+    for (i, part) in parts.iter().enumerate() {
         pass.rows += read::row_count(&part.games)?;
-        if !filter.source_matches(&part.source) {
+        // A source's summary once, with its first part (parts are listed source by source).
+        if !filter.source_matches(&part.source) || (i > 0 && parts[i - 1].source == part.source) {
             continue;
         }
-        let file = summary_file(dir, part).context("internal error: a part without a name")?;
-        let add = |pass: &mut Pass| -> Result<()> {
-            let (batches, _) = read::batches_where(&file, &columns, &|_, _| true)?;
-            for batch in batches {
-                let batch = batch?;
-                add_rows(pass, &part.source, &Columns::of(&batch)?, filter, by)?;
-            }
-            Ok(())
-        };
-        add(&mut pass).with_context(|| format!("in {}", file.display()))?;
+        for file in summary_files(dir, &part.source)? {
+            let add = |pass: &mut Pass| -> Result<()> {
+                let (batches, _) = read::batches_where(&file, &columns, &|_, _| true)?;
+                for batch in batches {
+                    let batch = batch?;
+                    add_rows(pass, &part.source, &Columns::of(&batch)?, filter, by)?;
+                }
+                Ok(())
+            };
+            add(&mut pass).with_context(|| format!("in {}", file.display()))?;
+        }
     }
     Ok(aggregate::report(dir, filter, by, min_games, pass))
+}
+
+/// A summary row's month (`YYYY-MM`, `None`: undated): its key (year * 12 + month - 1) and its
+/// first day (days since 1970-01-01).
+fn month_key(text: Option<&str>) -> Result<Option<(i64, i32)>> {
+    let Some(text) = text else { return Ok(None) };
+    let (year, month) = text.rsplit_once('-').context("a month that is not YYYY-MM")?;
+    let (year, month): (i64, u32) = (year.parse()?, month.parse()?);
+    Ok(Some((year * 12 + i64::from(month) - 1, days_from_civil(year, month, 1))))
+}
+
+/// Offers a summary row's example candidates (`text`, JSON) of `source`, each in its case.
+fn offer_candidates(examples: &mut Examples, source: &str, text: &str) -> Result<()> {
+    let candidates: Vec<Candidate> =
+        if text == "[]" { Vec::new() } else { serde_json::from_str(text).context("examples")? };
+    for candidate in candidates {
+        let slot = match candidate.example.case.as_str() {
+            "castling" => 0,
+            "en_passant" => 1,
+            _ => 2,
+        };
+        let key = (source.to_owned(), candidate.example.frame_offset, candidate.example.byte_offset);
+        examples.cases[slot].offer((!candidate.flagged, key, candidate.example));
+    }
+    Ok(())
 }
 
 /// Adds the rows of one summary batch of `source` that the filter lets in.
 fn add_rows(pass: &mut Pass, source: &str, c: &Columns, filter: &Filter, by: Option<&By>) -> Result<()> {
     for i in 0..c.month.len() {
-        let month = match get_str(c.month, i) {
-            Some(text) => {
-                let (year, month) = text.rsplit_once('-').context("a month that is not YYYY-MM")?;
-                let (year, month): (i64, u32) = (year.parse()?, month.parse()?);
-                Some((year * 12 + i64::from(month) - 1, days_from_civil(year, month, 1)))
-            }
-            None => None,
-        };
+        let month = month_key(get_str(c.month, i))?;
         let time_class = get_str(c.time_class, i);
         let elo_band = get(c.elo_band, i);
         // The month's first day stands for its games: with bounds on whole months, and Elo
         // bounds on the edges of the bands, every game of the row passes or none does.
         let facts = GameFacts { source, date: month.map(|m| m.1), time_class, lower_elo: elo_band };
-        if !filter.matches(&facts) {
+        // Only the summaries of matching sources are read (`compute`).
+        if !filter.matches_in_source(&facts) {
             continue;
         }
         let counts: Vec<u64> = c.counts.iter().map(|a| a.value(i)).collect();
@@ -287,19 +339,8 @@ fn add_rows(pass: &mut Pass, source: &str, c: &Columns, filter: &Filter, by: Opt
         if !pass.sources.iter().any(|s| s == source) {
             pass.sources.push(source.to_owned());
         }
-        let text = c.examples.value(i);
-        let candidates: Vec<Candidate> =
-            if text == "[]" { Vec::new() } else { serde_json::from_str(text).context("examples")? };
         let mut examples = Examples::default();
-        for candidate in candidates {
-            let slot = match candidate.example.case.as_str() {
-                "castling" => 0,
-                "en_passant" => 1,
-                _ => 2,
-            };
-            let key = (source.to_owned(), candidate.example.frame_offset, candidate.example.byte_offset);
-            examples.cases[slot].offer((!candidate.flagged, key, candidate.example));
-        }
+        offer_candidates(&mut examples, source, c.examples.value(i))?;
         if !examples.cases.iter().all(|c| c.items.is_empty()) {
             pass.examples.merge(examples);
         }

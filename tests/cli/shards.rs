@@ -112,6 +112,39 @@ fn shards_started_together_commit_the_source_once() {
         report
     };
     assert_eq!(report(&out), report(&whole), "the sharded summary's report differs from the unsharded run's");
+    // The shards' parts' summaries are merged at the commit: one file, the unsharded run's.
+    assert_eq!(summary_files(&out), summary_files(&whole));
+}
+
+/// The summary files of a dataset's one source, with their bytes.
+fn summary_files(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let folder = fs::read_dir(dir.join("summary")).unwrap().next().expect("a summary folder").unwrap().path();
+    let mut files: Vec<(String, Vec<u8>)> = fs::read_dir(folder)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .map(|p| (p.file_name().unwrap().to_string_lossy().into_owned(), fs::read(&p).unwrap()))
+        .collect();
+    files.sort();
+    files
+}
+
+/// A source written in many parts gets one summary file at its commit, the same bytes as a
+/// one-part run's: its rows do not multiply with the parts (a monthly dump has about ninety).
+#[test]
+fn regression_a_source_of_many_parts_has_one_summary_file() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = input(tmp.path());
+    let whole = tmp.path().join("whole");
+    assert!(run(&["ingest", s(&file), "--out", s(&whole), "--quiet"]).status.success());
+    let parts = tmp.path().join("parts");
+    let small = ["--part-games", "100", "--chunk-bytes", "16384"];
+    let out = run(&[&["ingest", s(&file), "--out", s(&parts), "--quiet"][..], &small].concat());
+    assert!(out.status.success(), "{}", stderr(&out));
+    let games = fs::read_dir(parts.join("games")).unwrap().next().unwrap().unwrap().path();
+    assert!(fs::read_dir(games).unwrap().count() >= 5, "the input is written in several parts");
+    assert_eq!(summary_files(&parts), summary_files(&whole));
+    assert_eq!(summary_files(&parts).len(), 1);
+    same_rows(&parts, &whole);
 }
 
 /// A file changed between two shards: the shards disagree on its fingerprint, so the source is
