@@ -1528,3 +1528,47 @@ fn many_groups_as_rows() {
         assert!(values.windows(2).all(|w| w[0] >= w[1]), "{}: not highest first", chart["id"]);
     }
 }
+
+/// The summary against `--scan` over every file of the corpus in one dataset (about 416,000
+/// games of 72 sources, some of several parts): the same JSON, figure by figure, for the plain
+/// report, every grouping, and filters the summary answers.
+#[test]
+fn the_whole_corpus_reports_the_same_from_the_summary_and_the_games() {
+    let Some(corpus) = common::corpus("summary against --scan over the whole corpus") else { return };
+    let mut files: Vec<PathBuf> = walk(&corpus).into_iter().filter(|p| !p.to_string_lossy().ends_with(".md")).collect();
+    files.sort();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ds");
+    // Parts of 100,000 games: the large collections are merged from several parts' summaries.
+    let mut args = vec!["ingest", "--quiet", "--part-games", "100000", "--out", dir.to_str().unwrap()];
+    args.extend(files.iter().map(|p| p.to_str().unwrap()));
+    // Files that break naive parsers fail alone (exit 1): the rest is committed.
+    let out = Command::new(BIN).args(&args).output().unwrap();
+    assert!(out.status.code().is_some_and(|c| c <= 1), "{}", String::from_utf8_lossy(&out.stderr));
+    let cases: [&[&str]; 9] = [
+        &[],
+        &["--by", "source"],
+        &["--by", "month"],
+        &["--by", "year"],
+        &["--by", "variant"],
+        &["--by", "time-class"],
+        &["--by", "rating-band", "--sort", "value"],
+        &["--source", "lichess*", "--since", "2013", "--until", "2021-12", "--min-elo", "1500", "--max-elo", "2199"],
+        &["--source", "*pgnmentor*", "--source", "tcec*", "--by", "source"],
+    ];
+    let reports: Vec<Value> = std::thread::scope(|s| {
+        let runs: Vec<_> = cases.iter().map(|&args| s.spawn(|| summary_agrees_with_scan(&dir, args, true))).collect();
+        runs.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    assert!(num(&reports[0]["rows"]) > 400_000, "{}", reports[0]["rows"]);
+    assert!(reports[1]["groups"].as_array().unwrap().len() > 60, "the corpus's sources");
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() { files.extend(walk(&path)) } else { files.push(path) }
+    }
+    files
+}
