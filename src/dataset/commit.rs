@@ -14,7 +14,7 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use super::manifest::ManifestEntry;
+use super::manifest::{Committed, ManifestEntry};
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
@@ -58,10 +58,6 @@ impl Record {
         }
     }
 }
-
-/// A commit whose folders are in place; its record is removed once the manifest lists its entry.
-#[must_use]
-pub struct Committed(pub(crate) PathBuf);
 
 /// The folder of `source`'s partition under `table` (a Hive partition).
 pub fn final_dir(table: &Path, source: &str) -> PathBuf {

@@ -12,9 +12,14 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
-use super::{RULES_VERSION, TOOL_VERSION, commit::Committed, lock, write_atomic};
+use super::{RULES_VERSION, TOOL_VERSION, lock, write_atomic};
 
 pub const MANIFEST: &str = "_manifest.json";
+
+/// A commit whose folders are in place ([`crate::dataset::commit`]); its record is removed once
+/// the manifest lists its entry.
+#[must_use]
+pub struct Committed(pub(crate) PathBuf);
 
 /// What the last run did with an input.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -41,7 +41,7 @@ use self::{
     manifest::{MANIFEST, Manifest, ManifestEntry},
     partition::{Partition, ResumeKey},
 };
-use crate::dataset::commit::Committed;
+use crate::dataset::manifest::Committed;
 
 /// Version of the tool, recorded in every file and the manifest.
 pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");

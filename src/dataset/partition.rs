@@ -27,8 +27,10 @@ use arrow_array::RecordBatch;
 use serde::{Deserialize, Serialize};
 
 use super::{
-    TABLES, commit, commit::Committed, manifest::ManifestEntry, parquet_file::ParallelWriter, schema, write_atomic,
-    writer_properties,
+    TABLES, commit,
+    manifest::{Committed, ManifestEntry},
+    parquet_file::ParallelWriter,
+    schema, write_atomic, writer_properties,
 };
 use crate::read::key::GameKey;
 

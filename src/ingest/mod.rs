@@ -44,8 +44,7 @@ use self::{
     reader::{Digest, ReadEnd, ReadSettings, ReaderEnds, Span, Work},
 };
 use crate::{
-    dataset::commit::Committed,
-    dataset::manifest::{InputStatus, ManifestEntry},
+    dataset::manifest::{Committed, InputStatus, ManifestEntry},
     dataset::schema::{self, BatchBuilder},
     dataset::{self, RULES_VERSION, TOOL_VERSION, lock},
     dataset::{
