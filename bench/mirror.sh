@@ -10,7 +10,7 @@
 # again per monthly name by pyarrow with its `source` column set to that name (the same row
 # groups, compression and columns), and the manifest lists every source; only the source differs,
 # so the games' dates (2013-01 and 2021-10) are those of the one source in every copy. Writes
-# OUT_DIR/dataset; reused when it exists with the same SOURCES and COPIES.
+# OUT_DIR/dataset; reused when it exists with the same SOURCES and COPIES, by the same binary.
 #
 # Environment: THREEFOLD (default target/release/threefold), THREEFOLD_CORPUS,
 # THREEFOLD_PYTHON (a Python with pyarrow; default .venv/bin/python). Needs zstd.
@@ -23,7 +23,8 @@ corpus="${THREEFOLD_CORPUS:-$root/../shared/corpus}"
 bin="${THREEFOLD:-$root/target/release/threefold}"
 python="${THREEFOLD_PYTHON:-$root/.venv/bin/python}"
 [ -x "$bin" ] || (cd "$root" && cargo build --release --locked --quiet)
-stamp="sources=$sources copies=$copies"
+# Reused only when written by this very binary (a new one may write another schema).
+stamp="sources=$sources copies=$copies bin=$(cksum < "$bin" | cut -d' ' -f1)"
 if [ -f "$out/dataset/_manifest.json" ] && [ "$(cat "$out/stamp" 2> /dev/null)" = "$stamp" ]; then
   echo "bench/mirror.sh: reusing $out/dataset ($stamp)"
   exit 0
