@@ -10,13 +10,13 @@ use std::{
 
 use serde_json::Value;
 
-use crate::common;
+use crate::common::{self, dump};
 
 /// Runs the binary under `/usr/bin/time`: no panic, and peak RSS within [`RSS_LIMIT_KIB`] on
 /// every broken input, small ones included (a corrupt zstd header could ask for a huge window).
 fn threefold(args: &[&str]) -> Output {
     let mut out = Command::new("/usr/bin/time")
-        .args(["-f", "%M", env!("CARGO_BIN_EXE_threefold")])
+        .args(["-f", "%M", common::bin()])
         .args(args)
         .output()
         .expect("/usr/bin/time (Debian package time) runs the binary");
@@ -31,13 +31,6 @@ fn threefold(args: &[&str]) -> Output {
     let rest = rest.lines().filter(|l| !l.starts_with("Command exited with non-zero status")).collect::<Vec<_>>();
     out.stderr = rest.join("\n").into_bytes();
     out
-}
-
-/// Every game `threefold dump` reads from `path`, as JSON.
-fn dump(path: &Path) -> Vec<Value> {
-    let out = threefold(&["dump", path.to_str().unwrap()]);
-    assert!(out.status.success(), "dump {}: {}", path.display(), String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
 }
 
 fn ingest(inputs: &[&Path], out: &Path) -> (Output, Value) {
@@ -209,7 +202,7 @@ fn dump_and_explain_exit_1_on_an_unreadable_input() {
 fn dump_into_a_closed_pipe_exits_0_quietly() {
     use std::io::Read;
     let path = common::sample("lichess_db_standard_rated_2013-01-first300.pgn");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_threefold"))
+    let mut child = Command::new(common::bin())
         .arg("dump")
         .arg(&path)
         .stdout(std::process::Stdio::piped())
@@ -442,12 +435,8 @@ fn regression_a_200_mb_line_across_blocks_is_not_copied_twice() {
 fn regression_zero_run_quadratic_scan() {
     let tmp = tempfile::tempdir().unwrap();
     let zeros = write(tmp.path(), "zeros.pgn", &vec![b'0'; 8 << 20]);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_threefold"))
-        .arg("dump")
-        .arg(&zeros)
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child =
+        Command::new(common::bin()).arg("dump").arg(&zeros).stdout(std::process::Stdio::piped()).spawn().unwrap();
     let stdout = child.stdout.take().unwrap();
     let reader = std::thread::spawn(move || std::io::read_to_string(stdout).unwrap());
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);

@@ -36,8 +36,6 @@ use threefold::internals::tags;
 
 use crate::common;
 
-const BIN: &str = env!("CARGO_BIN_EXE_threefold");
-
 /// Tags with a column of their own, and the typing each gets (the other tags go to `tags`).
 const TAG_COLUMNS: [&str; 21] = [
     "Event",
@@ -494,14 +492,14 @@ struct Checked {
 fn check_file(path: &Path, tmp: &Path) -> Checked {
     let source = "s";
     let out = tmp.join(format!("ds-{}", path.file_name().unwrap().to_string_lossy()));
-    let ingest = Command::new(BIN)
+    let ingest = Command::new(common::bin())
         .args(["ingest", "--quiet", "--source", source, "--out"])
         .arg(&out)
         .arg(path)
         .output()
         .unwrap();
     assert!(ingest.status.success(), "ingest {}: {}", path.display(), String::from_utf8_lossy(&ingest.stderr));
-    let dump = Command::new(BIN).arg("dump").arg(path).output().unwrap();
+    let dump = Command::new(common::bin()).arg("dump").arg(path).output().unwrap();
     assert!(dump.status.success(), "dump {}", path.display());
     let records: Vec<Value> = dump
         .stdout

@@ -1,23 +1,9 @@
 //! `threefold explain … --html FILE --svg DIR`: the page with boards, read back from its HTML and
 //! `data-*` attributes; and the report page's links to the example games' pages.
 
-use crate::common;
+use crate::common::{self, run_ok, s};
 
-use std::{
-    fs,
-    path::Path,
-    process::{Command, Output},
-};
-
-fn threefold(args: &[&str]) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_threefold")).args(args).output().unwrap();
-    assert!(out.status.success(), "threefold {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    out
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().unwrap()
-}
+use std::fs;
 
 /// The value of `name="..."` in an element's text.
 fn attribute<'a>(element: &'a str, name: &str) -> Option<&'a str> {
@@ -48,8 +34,8 @@ fn karpov_miles_marks_the_lost_queenside_right_and_the_claim() {
     let tmp = tempfile::tempdir().unwrap();
     let pgn = common::sample("karpov_miles_tilburg_1986.pgn");
     let (html, svg) = (tmp.path().join("km.html"), tmp.path().join("boards"));
-    let plain = threefold(&["explain", s(&pgn), "--game", "1021"]);
-    let drawn = threefold(&["explain", s(&pgn), "--game", "1021", "--html", s(&html), "--svg", s(&svg)]);
+    let plain = run_ok(&["explain", s(&pgn), "--game", "1021"]);
+    let drawn = run_ok(&["explain", s(&pgn), "--game", "1021", "--html", s(&html), "--svg", s(&svg)]);
     assert_eq!(plain.stdout, drawn.stdout, "the text is the same with --html and --svg");
     let page = fs::read_to_string(&html).unwrap();
 
@@ -107,7 +93,7 @@ fn an_ep_right_at_one_occurrence_only_is_marked() {
     let file = tmp.path().join("ep.pgn");
     fs::write(&file, "1. e4 Nf6 2. e5 d5 3. Nf3 Ng8 4. Ng1 Nf6 *\n").unwrap();
     let html = tmp.path().join("ep.html");
-    threefold(&["explain", s(&file), "--html", s(&html)]);
+    run_ok(&["explain", s(&file), "--html", s(&html)]);
     let page = fs::read_to_string(html).unwrap();
     let events = events(&page);
     let (_, pseudo) = events.iter().find(|(k, _)| k == "pseudo_repetition").expect("a pseudo-repetition");
@@ -125,7 +111,7 @@ fn variant_boards_show_rook_files_pockets_and_checks() {
         let file = tmp.path().join(format!("{name}.pgn"));
         fs::write(&file, pgn).unwrap();
         let html = tmp.path().join(format!("{name}.html"));
-        threefold(&["explain", s(&file), "--html", s(&html)]);
+        run_ok(&["explain", s(&file), "--html", s(&html)]);
         fs::read_to_string(html).unwrap()
     };
     let c960 = page(
@@ -165,9 +151,9 @@ fn variant_boards_show_rook_files_pockets_and_checks() {
 fn the_report_links_each_example_game_to_its_page() {
     let tmp = tempfile::tempdir().unwrap();
     let ds = tmp.path().join("dataset");
-    threefold(&["ingest", "--quiet", "--out", s(&ds), s(&common::sample("karpov_miles_tilburg_1986.pgn"))]);
+    run_ok(&["ingest", "--quiet", "--out", s(&ds), s(&common::sample("karpov_miles_tilburg_1986.pgn"))]);
     let html = tmp.path().join("report.html");
-    threefold(&["report", s(&ds), "--html", s(&html)]);
+    run_ok(&["report", s(&ds), "--html", s(&html)]);
     let page = fs::read_to_string(&html).unwrap();
     let links = elements(&page, "a", "href");
     let games: Vec<&str> =

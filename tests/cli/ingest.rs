@@ -13,14 +13,8 @@ use arrow_array::{Array, RecordBatch, StringArray, UInt32Array, UInt64Array};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_threefold");
-
 use crate::common;
-use common::sample;
-
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().expect("cannot run threefold")
-}
+use common::{python, run, s, sample};
 
 fn ingest(args: &[&str]) -> Output {
     let mut all = vec!["ingest", "--quiet"];
@@ -28,10 +22,6 @@ fn ingest(args: &[&str]) -> Output {
     let out = run(&all);
     assert!(out.status.success(), "threefold {all:?} failed: {}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
     out
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
 }
 
 fn batches(path: &Path) -> Vec<RecordBatch> {
@@ -246,7 +236,7 @@ fn stdin_gives_the_same_partition_as_the_file() {
     let file = sample("lichess_db_standard_rated_2013-01-first300.pgn");
     let (from_file, from_stdin) = (tmp.path().join("f"), tmp.path().join("s"));
     ingest(&[s(&file), "--out", s(&from_file), "--source", "kasparov"]);
-    let mut child = Command::new(BIN)
+    let mut child = Command::new(common::bin())
         .args(["ingest", "-", "--out", s(&from_stdin), "--source", "kasparov", "--quiet"])
         .stdin(Stdio::piped())
         .spawn()
@@ -369,7 +359,7 @@ fn an_output_error_keeps_the_committed_sources_in_the_manifest() {
     // 64 blocks: 32 KiB in sh's 512-byte blocks (64 KiB where a shell counts KiB); the small
     // inputs' files are about 16 KB.
     let result = Command::new("sh")
-        .args(["-c", "trap '' XFSZ; ulimit -f 64 && exec \"$0\" \"$@\"", BIN, "ingest", "--quiet"])
+        .args(["-c", "trap '' XFSZ; ulimit -f 64 && exec \"$0\" \"$@\"", common::bin(), "ingest", "--quiet"])
         .args([s(&bilbao), s(&karpov), s(&big), "--out", s(&out)])
         .output()
         .expect("cannot run sh");
@@ -541,19 +531,6 @@ fn byte_offsets_point_at_the_games() {
         }
     }
     assert_eq!(n, games);
-}
-
-/// The Python interpreter with the pinned `tests/requirements.txt` installed.
-fn python() -> PathBuf {
-    let python = std::env::var_os("THREEFOLD_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv/bin/python"));
-    assert!(
-        python.exists(),
-        "no Python for the DuckDB test at {}: create it with `python3 -m venv .venv && .venv/bin/pip install -r tests/requirements.txt`, or set THREEFOLD_PYTHON",
-        python.display()
-    );
-    python
 }
 
 #[test]

@@ -8,28 +8,18 @@ use std::{
     fs,
     os::unix::fs::MetadataExt,
     path::{Path, PathBuf},
-    process::{Command, Output},
+    process::Command,
     time::{Duration, SystemTime},
 };
 
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_threefold");
-
-use crate::common;
-
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().expect("threefold runs")
-}
+use crate::common::{self, run, s};
 
 fn ok(args: &[&str]) -> String {
     let out = run(args);
     assert!(out.status.success(), "threefold {args:?}: {}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
 }
 
 /// A mirror folder: three sample files under names of their own.
@@ -214,7 +204,7 @@ fn runs_started_together_all_succeed_and_agree() {
             .map(|_| {
                 let (dir, out) = (dir.clone(), out.clone());
                 std::thread::spawn(move || {
-                    Command::new(BIN).args(["ingest", "--quiet", s(&dir), "--out", s(&out)]).output().unwrap()
+                    Command::new(common::bin()).args(["ingest", "--quiet", s(&dir), "--out", s(&out)]).output().unwrap()
                 })
             })
             .collect();

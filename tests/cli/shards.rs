@@ -13,17 +13,7 @@ use std::{
 
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_threefold");
-
-use crate::common;
-
-fn run(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).output().expect("threefold runs")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf-8 path")
-}
+use crate::common::{self, python, run, s};
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
@@ -35,16 +25,6 @@ fn input(dir: &Path) -> PathBuf {
     let path = dir.join("month.pgn");
     fs::write(&path, text).unwrap();
     path
-}
-
-/// The Python interpreter with DuckDB (`tests/requirements.txt`): `$THREEFOLD_PYTHON`, else the
-/// project's `.venv`.
-fn python() -> PathBuf {
-    let python = std::env::var_os("THREEFOLD_PYTHON")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| common::root().join(".venv/bin/python"));
-    assert!(python.exists(), "no Python with DuckDB at {}: set THREEFOLD_PYTHON", python.display());
-    python
 }
 
 /// Every games and events row of dataset `a` is in `b` as often, and the other way round.
@@ -86,7 +66,7 @@ fn shards_started_together_commit_the_source_once() {
     // Spawned first, waited for after: the three run at once.
     let children: Vec<_> = (0..3)
         .map(|k| {
-            Command::new(BIN)
+            Command::new(common::bin())
                 .args(["ingest", s(&file), "--out", s(&out), "--shard", &format!("{k}/3")])
                 .stderr(std::process::Stdio::piped())
                 .spawn()

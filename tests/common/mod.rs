@@ -18,6 +18,61 @@ pub fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The `threefold` binary cargo built for the integration tests (they alone run it).
+pub fn bin() -> &'static str {
+    // `option_env!`: the unit tests include this file too, built without the binary's path.
+    match option_env!("CARGO_BIN_EXE_threefold") {
+        Some(bin) => bin,
+        None => panic!("only the integration tests run the threefold binary"),
+    }
+}
+
+/// A path as a command's argument.
+pub fn s(p: &Path) -> &str {
+    p.to_str().expect("a UTF-8 path")
+}
+
+/// Runs `threefold ARGS`, whatever its exit status.
+pub fn run(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(bin()).args(args).output().expect("cannot run threefold")
+}
+
+/// Runs `threefold ARGS`, which must succeed (else the test fails with its stderr).
+pub fn run_ok(args: &[&str]) -> std::process::Output {
+    let out = run(args);
+    assert!(
+        out.status.success(),
+        "threefold {args:?} failed: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// `threefold dump PATH`: one JSON record per game.
+pub fn dump(path: &Path) -> Vec<serde_json::Value> {
+    let out = run_ok(&["dump", path.to_str().expect("a UTF-8 path")]);
+    String::from_utf8(out.stdout)
+        .expect("dump writes UTF-8")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect()
+}
+
+/// The Python interpreter with `tests/requirements.txt` (DuckDB, pyarrow, python-chess):
+/// `$THREEFOLD_PYTHON`, else the project's `.venv`, which `bash scripts/test.sh` creates.
+pub fn python() -> PathBuf {
+    let python =
+        std::env::var_os("THREEFOLD_PYTHON").map(PathBuf::from).unwrap_or_else(|| root().join(".venv/bin/python"));
+    assert!(
+        python.exists(),
+        "no Python with DuckDB at {}: run `bash scripts/test.sh`, or create it with \
+         `python3 -m venv .venv && .venv/bin/pip install -r tests/requirements.txt`, or set THREEFOLD_PYTHON",
+        python.display()
+    );
+    python
+}
+
 /// Where the corpus is looked for.
 pub fn corpus_dir() -> PathBuf {
     match std::env::var_os("THREEFOLD_CORPUS") {

@@ -7,11 +7,11 @@
 //! tag names the case). A rule file with no expected rows, or a row for a game that is not read,
 //! fails the test.
 
-use std::{collections::BTreeMap, path::Path, process::Command};
+use std::collections::BTreeMap;
 
 use serde_json::Value;
 
-use crate::common;
+use crate::common::{self, dump};
 
 const GAME_COLUMNS: [&str; 16] = [
     "file",
@@ -114,16 +114,6 @@ fn expected(name: &str, header: &[&str]) -> BTreeMap<String, Vec<Vec<String>>> {
         by_file.entry(row[0].clone()).or_default().push(row);
     }
     by_file
-}
-
-fn dump(path: &Path) -> Vec<Value> {
-    let out = Command::new(env!("CARGO_BIN_EXE_threefold")).arg("dump").arg(path).output().expect("threefold runs");
-    assert!(out.status.success(), "dump {}: {}", path.display(), String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout)
-        .expect("dump writes UTF-8")
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
-        .collect()
 }
 
 /// Compares two row lists of one file, naming the first differing row and column.

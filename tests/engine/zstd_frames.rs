@@ -229,7 +229,7 @@ fn ingest_reports_the_same_error_offset_on_every_thread_count() {
     let mut offsets = Vec::new();
     for threads in ["1", "2", "4"] {
         let out = tmp.path().join(format!("ds{threads}"));
-        let result = Command::new(env!("CARGO_BIN_EXE_threefold"))
+        let result = Command::new(common::bin())
             .args(["ingest", "--quiet", "--threads", threads, cut.to_str().unwrap(), "--out", out.to_str().unwrap()])
             .output()
             .unwrap();

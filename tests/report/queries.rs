@@ -7,12 +7,11 @@
 use std::{
     collections::BTreeMap,
     path::{Path, PathBuf},
-    process::{Command, Output},
+    process::Command,
 };
 
 use serde_json::Value;
 
-const BIN: &str = env!("CARGO_BIN_EXE_threefold");
 const QUERIES: [&str; 13] = [
     "missed_claims",
     "claim_by_move_only",
@@ -29,34 +28,10 @@ const QUERIES: [&str; 13] = [
     "repetition_by_variant",
 ];
 
-use crate::common;
+use crate::common::{self, python, run_ok};
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-}
-
-/// The Python interpreter with the pinned `tests/requirements.txt` installed.
-fn python() -> PathBuf {
-    let python =
-        std::env::var_os("THREEFOLD_PYTHON").map(PathBuf::from).unwrap_or_else(|| root().join(".venv/bin/python"));
-    assert!(
-        python.exists(),
-        "no Python for the DuckDB queries at {}: run `bash scripts/test.sh`, or create it with \
-         `python3 -m venv .venv && .venv/bin/pip install -r tests/requirements.txt`, or set THREEFOLD_PYTHON",
-        python.display()
-    );
-    python
-}
-
-fn run(args: &[&str]) -> Output {
-    let out = Command::new(BIN).args(args).output().expect("cannot run threefold");
-    assert!(
-        out.status.success(),
-        "threefold {args:?} failed: {}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
 }
 
 /// The message a report prints when it reads every game instead of the summary.
@@ -68,12 +43,12 @@ const READS_GAMES: &str = "threefold: reading every game: ";
 fn summary_agrees_with_scan(dir: &Path, args: &[&str], from_summary: bool) -> Value {
     let mut all = vec!["report", dir.to_str().unwrap(), "--json"];
     all.extend(args);
-    let summary = run(&all);
+    let summary = run_ok(&all);
     let said = String::from_utf8_lossy(&summary.stderr).into_owned();
     let lines: Vec<&str> = said.lines().filter(|l| l.starts_with(READS_GAMES)).collect();
     assert_eq!(lines.len(), usize::from(!from_summary), "{args:?}: {said}");
     all.push("--scan");
-    let scan = run(&all);
+    let scan = run_ok(&all);
     assert!(!String::from_utf8_lossy(&scan.stderr).contains(READS_GAMES), "--scan needs no message");
     let (summary, scan): (Value, Value) =
         (serde_json::from_slice(&summary.stdout).unwrap(), serde_json::from_slice(&scan.stdout).unwrap());
@@ -296,7 +271,7 @@ fn engine_counts(files: &[PathBuf]) -> Engine {
     let mut e = Engine::default();
     for file in files {
         let lichess = file.file_name().unwrap().to_str().unwrap().to_ascii_lowercase().starts_with("lichess");
-        let out = run(&["dump", file.to_str().unwrap()]);
+        let out = run_ok(&["dump", file.to_str().unwrap()]);
         for line in String::from_utf8(out.stdout).unwrap().lines() {
             let game: Value = serde_json::from_str(line).unwrap();
             let variant = e.by_variant.entry(game["variant"].as_str().unwrap().to_owned()).or_default();
@@ -1027,7 +1002,7 @@ fn check_dataset(
     let dir = tmp.path().join("ds");
     let mut args = vec!["ingest", "--quiet", "--out", dir.to_str().unwrap()];
     args.extend(inputs.iter().map(|p| p.to_str().unwrap()));
-    run(&args);
+    run_ok(&args);
 
     let queries = run_queries(&dir);
     check_summary_twins(&dir, &queries);
@@ -1043,7 +1018,7 @@ fn check_dataset(
 
     let page = tmp.path().join("report.html");
     let text =
-        String::from_utf8(run(&["report", dir.to_str().unwrap(), "--html", page.to_str().unwrap()]).stdout).unwrap();
+        String::from_utf8(run_ok(&["report", dir.to_str().unwrap(), "--html", page.to_str().unwrap()]).stdout).unwrap();
     check_html_against_text(&read_html(&page), &text);
     let html = std::fs::read_to_string(&page).unwrap();
     let leftovers: Vec<_> = std::fs::read_dir(tmp.path())
@@ -1155,7 +1130,7 @@ fn check_case(dir: &Path, case: &Case) {
     let page = tmp.path().join("report.html");
     let mut args = vec!["report", dir.to_str().unwrap(), "--html", page.to_str().unwrap()];
     args.extend(&case.args);
-    let text = String::from_utf8(run(&args).stdout).unwrap();
+    let text = String::from_utf8(run_ok(&args).stdout).unwrap();
     check_html_against_text(&read_html(&page), &text);
     assert!(text.contains(&format!("Filter: {}", report["filter_text"].as_str().unwrap())), "the filter is shown");
 }
@@ -1300,7 +1275,7 @@ fn a_dataset_without_summaries_reports_from_the_games_and_names_them() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("ds");
     let samples = root().join("data-samples");
-    run(&["ingest", "--quiet", "--out", dir.to_str().unwrap(), samples.to_str().unwrap()]);
+    run_ok(&["ingest", "--quiet", "--out", dir.to_str().unwrap(), samples.to_str().unwrap()]);
     let by_source = ["--by", "source"];
     let before = summary_agrees_with_scan(&dir, &by_source, true);
     let karpov = "karpov_miles_tilburg_1986";
@@ -1308,7 +1283,7 @@ fn a_dataset_without_summaries_reports_from_the_games_and_names_them() {
     let karpov_games = games(&dir);
     std::fs::remove_dir_all(dir.join(format!("summary/source={karpov}"))).unwrap();
 
-    let old = run(&["report", dir.to_str().unwrap(), "--json", "--by", "source"]);
+    let old = run_ok(&["report", dir.to_str().unwrap(), "--json", "--by", "source"]);
     let said = String::from_utf8_lossy(&old.stderr);
     let lines: Vec<&str> = said.lines().filter(|l| l.starts_with(READS_GAMES)).collect();
     assert_eq!(lines.len(), 1, "{said}");
@@ -1317,7 +1292,7 @@ fn a_dataset_without_summaries_reports_from_the_games_and_names_them() {
     // The Lichess source has its summary: a report over it alone needs no game.
     summary_agrees_with_scan(&dir, &["--source", "lichess*"], true);
 
-    let again = run(&["ingest", "--out", dir.to_str().unwrap(), samples.to_str().unwrap()]);
+    let again = run_ok(&["ingest", "--out", dir.to_str().unwrap(), samples.to_str().unwrap()]);
     assert!(dir.join(format!("summary/source={karpov}/part-00000.parquet")).is_file(), "the summary is written");
     assert_eq!(games(&dir), karpov_games, "the games are the same bytes");
     let said = String::from_utf8_lossy(&again.stderr);
@@ -1329,12 +1304,12 @@ fn a_dataset_without_summaries_reports_from_the_games_and_names_them() {
 fn a_filter_that_matches_no_game_gives_an_empty_report_not_an_error() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("ds");
-    run(&["ingest", "--quiet", "--out", dir.to_str().unwrap(), root().join("data-samples").to_str().unwrap()]);
-    let out = run(&["report", dir.to_str().unwrap(), "--source", "no-such-source*", "--json"]);
+    run_ok(&["ingest", "--quiet", "--out", dir.to_str().unwrap(), root().join("data-samples").to_str().unwrap()]);
+    let out = run_ok(&["report", dir.to_str().unwrap(), "--source", "no-such-source*", "--json"]);
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!((num(&report["matched"]), num(&report["overall"]["games"])), (0, 0));
     assert_eq!(num(&report["rows"]), 303, "rows count the whole dataset");
-    let text = String::from_utf8(run(&["report", dir.to_str().unwrap(), "--until", "1900"]).stdout).unwrap();
+    let text = String::from_utf8(run_ok(&["report", dir.to_str().unwrap(), "--until", "1900"]).stdout).unwrap();
     assert!(text.contains("No replayed game matches"), "{text}");
     // Filters that cannot be right are refused before any work, with the usage exit code.
     for args in [
@@ -1347,7 +1322,7 @@ fn a_filter_that_matches_no_game_gives_an_empty_report_not_an_error() {
     ] {
         let mut all = vec!["report", dir.to_str().unwrap()];
         all.extend(args);
-        let out = Command::new(BIN).args(&all).output().unwrap();
+        let out = Command::new(common::bin()).args(&all).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
         assert!(out.stdout.is_empty(), "{args:?}: printed a report");
     }
@@ -1360,14 +1335,14 @@ fn a_filter_that_matches_no_game_gives_an_empty_report_not_an_error() {
 fn regression_events_of_games_not_in_the_games_table_fail_the_report() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("ds");
-    run(&["ingest", "--quiet", "--out", dir.to_str().unwrap(), root().join("data-samples").to_str().unwrap()]);
+    run_ok(&["ingest", "--quiet", "--out", dir.to_str().unwrap(), root().join("data-samples").to_str().unwrap()]);
     let events = dir.join("events");
     std::fs::copy(
         events.join("source=lichess_db_standard_rated_2013-01-first300/part-00000.parquet"),
         events.join("source=karpov_miles_tilburg_1986/part-00000.parquet"),
     )
     .unwrap();
-    let out = Command::new(BIN).args(["report", dir.to_str().unwrap(), "--scan"]).output().unwrap();
+    let out = Command::new(common::bin()).args(["report", dir.to_str().unwrap(), "--scan"]).output().unwrap();
     let said = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{said}");
     assert!(said.contains("not in the games table"), "{said}");
@@ -1392,7 +1367,7 @@ fn every_query_says_what_it_asks_and_how_to_run_it() {
 #[test]
 fn report_refuses_a_directory_that_is_not_a_dataset() {
     let tmp = tempfile::tempdir().unwrap();
-    let out = Command::new(BIN).args(["report", tmp.path().to_str().unwrap()]).output().unwrap();
+    let out = Command::new(common::bin()).args(["report", tmp.path().to_str().unwrap()]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("threefold dataset"));
 }
@@ -1411,11 +1386,11 @@ print(json.dumps([con.sql(f"SELECT count(*) FROM {t}").fetchall()[0][0] for t in
     let tmp = tempfile::tempdir().unwrap();
     let (first, moved) = (tmp.path().join("first"), tmp.path().join("elsewhere/moved"));
     let sample = root().join("data-samples/karpov_miles_tilburg_1986.pgn");
-    run(&["ingest", "--quiet", sample.to_str().unwrap(), "--out", first.to_str().unwrap()]);
+    run_ok(&["ingest", "--quiet", sample.to_str().unwrap(), "--out", first.to_str().unwrap()]);
     let counts = run_python(COUNT, &[first.to_str().unwrap()]);
     std::fs::create_dir_all(moved.parent().unwrap()).unwrap();
     std::fs::rename(&first, &moved).unwrap();
-    run(&["views", moved.to_str().unwrap()]);
+    run_ok(&["views", moved.to_str().unwrap()]);
     assert_eq!(run_python(COUNT, &[moved.to_str().unwrap()]), counts);
     assert_eq!(counts[0], 2);
 }
@@ -1427,10 +1402,10 @@ fn groups_by_month_and_year_take_an_undated_game_s_month_from_its_monthly_dump()
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("ds");
     let samples = root().join("data-samples");
-    run(&["ingest", "--quiet", "--out", dir.to_str().unwrap(), samples.to_str().unwrap()]);
+    run_ok(&["ingest", "--quiet", "--out", dir.to_str().unwrap(), samples.to_str().unwrap()]);
     let karpov = samples.join("karpov_miles_tilburg_1986.pgn");
     let dump = "lichess_db_standard_rated_1986-11";
-    run(&["ingest", "--quiet", "--out", dir.to_str().unwrap(), karpov.to_str().unwrap(), "--source", dump]);
+    run_ok(&["ingest", "--quiet", "--out", dir.to_str().unwrap(), karpov.to_str().unwrap(), "--source", dump]);
     let cases = [
         Case { args: vec!["--by", "month"], condition: String::new(), group: Some(month_group()) },
         Case { args: vec!["--by", "year", "--source", "*"], condition: String::new(), group: Some(year_group()) },
@@ -1439,7 +1414,7 @@ fn groups_by_month_and_year_take_an_undated_game_s_month_from_its_monthly_dump()
         check_case(&dir, case);
     }
     let report: Value =
-        serde_json::from_slice(&run(&["report", dir.to_str().unwrap(), "--by", "month", "--json"]).stdout).unwrap();
+        serde_json::from_slice(&run_ok(&["report", dir.to_str().unwrap(), "--by", "month", "--json"]).stdout).unwrap();
     let labels: Vec<&str> = report["groups"].as_array().unwrap().iter().map(|g| g["label"].as_str().unwrap()).collect();
     assert_eq!(labels.first(), Some(&"1986-11"), "{labels:?}");
     assert_eq!(labels.last(), Some(&"undated"), "the other copy of Karpov–Miles has no date: {labels:?}");
@@ -1449,7 +1424,7 @@ fn groups_by_month_and_year_take_an_undated_game_s_month_from_its_monthly_dump()
     for args in [&["--sort", "value"][..], &["--by", "month", "--sort", "size"]] {
         let mut all = vec!["report", dir.to_str().unwrap()];
         all.extend(args);
-        let out = Command::new(BIN).args(&all).output().unwrap();
+        let out = Command::new(common::bin()).args(&all).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
         assert!(out.stdout.is_empty(), "{args:?}: printed a report");
     }
@@ -1465,7 +1440,7 @@ fn many_groups_as_rows() {
     let out = Command::new("bash")
         .arg(root().join("bench/many_sources.sh"))
         .arg(tmp.path())
-        .env("THREEFOLD", BIN)
+        .env("THREEFOLD", common::bin())
         .env("THREEFOLD_CORPUS", &corpus)
         .output()
         .unwrap();
@@ -1474,7 +1449,7 @@ fn many_groups_as_rows() {
     let dir = dir.to_str().unwrap();
     let page = tmp.path().join("report.html");
     let text =
-        String::from_utf8(run(&["report", dir, "--by", "source", "--html", page.to_str().unwrap()]).stdout).unwrap();
+        String::from_utf8(run_ok(&["report", dir, "--by", "source", "--html", page.to_str().unwrap()]).stdout).unwrap();
     let lines = text.lines().count();
     assert!(lines <= 600, "{lines} terminal lines for 150 sources");
     check_html_against_text(&read_html(&page), &text);
@@ -1484,7 +1459,7 @@ fn many_groups_as_rows() {
     let json = |args: &[&str]| -> Value {
         let mut all = vec!["report", dir, "--by", "source", "--json"];
         all.extend(args);
-        serde_json::from_slice(&run(&all).stdout).unwrap()
+        serde_json::from_slice(&run_ok(&all).stdout).unwrap()
     };
     let report = json(&["--threads", "1"]);
     assert_eq!(report, json(&["--threads", "2"]), "the report depends on the number of threads");
@@ -1543,7 +1518,7 @@ fn the_whole_corpus_reports_the_same_from_the_summary_and_the_games() {
     let mut args = vec!["ingest", "--quiet", "--part-games", "100000", "--out", dir.to_str().unwrap()];
     args.extend(files.iter().map(|p| p.to_str().unwrap()));
     // Files that break naive parsers fail alone (exit 1): the rest is committed.
-    let out = Command::new(BIN).args(&args).output().unwrap();
+    let out = Command::new(common::bin()).args(&args).output().unwrap();
     assert!(out.status.code().is_some_and(|c| c <= 1), "{}", String::from_utf8_lossy(&out.stderr));
     let cases: [&[&str]; 9] = [
         &[],
