@@ -21,7 +21,7 @@ use crate::{
     },
     engine::event::{Detail, Event},
     engine::summary::Summary,
-    engine::vocabulary::{color_word, turn_letter},
+    engine::vocabulary::{TimeClass, color_word, turn_letter},
     pgn::Game,
     pgn::tags,
     read::key::GameKey,
@@ -203,8 +203,8 @@ static GAME_COLUMNS: [Column<Game>; 9] = [
 /// looking for the tag again among all the game's tags.
 fn time_class(game: &Game) -> Option<&'static str> {
     match game.time_control {
-        Some((base, inc)) => Some(tags::time_class_of(base.into(), inc.into())),
-        None => game.tag("TimeControl").and_then(tags::time_class),
+        Some((base, inc)) => Some(tags::time_class_of(base.into(), inc.into()).as_str()),
+        None => game.tag("TimeControl").and_then(tags::time_class).map(TimeClass::as_str),
     }
 }
 

@@ -16,6 +16,39 @@ macro_rules! serialize_as_str {
 }
 pub(crate) use serialize_as_str;
 
+/// A game's speed category as Lichess names it (`games.time_class`), from its `TimeControl` tag
+/// ([`crate::pgn::tags::time_class`]).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum TimeClass {
+    UltraBullet,
+    Bullet,
+    Blitz,
+    Rapid,
+    Classical,
+    Correspondence,
+}
+
+impl TimeClass {
+    /// The report's and the queries' word for a game without one (no `TimeControl` tag).
+    pub const UNKNOWN: &'static str = "unknown";
+
+    /// Every time class's word, fastest first, then [`TimeClass::UNKNOWN`]: the order of the
+    /// report's rows and of `--time-class`'s choices.
+    pub const LABELS: [&'static str; 7] =
+        ["ultrabullet", "bullet", "blitz", "rapid", "classical", "correspondence", TimeClass::UNKNOWN];
+
+    pub fn as_str(self) -> &'static str {
+        TimeClass::LABELS[self as usize]
+    }
+
+    /// A label's place in [`TimeClass::LABELS`] (an unknown word after them all).
+    pub fn order(label: &str) -> usize {
+        TimeClass::LABELS.iter().position(|l| *l == label).unwrap_or(TimeClass::LABELS.len())
+    }
+}
+
+serialize_as_str!(TimeClass);
+
 /// A colour as `games.first_claim_color` writes it: `white`, `black`.
 pub fn color_word(color: Color) -> &'static str {
     color.fold_wb("white", "black")
@@ -59,5 +92,20 @@ mod printable_tests {
         assert_eq!(printable("Kasparov, G"), "Kasparov, G");
         assert_eq!(printable("a\u{1b}]0;x\u{7}b"), "a\\u{1b}]0;x\\u{7}b");
         assert_eq!(printable("\u{9b}1m"), "\\u{9b}1m");
+    }
+}
+
+#[cfg(test)]
+mod time_class_tests {
+    use super::TimeClass;
+
+    #[test]
+    fn each_time_class_has_its_word_in_order() {
+        use TimeClass::*;
+        let words = [UltraBullet, Bullet, Blitz, Rapid, Classical, Correspondence].map(TimeClass::as_str);
+        assert_eq!(words, TimeClass::LABELS[..6]);
+        assert_eq!(TimeClass::order("blitz"), 2);
+        assert_eq!(TimeClass::order(TimeClass::UNKNOWN), 6);
+        assert_eq!(TimeClass::order("armageddon"), 7);
     }
 }

@@ -4,6 +4,8 @@
 
 use std::ops::Range;
 
+use crate::engine::vocabulary::TimeClass;
+
 /// A game's tags in file order, names and values decoded as UTF-8, or Latin-1 (every byte one
 /// character) where they are not valid UTF-8. All of them live in one string: two allocations
 /// per game, not two per tag. A tag section that is UTF-8 is copied whole and its tags are
@@ -210,24 +212,24 @@ pub fn lichess_id(site: &str) -> Option<&str> {
 /// Lichess's speed category from a `TimeControl` tag: estimated duration = base seconds + 40 ×
 /// increment seconds; < 30 ultrabullet, < 180 bullet, < 480 blitz, < 1500 rapid, otherwise
 /// classical; `-` is correspondence. `None` when the tag is not of the form `base+increment`.
-pub fn time_class(time_control: &str) -> Option<&'static str> {
+pub fn time_class(time_control: &str) -> Option<TimeClass> {
     let tc = time_control.trim();
     if tc == "-" {
-        return Some("correspondence");
+        return Some(TimeClass::Correspondence);
     }
     let (base, inc) = tc.split_once('+')?;
     Some(time_class_of(base.parse().ok()?, inc.parse().ok()?))
 }
 
 /// [`time_class`] of a time control already read as base and increment seconds.
-pub fn time_class_of(base: u64, inc: u64) -> &'static str {
+pub fn time_class_of(base: u64, inc: u64) -> TimeClass {
     let estimate = base.saturating_add(inc.saturating_mul(40));
     match estimate {
-        0..30 => "ultrabullet",
-        30..180 => "bullet",
-        180..480 => "blitz",
-        480..1500 => "rapid",
-        _ => "classical",
+        0..30 => TimeClass::UltraBullet,
+        30..180 => TimeClass::Bullet,
+        180..480 => TimeClass::Blitz,
+        480..1500 => TimeClass::Rapid,
+        _ => TimeClass::Classical,
     }
 }
 
@@ -317,13 +319,13 @@ mod tests {
         assert_eq!(lichess_id("https://lichess.org/j1dkb5d!"), None);
         assert_eq!(lichess_id("https://lichess.org/j1dkb5dw "), Some("j1dkb5dw"));
         assert_eq!(lichess_id("https://lichess.org/j1dkb5dwXYZW"), Some("j1dkb5dw"));
-        assert_eq!(time_class("15+0"), Some("ultrabullet"));
-        assert_eq!(time_class("60+0"), Some("bullet"));
-        assert_eq!(time_class("120+2"), Some("blitz"));
-        assert_eq!(time_class("300+3"), Some("blitz"));
-        assert_eq!(time_class("600+5"), Some("rapid"));
-        assert_eq!(time_class("1800+0"), Some("classical"));
-        assert_eq!(time_class("-"), Some("correspondence"));
+        assert_eq!(time_class("15+0").map(TimeClass::as_str), Some("ultrabullet"));
+        assert_eq!(time_class("60+0").map(TimeClass::as_str), Some("bullet"));
+        assert_eq!(time_class("120+2").map(TimeClass::as_str), Some("blitz"));
+        assert_eq!(time_class("300+3").map(TimeClass::as_str), Some("blitz"));
+        assert_eq!(time_class("600+5").map(TimeClass::as_str), Some("rapid"));
+        assert_eq!(time_class("1800+0").map(TimeClass::as_str), Some("classical"));
+        assert_eq!(time_class("-").map(TimeClass::as_str), Some("correspondence"));
         assert_eq!(time_class("?"), None);
         assert_eq!(time_control("180+2"), Some((180, 2)));
         assert_eq!(time_control("0+1"), Some((0, 1)));

@@ -15,7 +15,10 @@ use rayon::prelude::*;
 
 use crate::{
     dataset::schema::col,
-    engine::event::{Differs, EventKind},
+    engine::{
+        event::{Differs, EventKind},
+        vocabulary::TimeClass,
+    },
     pgn::GameStatus,
 };
 
@@ -423,7 +426,7 @@ impl<'a> GameColumns<'a> {
             kinds: self.kinds.map(|(o, m)| (get(o, i).unwrap_or(0) > 0, get(m, i).unwrap_or(0) > 0)),
             lichess: is_lichess(self.source.value(i)),
             band: band_from(get(self.white_elo, i), get(self.black_elo, i)),
-            time_class: get_str(self.time_class, i).unwrap_or("unknown"),
+            time_class: get_str(self.time_class, i).unwrap_or(TimeClass::UNKNOWN),
             score: get(self.score, i),
             draw_reason: get_str(self.draw_reason, i),
             perpetual: get_str(self.perpetual, i),

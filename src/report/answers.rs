@@ -3,7 +3,7 @@
 //! the charts ([`Rows`]), so a number reads the same in the sentence and in the chart.
 
 use super::{
-    figures::{Row, Rows, SIDE_BY_SIDE, Unit, games_text, thousands},
+    chart::{Row, Rows, SIDE_BY_SIDE, Unit, games_text, thousands},
     model::{Rates, Report, Stats},
 };
 

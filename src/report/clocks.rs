@@ -4,18 +4,10 @@
 //! claim with the claimant's final score (games with evaluations). The bands are those of
 //! `queries/missed_claims_by_clock.sql` and `missed_claims_by_eval.sql`.
 
-use serde::Serialize;
-
 use super::{
-    figures::{Chart, Kind, Row, Rows, Unit, games_text, sets, thousands},
-    model::{Outcome, Report},
+    chart::{Chart, Kind, Row, Rows, Unit, games_text, sets, thousands},
+    model::{Clocks, Report},
 };
-
-/// Clock bands, lower bound included: < 10 s, 10-30 s, 30-60 s, 1-3 min, >= 3 min.
-pub const CLOCK_BANDS: [&str; 5] = ["< 10 s", "10-30 s", "30-60 s", "1-3 min", ">= 3 min"];
-
-/// Evaluation bands from the claimant's side (thresholds in `missed_claims_by_eval.sql`).
-pub const EVAL_BANDS: [&str; 4] = ["clearly worse", "about equal", "clearly better", "no evaluation"];
 
 pub fn clock_band(ms: i64) -> usize {
     match ms {
@@ -37,49 +29,6 @@ pub fn eval_band(cp: Option<i64>, mate: Option<i32>) -> usize {
         (Some(cp), None) if cp > 100 => 2,
         (Some(_), None) => 1,
         (None, None) => 3,
-    }
-}
-
-/// Games whose first claim opportunity fell in a clock band, and in how many it was passed over.
-#[derive(Serialize, Default, Clone, Debug, PartialEq)]
-pub struct ClockBand {
-    pub label: String,
-    pub games: u64,
-    pub passed_over: u64,
-}
-
-/// Games whose first missed claim fell in an evaluation band, and the claimant's final score.
-#[derive(Serialize, Default, Clone, Debug)]
-pub struct EvalBand {
-    pub label: String,
-    pub games: u64,
-    pub claimant: Outcome,
-}
-
-#[derive(Serialize, Clone, Debug)]
-pub struct Clocks {
-    /// Games (status ok or error) with a clock after every replayed move.
-    pub games_with_clocks: u64,
-    pub first_claim_by_clock: Vec<ClockBand>,
-    /// Games with at least one evaluation.
-    pub games_with_evals: u64,
-    pub first_missed_by_eval: Vec<EvalBand>,
-}
-
-impl Default for Clocks {
-    fn default() -> Self {
-        Clocks {
-            games_with_clocks: 0,
-            first_claim_by_clock: CLOCK_BANDS
-                .iter()
-                .map(|l| ClockBand { label: (*l).into(), ..Default::default() })
-                .collect(),
-            games_with_evals: 0,
-            first_missed_by_eval: EVAL_BANDS
-                .iter()
-                .map(|l| EvalBand { label: (*l).into(), ..Default::default() })
-                .collect(),
-        }
     }
 }
 

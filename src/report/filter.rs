@@ -6,7 +6,8 @@ use anyhow::{Result, bail};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 
-use super::{model::TIME_CLASSES, read::Range};
+use super::read::Range;
+use crate::engine::vocabulary::TimeClass;
 
 /// The filters as given on the command line, checked.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -51,8 +52,8 @@ impl Filter {
             Some(set.build()?)
         };
         for class in &time_classes {
-            if !TIME_CLASSES.contains(&class.as_str()) {
-                bail!("--time-class {class:?}: expected one of {}", TIME_CLASSES.join(", "));
+            if !TimeClass::LABELS.contains(&class.as_str()) {
+                bail!("--time-class {class:?}: expected one of {}", TimeClass::LABELS.join(", "));
             }
         }
         let since = since.map(|s| period(s, false)).transpose()?;
@@ -98,7 +99,9 @@ impl Filter {
                 return false;
             }
         }
-        if !self.time_classes.is_empty() && !self.time_classes.iter().any(|c| c == g.time_class.unwrap_or("unknown")) {
+        if !self.time_classes.is_empty()
+            && !self.time_classes.iter().any(|c| c == g.time_class.unwrap_or(TimeClass::UNKNOWN))
+        {
             return false;
         }
         if self.min_elo.is_some() || self.max_elo.is_some() {

@@ -13,10 +13,8 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use globset::{Glob, GlobMatcher};
 
-use super::{
-    model::{TIME_CLASSES, band_label},
-    read::civil_from_days,
-};
+use super::{model::band_label, read::civil_from_days};
+use crate::engine::vocabulary::TimeClass;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ByKind {
@@ -163,7 +161,7 @@ impl By {
         match self.kind {
             ByKind::Source => g.source.into(),
             ByKind::Collection => self.collections.as_ref().map_or(OTHER, |c| c.of(g.source)).into(),
-            ByKind::TimeClass => g.time_class.unwrap_or("unknown").into(),
+            ByKind::TimeClass => g.time_class.unwrap_or(TimeClass::UNKNOWN).into(),
             ByKind::RatingBand => band_label(g.band).into(),
             ByKind::Variant => g.variant.into(),
             ByKind::Year | ByKind::Month => {
@@ -188,9 +186,7 @@ impl By {
     pub fn sort(&self, labels: &mut [String]) {
         let key = |l: &String| -> (usize, i64, String) {
             match self.kind {
-                ByKind::TimeClass => {
-                    (TIME_CLASSES.iter().position(|c| c == l).unwrap_or(TIME_CLASSES.len()), 0, l.clone())
-                }
+                ByKind::TimeClass => (TimeClass::order(l), 0, l.clone()),
                 // `FROM-TO`, FROM possibly negative: the dash after the first character ends it.
                 ByKind::RatingBand => {
                     match l.get(1..).and_then(|rest| rest.find('-')).and_then(|i| l[..=i].parse().ok()) {

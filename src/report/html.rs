@@ -7,7 +7,7 @@
 use std::fmt::Write;
 
 use super::{
-    figures::{Chart, Kind},
+    chart::{Chart, Kind},
     model::{Example, Report},
     svg::{self, data_attributes, escape},
 };
@@ -282,7 +282,7 @@ pub fn render(report: &Report, charts: &[Chart], links: &[Option<String>]) -> St
         report.matched,
         report.rows,
         report.sources.len(),
-        escape(&super::figures::sources_text(&report.sources)),
+        escape(&super::chart::sources_text(&report.sources)),
         report.skipped,
         env!("CARGO_PKG_VERSION")
     );

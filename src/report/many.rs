@@ -7,7 +7,8 @@
 //! extremes and the spread instead of every group ([`super::answers`]).
 
 use super::{
-    figures::{Chart, Kind, Row, Rows, SIDE_BY_SIDE, Unit, replayed_text, side_by_side_charts, with_claim_text},
+    chart::{Chart, Kind, Row, Rows, SIDE_BY_SIDE, Unit, replayed_text, with_claim_text},
+    figures::side_by_side_charts,
     model::{Rates, Report},
 };
 

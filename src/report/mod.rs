@@ -10,6 +10,7 @@
 
 pub mod aggregate;
 pub mod answers;
+pub mod chart;
 pub mod clocks;
 pub mod figures;
 pub mod filter;
@@ -107,7 +108,16 @@ fn example_pages(dir: &Path, html: &Path, examples: &[model::Example], page: Exa
 struct Json<'a> {
     #[serde(flatten)]
     report: &'a model::Report,
-    figures: &'a [figures::Chart],
+    figures: &'a [chart::Chart],
+}
+
+/// Every figure of the report, in display order: the groups side by side, or beyond
+/// [`chart::SIDE_BY_SIDE`] of them as rows ([`many`]).
+fn charts(r: &model::Report) -> Vec<chart::Chart> {
+    if r.groups.len() > chart::SIDE_BY_SIDE {
+        return many::charts(r);
+    }
+    figures::side_by_side_charts(r)
 }
 
 /// Runs the command: the text tables (or `--json`, the computed figures) on stdout, and the page.
@@ -158,7 +168,7 @@ pub fn run(dir: &Path, options: &Options) -> Result<ExitCode> {
             report.stale_sources.join(", ")
         );
     }
-    let charts = figures::charts(&report);
+    let charts = charts(&report);
     let mut out = io::stdout().lock();
     if options.json {
         serde_json::to_writer_pretty(&mut out, &Json { report: &report, figures: &charts })?;

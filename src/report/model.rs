@@ -7,10 +7,6 @@ use serde::Serialize;
 
 use crate::read::key::GameKey;
 
-/// Time classes in display order (the `time_class` column, and `unknown` without TimeControl).
-pub const TIME_CLASSES: [&str; 7] =
-    ["ultrabullet", "bullet", "blitz", "rapid", "classical", "correspondence", "unknown"];
-
 /// First rating of the band of a game: the lower of the two Elos in bands of 200; `None`
 /// ("unknown") when either is missing, as in the queries (DuckDB's `least` would ignore a null).
 pub fn band_from(white: Option<i16>, black: Option<i16>) -> Option<i32> {
@@ -173,7 +169,7 @@ pub struct Stats {
     /// Games by `first_ply_occurrence_3` in buckets of 10 plies.
     pub first_threefold_ply: Vec<Bucket>,
     /// Clocks and evaluations at the first (missed) claim.
-    pub clocks: super::clocks::Clocks,
+    pub clocks: Clocks,
     /// Per month of the game's date (`UTCDate`, else a full `Date`), in order.
     pub by_month: Vec<Month>,
     /// Games without a full date: in every figure but the months.
@@ -266,5 +262,54 @@ impl Example {
     /// `source @frame:byte` in a pzstd file).
     pub fn place(&self) -> String {
         format!("{} @{}", self.source, self.game_key().text())
+    }
+}
+
+/// Clock bands, lower bound included: < 10 s, 10-30 s, 30-60 s, 1-3 min, >= 3 min.
+pub const CLOCK_BANDS: [&str; 5] = ["< 10 s", "10-30 s", "30-60 s", "1-3 min", ">= 3 min"];
+
+/// Evaluation bands from the claimant's side (thresholds in `missed_claims_by_eval.sql`).
+pub const EVAL_BANDS: [&str; 4] = ["clearly worse", "about equal", "clearly better", "no evaluation"];
+
+/// Games whose first claim opportunity fell in a clock band, and in how many it was passed over.
+#[derive(Serialize, Default, Clone, Debug, PartialEq)]
+pub struct ClockBand {
+    pub label: String,
+    pub games: u64,
+    pub passed_over: u64,
+}
+
+/// Games whose first missed claim fell in an evaluation band, and the claimant's final score.
+#[derive(Serialize, Default, Clone, Debug)]
+pub struct EvalBand {
+    pub label: String,
+    pub games: u64,
+    pub claimant: Outcome,
+}
+
+#[derive(Serialize, Clone, Debug)]
+pub struct Clocks {
+    /// Games (status ok or error) with a clock after every replayed move.
+    pub games_with_clocks: u64,
+    pub first_claim_by_clock: Vec<ClockBand>,
+    /// Games with at least one evaluation.
+    pub games_with_evals: u64,
+    pub first_missed_by_eval: Vec<EvalBand>,
+}
+
+impl Default for Clocks {
+    fn default() -> Self {
+        Clocks {
+            games_with_clocks: 0,
+            first_claim_by_clock: CLOCK_BANDS
+                .iter()
+                .map(|l| ClockBand { label: (*l).into(), ..Default::default() })
+                .collect(),
+            games_with_evals: 0,
+            first_missed_by_eval: EVAL_BANDS
+                .iter()
+                .map(|l| EvalBand { label: (*l).into(), ..Default::default() })
+                .collect(),
+        }
     }
 }

@@ -3,7 +3,7 @@
 //! stacked areas (one chart per group).
 
 use super::{
-    figures::{Chart, Kind, Row, Rows, Unit, chart, games_text, replayed_text, sets, with_claim_text},
+    chart::{Chart, Kind, Row, Rows, Unit, chart, games_text, replayed_text, sets, with_claim_text},
     model::{Month, Report},
     shares::reason_order,
 };

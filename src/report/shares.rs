@@ -3,7 +3,7 @@
 //! per 1,000 games and the ply of the first threefold (a histogram with a tail bucket).
 
 use super::{
-    figures::{
+    chart::{
         Chart, Kind, Row, Rows, Unit, chart, games_text, per_set, replayed_text, sets, thousands, with_claim_text,
     },
     model::{Count, Report},

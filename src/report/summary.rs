@@ -23,6 +23,7 @@ use crate::{
         partition::Summarizer,
         schema::summary::{self as table, Row},
     },
+    engine::vocabulary::TimeClass,
     pgn::GameStatus,
 };
 
@@ -124,7 +125,7 @@ impl Summarizer for Keyed {
             let counts: Vec<u64> = c.counts.iter().map(|a| a.value(i)).collect();
             // Only the counts the row holds matter here (what `finish` writes back), not the
             // report's groups that `from_summary` also fills.
-            let tally = Tally::from_summary(&counts, &c.buckets(i)?, false, None, "unknown", None);
+            let tally = Tally::from_summary(&counts, &c.buckets(i)?, false, None, TimeClass::UNKNOWN, None);
             cell.tally.merge(tally);
             offer_candidates(&mut cell.examples, source, c.examples.value(i))?;
         }
@@ -349,7 +350,7 @@ fn add_rows(pass: &mut Pass, source: &str, c: &Columns, filter: &Filter, by: Opt
         }
         // Bands of 200 (the report's) from bands of 100.
         let band = elo_band.map(|b| b.div_euclid(200) * 200);
-        let tc = time_class.unwrap_or("unknown");
+        let tc = time_class.unwrap_or(TimeClass::UNKNOWN);
         let tally = Tally::from_summary(&counts, &c.buckets(i)?, is_lichess(source), band, tc, month.map(|m| m.0));
         if let Some(by) = by {
             let facts = GroupFacts { source, time_class, band, variant: c.variant.value(i), date: month.map(|m| m.1) };

@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::figures::{Chart, Kind, Row, Unit};
+use super::chart::{Chart, Kind, Row, Unit};
 
 /// Drawing width in user units; the page scales it down to fit (A4 included).
 pub const WIDTH: f64 = 760.0;

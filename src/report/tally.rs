@@ -4,11 +4,11 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::engine::{event::Perpetual, summary::DrawReason};
+use crate::engine::{event::Perpetual, summary::DrawReason, vocabulary::TimeClass};
 
 use super::{
-    clocks::{Clocks, GameClocks},
-    model::{Bucket, Claims, Count, EdgeCase, Group, Month, Outcome, Rates, Stats, TIME_CLASSES, band_label},
+    clocks::GameClocks,
+    model::{Bucket, Claims, Clocks, Count, EdgeCase, Group, Month, Outcome, Rates, Stats, band_label},
     read::civil_from_days,
 };
 
@@ -394,7 +394,7 @@ impl Tally {
     pub fn finish(self) -> Stats {
         let mut by_time_class: Vec<Group> =
             self.time_classes.into_iter().map(|(label, rates)| Group { label, rates }).collect();
-        let order = |label: &str| TIME_CLASSES.iter().position(|c| *c == label).unwrap_or(TIME_CLASSES.len());
+        let order = TimeClass::order;
         by_time_class.sort_by(|a, b| (order(&a.label), &a.label).cmp(&(order(&b.label), &b.label)));
         Stats {
             overall: self.overall,

@@ -5,7 +5,7 @@
 use std::fmt::Write;
 
 use super::{
-    figures::{Chart, Kind, Row},
+    chart::{Chart, Kind, Row},
     model::{Example, Report},
 };
 use crate::engine::vocabulary::printable;
@@ -135,7 +135,7 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
         report.matched,
         report.rows,
         report.sources.len(),
-        printable(&super::figures::sources_text(&report.sources)),
+        printable(&super::chart::sources_text(&report.sources)),
         report.skipped
     );
     for paragraph in super::answers::paragraphs(report) {
