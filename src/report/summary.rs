@@ -68,6 +68,7 @@ struct Names {
 }
 
 impl Names {
+    #[inline]
     fn number(&mut self, name: &str) -> u32 {
         if self.names.get(self.last as usize).is_some_and(|last| last == name) {
             return self.last;
@@ -84,10 +85,11 @@ impl Names {
     }
 }
 
-/// A multiply-rotate hash (rustc's `FxHasher`) for the keys of one ingest's own maps: the
-/// default SipHash cost more than the rest of counting a game into its row.
+/// A multiply-rotate hash (rustc's `FxHasher`) for maps of keys that no input chooses (a row's
+/// key, a game's plies): the default SipHash cost more than the rest of counting a game into its
+/// row.
 #[derive(Default)]
-struct QuickHasher(u64);
+pub(super) struct QuickHasher(u64);
 
 impl QuickHasher {
     fn add(&mut self, word: u64) {
@@ -127,7 +129,7 @@ impl Hasher for QuickHasher {
     }
 }
 
-type Quick = BuildHasherDefault<QuickHasher>;
+pub(super) type Quick = BuildHasherDefault<QuickHasher>;
 
 /// Counts a part's games by key, as the report counts them.
 #[derive(Default)]
@@ -213,7 +215,7 @@ impl Summarizer for Keyed {
                 cell.skipped += 1;
                 continue;
             }
-            let record = c.record(i, self.events.played(), date);
+            let record = c.record(i, self.events.played(), (date, time_class, lower_elo));
             cell.counts.add(&record);
             cell.examples.offer(&c, i, &record, &self.events);
         }
@@ -228,15 +230,18 @@ impl Summarizer for Keyed {
         self.rows.clear();
         self.last = None;
         let (time_classes, variants) = (&self.time_classes.names, &self.variants.names);
-        let sorting = |k: &Key| {
-            let time_class = k.time_class.map(|n| time_classes[n as usize].as_str());
-            (k.month, time_class, k.elo_band, variants[k.variant as usize].as_str())
-        };
-        // Sorted by position: a cell is large to move.
-        let mut order: Vec<usize> = (0..cells.len()).collect();
-        order.sort_unstable_by(|&a, &b| sorting(&cells[a].0).cmp(&sorting(&cells[b].0)));
-        let mut builder = table::Builder::default();
-        for at in order {
+        // The keys with their names, and where each cell is (a cell is large to move).
+        let mut order: Vec<_> = cells
+            .iter()
+            .enumerate()
+            .map(|(at, (k, _))| {
+                let time_class = k.time_class.map(|n| time_classes[n as usize].as_str());
+                (k.month, time_class, k.elo_band, variants[k.variant as usize].as_str(), at)
+            })
+            .collect();
+        order.sort_unstable();
+        let mut builder = table::Builder::with_capacity(order.len());
+        for (.., at) in order {
             let (key, cell) = (cells[at].0, std::mem::take(&mut cells[at].1));
             let (counts, first_threefold_ply) = cell.counts.summary_counts();
             let candidates: Vec<Candidate> = cell
@@ -446,7 +451,7 @@ mod tests {
 
     #[test]
     fn month_names_are_those_of_format() {
-        for key in [-13, -1, 0, 11, 12, 1997 * 12, 2026 * 12 + 11, 9999 * 12 + 11, 10_000 * 12, 123_456_789] {
+        for key in [-13_i64, -1, 0, 11, 12, 1997 * 12, 2026 * 12 + 11, 9999 * 12 + 11, 10_000 * 12, 123_456_789] {
             let (year, month) = (key.div_euclid(12), key.rem_euclid(12) + 1);
             assert_eq!(month_name(key), format!("{year:04}-{month:02}"), "{key}");
         }

@@ -271,7 +271,9 @@ impl Counts {
     /// ([`crate::dataset::schema::summary::counts`]), and the first-threefold buckets.
     pub fn summary_counts(&self) -> (Vec<u64>, Vec<(u32, u64)>) {
         let o = &self.overall;
-        let mut c = vec![
+        // At its full length at once: grown extend by extend, it was copied four times a row.
+        let mut c = Vec::with_capacity(crate::dataset::schema::summary::counts().len());
+        c.extend([
             o.games,
             o.threefold,
             o.fivefold,
@@ -281,7 +283,7 @@ impl Counts {
             o.missed_on_board,
             o.with_claim_by_move,
             o.missed_by_move,
-        ];
+        ]);
         c.extend(DrawReason::ALL.iter().map(|&r| self.reasons.get(r)));
         c.extend(self.perpetual);
         let cl = &self.claimant;
@@ -501,9 +503,9 @@ mod tests {
 
     #[test]
     fn bands_match_the_queries() {
-        assert_eq!(band_label(band_from(Some(1599), Some(1600))), "1400-1599");
-        assert_eq!(band_label(band_from(Some(2000), Some(2100))), "2000-2199");
-        assert_eq!(band_label(band_from(None, Some(2100))), "unknown");
-        assert_eq!(band_label(band_from(Some(-5), Some(10))), "-200--1");
+        assert_eq!(band_label(band_from(Some(1599))), "1400-1599");
+        assert_eq!(band_label(band_from(Some(2000))), "2000-2199");
+        assert_eq!(band_label(band_from(None)), "unknown");
+        assert_eq!(band_label(band_from(Some(-5))), "-200--1");
     }
 }
