@@ -735,9 +735,12 @@ pub mod summary {
             self.elo_band.push(elo_band);
             self.variant.push(variant);
             self.skipped.push(skipped);
-            self.counts.resize_with(counts().len(), Vec::new);
-            for (c, column) in self.counts.iter_mut().enumerate() {
-                column.push(row_counts.get(c).copied().unwrap_or(0));
+            if self.counts.is_empty() {
+                self.counts.resize_with(counts().len(), Vec::new);
+            }
+            // A count the row lacks is 0.
+            for (column, n) in self.counts.iter_mut().zip(row_counts.into_iter().chain(std::iter::repeat(0))) {
+                column.push(n);
             }
             self.first_threefold_ply.push(first_threefold_ply);
             self.examples.push(examples);

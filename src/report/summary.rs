@@ -242,10 +242,9 @@ impl Summarizer for Keyed {
         order.sort_unstable();
         let mut builder = table::Builder::with_capacity(order.len());
         for (.., at) in order {
-            let (key, cell) = (cells[at].0, std::mem::take(&mut cells[at].1));
+            let (key, cell) = &mut cells[at];
             let (counts, first_threefold_ply) = cell.counts.summary_counts();
-            let candidates: Vec<Candidate> = cell
-                .examples
+            let candidates: Vec<Candidate> = std::mem::take(&mut cell.examples)
                 .cases
                 .into_iter()
                 .flat_map(|c| c.items)
