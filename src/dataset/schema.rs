@@ -690,48 +690,92 @@ pub mod summary {
         pub examples: String,
     }
 
-    /// The rows of a summary batch ([`Builder::append`], then [`Builder::finish`]).
+    /// The rows of a summary batch ([`Builder::append`], then [`Builder::finish`]), kept column
+    /// by column.
     #[derive(Default)]
     pub struct Builder {
-        rows: Vec<Row>,
+        month: Vec<Option<String>>,
+        time_class: Vec<Option<String>>,
+        elo_band: Vec<Option<i32>>,
+        variant: Vec<String>,
+        skipped: Vec<u64>,
+        /// By [`counts`] column.
+        counts: Vec<Vec<u64>>,
+        first_threefold_ply: Vec<Vec<(u32, u64)>>,
+        examples: Vec<String>,
     }
 
     impl Builder {
+        /// A builder with room for `rows` rows.
+        pub fn with_capacity(rows: usize) -> Builder {
+            Builder {
+                month: Vec::with_capacity(rows),
+                time_class: Vec::with_capacity(rows),
+                elo_band: Vec::with_capacity(rows),
+                variant: Vec::with_capacity(rows),
+                skipped: Vec::with_capacity(rows),
+                counts: (0..counts().len()).map(|_| Vec::with_capacity(rows)).collect(),
+                first_threefold_ply: Vec::with_capacity(rows),
+                examples: Vec::with_capacity(rows),
+            }
+        }
+
         pub fn append(&mut self, row: Row) {
-            self.rows.push(row);
+            let Row {
+                month,
+                time_class,
+                elo_band,
+                variant,
+                skipped,
+                counts: row_counts,
+                first_threefold_ply,
+                examples,
+            } = row;
+            self.month.push(month);
+            self.time_class.push(time_class);
+            self.elo_band.push(elo_band);
+            self.variant.push(variant);
+            self.skipped.push(skipped);
+            if self.counts.is_empty() {
+                self.counts.resize_with(counts().len(), Vec::new);
+            }
+            // A count the row lacks is 0.
+            for (column, n) in self.counts.iter_mut().zip(row_counts.into_iter().chain(std::iter::repeat(0))) {
+                column.push(n);
+            }
+            self.first_threefold_ply.push(first_threefold_ply);
+            self.examples.push(examples);
         }
 
         /// The rows appended since the last call, every one under `source`.
         pub fn finish(&mut self, source: &str) -> Result<RecordBatch, ArrowError> {
-            let rows = std::mem::take(&mut self.rows);
-            let n = rows.len();
+            let n = self.variant.len();
             let mut columns: Vec<ArrayRef> = vec![
                 Arc::new(StringArray::from_iter_values(std::iter::repeat_n(source, n))),
-                Arc::new(rows.iter().map(|r| r.month.as_deref()).collect::<StringArray>()),
-                Arc::new(rows.iter().map(|r| r.time_class.as_deref()).collect::<StringArray>()),
-                Arc::new(rows.iter().map(|r| r.elo_band).collect::<Int32Array>()),
-                Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.variant.as_str()))),
-                Arc::new(UInt64Array::from_iter_values(rows.iter().map(|r| r.skipped))),
+                Arc::new(self.month.drain(..).collect::<StringArray>()),
+                Arc::new(self.time_class.drain(..).collect::<StringArray>()),
+                Arc::new(self.elo_band.drain(..).collect::<Int32Array>()),
+                Arc::new(StringArray::from_iter_values(self.variant.drain(..))),
+                Arc::new(UInt64Array::from(std::mem::take(&mut self.skipped))),
             ];
-            for c in 0..counts().len() {
-                columns.push(Arc::new(UInt64Array::from_iter_values(
-                    rows.iter().map(|r| r.counts.get(c).copied().unwrap_or(0)),
-                )));
+            self.counts.resize_with(counts().len(), Vec::new);
+            for column in &mut self.counts {
+                columns.push(Arc::new(UInt64Array::from(std::mem::take(column))));
             }
             let mut map = MapBuilder::new(
                 Some(MapFieldNames { entry: "key_value".into(), key: "key".into(), value: "value".into() }),
                 UInt32Builder::new(),
                 UInt64Builder::new(),
             );
-            for r in &rows {
-                for &(ply, games) in &r.first_threefold_ply {
+            for buckets in self.first_threefold_ply.drain(..) {
+                for (ply, games) in buckets {
                     map.keys().append_value(ply);
                     map.values().append_value(games);
                 }
                 map.append(true)?;
             }
             columns.push(Arc::new(map.finish()));
-            columns.push(Arc::new(StringArray::from_iter_values(rows.iter().map(|r| r.examples.as_str()))));
+            columns.push(Arc::new(StringArray::from_iter_values(self.examples.drain(..))));
             RecordBatch::try_new(schema(), columns)
         }
     }

@@ -218,9 +218,9 @@ fn up_to_date(
     let same = entry.status.is_complete()
         && !dataset::is_stale(entry)
         && entry.size == Some(fingerprint.size)
-        && entry.fingerprint.as_deref() == Some(fingerprint.sample_sha256.as_str())
         && (input.sha256.is_none() || entry.sha256 == input.sha256)
-        && dataset.has_partition(&input.source);
+        && dataset.has_partition(&input.source)
+        && entry.fingerprint.as_deref().is_some_and(|recorded| fingerprint.matches(recorded, &input.path));
     (same && !force).then(|| ManifestEntry {
         status: InputStatus::UpToDate,
         modified_unix_ns: fingerprint.modified_unix_ns,
@@ -463,7 +463,7 @@ fn open_partition(
 ) -> Result<Partition> {
     let key = ResumeKey {
         size: fingerprint.map(|f| f.size),
-        fingerprint: fingerprint.map(|f| f.sample_sha256.clone()),
+        fingerprint: fingerprint.map(|f| f.sample_hash.clone()),
         rules_version: RULES_VERSION.to_owned(),
         schema_version: schema::version().to_owned(),
         part_games: plan.part_games,
@@ -517,7 +517,7 @@ fn manifest_entry(
         source: input.source.clone(),
         path: if input.is_stdin() { "-".to_owned() } else { absolute(&input.path) },
         size: fingerprint.map(|f| f.size),
-        fingerprint: fingerprint.map(|f| f.sample_sha256.clone()),
+        fingerprint: fingerprint.map(|f| f.sample_hash.clone()),
         modified_unix_ns: fingerprint.and_then(|f| f.modified_unix_ns),
         rules_version: Some(RULES_VERSION.to_owned()),
         schema_version: Some(schema::version().to_owned()),

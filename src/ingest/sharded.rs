@@ -64,7 +64,7 @@ pub(super) fn ingest_shard(
     }
     let staged = read_record(dataset.root(), &name).filter(|r| {
         r.complete.is_some()
-            && fingerprint.as_ref().is_some_and(|f| r.key.fingerprint.as_deref() == Some(f.sample_sha256.as_str()))
+            && fingerprint.as_ref().is_some_and(|f| r.key.fingerprint.as_deref() == Some(f.sample_hash.as_str()))
             && !plan.force
     });
     let outcome = match staged {

@@ -557,6 +557,13 @@ pub struct Splitter<R> {
     inside: bool,
 }
 
+/// A new buffer of `len` zero bytes, which reads may then overwrite without zeroing them first:
+/// allocated zeroed, a buffer of this size is fresh memory from the system, zero already, where
+/// zeroing it read by read cost a tenth of the reading thread's work on 8 MB of text.
+fn zeroed(len: usize) -> Vec<u8> {
+    vec![0; len]
+}
+
 /// Buffers kept for reuse; more are dropped.
 const SPARE: usize = 4;
 
@@ -567,7 +574,7 @@ impl<R: Read> Splitter<R> {
             target: target.max(1),
             max_game: MAX_GAME,
             lines: Lines::new(),
-            pending: Vec::with_capacity(target.max(1) + READ),
+            pending: zeroed(target.max(1) + READ),
             filled: 0,
             scanned: 0,
             searched: 0,
@@ -681,7 +688,7 @@ impl<R: Read> Splitter<R> {
     fn cut(&mut self, start: usize, nl: usize) -> Chunk {
         // The next chunk's buffer at full size now: growing it read by read would copy it over
         // and over.
-        let mut rest = self.spare.pop().unwrap_or_else(|| Vec::with_capacity(self.target + READ));
+        let mut rest = self.spare.pop().unwrap_or_else(|| zeroed(self.target + READ));
         let tail = self.filled - start;
         if rest.len() < tail {
             rest.resize(tail, 0);

@@ -69,7 +69,7 @@ pub type Candidate = (bool, Key, Example);
 #[derive(Default)]
 pub(super) struct GameEvents {
     /// ply -> (a claimable repetition stands there, a claimable move was played there)
-    claim_plies: HashMap<u32, (bool, bool)>,
+    claim_plies: HashMap<u32, (bool, bool), super::summary::Quick>,
     castling_events: u64,
     castling_flag: bool,
     castling_first_ply: Option<u32>,
@@ -81,16 +81,31 @@ pub(super) struct GameEvents {
 }
 
 impl GameEvents {
+    /// Empties it for the next game, field by field (a new map per game cost a third as much as
+    /// counting the game).
     pub(super) fn clear(&mut self) {
-        self.claim_plies.clear();
-        let claim_plies = std::mem::take(&mut self.claim_plies);
-        *self = GameEvents { claim_plies, ..GameEvents::default() };
+        let GameEvents {
+            claim_plies,
+            castling_events,
+            castling_flag,
+            castling_first_ply,
+            castling_max_board,
+            ep_events,
+            hidden_events,
+            ep_flag,
+            ep_first_ply,
+        } = self;
+        claim_plies.clear();
+        (*castling_events, *castling_flag, *castling_first_ply, *castling_max_board) = (0, false, None, 0);
+        (*ep_events, *hidden_events, *ep_flag, *ep_first_ply) = (0, 0, false, None);
     }
 
     pub(super) fn add(&mut self, e: &EventColumns, i: usize) {
         let ply = e.ply.value(i);
-        let (board, fide, fen) =
-            (get(&e.board, i).unwrap_or(0), get(&e.fide, i).unwrap_or(0), get(&e.fen, i).unwrap_or(0));
+        // The occurrence counts, read only by the kinds that use them (most events are repetitions).
+        let board = || get(&e.board, i).unwrap_or(0);
+        let fide = || get(&e.fide, i).unwrap_or(0);
+        let fen = || get(&e.fen, i).unwrap_or(0);
         let min = |first: Option<u32>| Some(first.map_or(ply, |p| p.min(ply)));
         match EventKind::parse(e.kind.value(i)) {
             Some(EventKind::Repetition) if get_bool(&e.claimable, i) == Some(true) => {
@@ -101,7 +116,8 @@ impl GameEvents {
             }
             Some(EventKind::PseudoRepetition) => {
                 let differs = get_str(&e.differs, i).and_then(Differs::parse);
-                let false_claim = board >= 3 && fide < 3;
+                let board = board();
+                let false_claim = board >= 3 && fide() < 3;
                 if matches!(differs, Some(Differs::Castling | Differs::Both)) {
                     self.castling_events += 1;
                     self.castling_flag |= false_claim;
@@ -116,7 +132,7 @@ impl GameEvents {
             }
             Some(EventKind::HiddenRepetition) => {
                 self.hidden_events += 1;
-                self.ep_flag |= fide >= 3 && fen < 3;
+                self.ep_flag |= fide() >= 3 && fen() < 3;
                 self.ep_first_ply = min(self.ep_first_ply);
             }
             _ => {}
@@ -125,6 +141,10 @@ impl GameEvents {
 
     /// What the game's events add to the counts.
     pub(super) fn played(&self) -> Played {
+        if self.claim_plies.is_empty() && self.castling_events + self.ep_events + self.hidden_events == 0 {
+            // Most games: no event counts.
+            return Played::default();
+        }
         let on_board = self.claim_plies.values().filter(|(board, _)| *board).count() as u64;
         Played {
             on_board,
@@ -414,8 +434,13 @@ impl<'a> GameColumns<'a> {
         }
     }
 
-    /// What the figures take from row `i` (and the game's events).
-    pub(super) fn record<'e>(&'e self, i: usize, played: Played, date: Option<i32>) -> GameRecord<'e> {
+    /// What the figures take from row `i` (and the game's events), with its [`Self::facts`].
+    pub(super) fn record<'e>(
+        &'e self,
+        i: usize,
+        played: Played,
+        (date, time_class, lower_elo): (Option<i32>, Option<&'e str>, Option<i32>),
+    ) -> GameRecord<'e> {
         let max = get(self.max_occurrence, i).unwrap_or(0);
         let plies = get(self.plies, i);
         GameRecord {
@@ -425,8 +450,8 @@ impl<'a> GameColumns<'a> {
             missed: get(self.missed, i).unwrap_or(0) > 0,
             kinds: self.kinds.map(|(o, m)| (get(o, i).unwrap_or(0) > 0, get(m, i).unwrap_or(0) > 0)),
             lichess: is_lichess(self.source.value(i)),
-            band: band_from(get(self.white_elo, i), get(self.black_elo, i)),
-            time_class: get_str(self.time_class, i).unwrap_or(TimeClass::UNKNOWN),
+            band: band_from(lower_elo),
+            time_class: time_class.unwrap_or(TimeClass::UNKNOWN),
             score: get(self.score, i),
             draw_reason: get_str(self.draw_reason, i),
             perpetual: get_str(self.perpetual, i),
@@ -614,7 +639,7 @@ impl<'f> Pass<'f> {
             self.skipped += 1;
             return Ok(());
         }
-        let record = c.record(i, self.events.played(), date);
+        let record = c.record(i, self.events.played(), (date, time_class, lower_elo));
         self.all.add(&record);
         if let Some(by) = self.by {
             let facts = GroupFacts { source, time_class, band: record.band, variant: c.variant.value(i), date };
@@ -661,8 +686,16 @@ impl Examples {
         self.cases.into_iter().flat_map(|c| c.items.into_iter().map(|(_, _, e)| e)).collect()
     }
 
-    /// Offers the game in row `i` as an example of each case it shows (`g`: its events).
+    /// Offers the game in row `i` as an example of each case it shows (`g`: its events): most
+    /// games show none, and are passed over here without a call.
+    #[inline]
     pub(super) fn offer(&mut self, c: &GameColumns, i: usize, record: &GameRecord, g: &GameEvents) {
+        if g.castling_events + g.ep_events + g.hidden_events > 0 || record.after_fivefold || record.after_75_moves {
+            self.offer_cases(c, i, record, g);
+        }
+    }
+
+    fn offer_cases(&mut self, c: &GameColumns, i: usize, record: &GameRecord, g: &GameEvents) {
         let key = || (c.source.value(i).to_owned(), c.frame_offset.value(i), c.byte_offset.value(i));
         let [castling, en_passant, automatic] = &mut self.cases;
         if g.castling_events > 0 && castling.wants(&(!g.castling_flag, key(), Example::default())) {

@@ -6,7 +6,7 @@
 
 use super::{
     chart::{Chart, Kind, Row, Rows, Unit, games_text, sets, thousands},
-    model::{Clocks, Report},
+    model::{CLOCK_BANDS, ClockBand, Clocks, EVAL_BANDS, EvalBand, Outcome, Report},
 };
 
 pub fn clock_band(ms: i64) -> usize {
@@ -43,23 +43,34 @@ pub struct GameClocks {
     pub score: Option<f64>,
 }
 
-impl Clocks {
+/// The counts behind [`Clocks`], by band (the labels are added by [`ClockCounts::clocks`]):
+/// nothing to allocate, since ingest keeps one per summary row.
+#[derive(Default, Clone)]
+pub struct ClockCounts {
+    pub games_with_clocks: u64,
+    /// Games and of those passed over, by [`CLOCK_BANDS`].
+    pub first_claim_by_clock: [(u64, u64); CLOCK_BANDS.len()],
+    pub games_with_evals: u64,
+    /// Games and the claimant's final score, by [`EVAL_BANDS`].
+    pub first_missed_by_eval: [(u64, Outcome); EVAL_BANDS.len()],
+}
+
+impl ClockCounts {
     pub fn add(&mut self, g: &GameClocks) {
         if g.has_clocks {
             self.games_with_clocks += 1;
             if let Some(ms) = g.first_claim_clock_ms {
-                let band = &mut self.first_claim_by_clock[clock_band(ms)];
-                band.games += 1;
-                band.passed_over +=
-                    u64::from(g.first_claim_ply.is_some() && g.first_missed_claim_ply == g.first_claim_ply);
+                let (games, passed_over) = &mut self.first_claim_by_clock[clock_band(ms)];
+                *games += 1;
+                *passed_over += u64::from(g.first_claim_ply.is_some() && g.first_missed_claim_ply == g.first_claim_ply);
             }
         }
         if g.has_evals {
             self.games_with_evals += 1;
             if g.first_missed_claim_ply.is_some() {
-                let band = &mut self.first_missed_by_eval[eval_band(g.first_missed_eval.0, g.first_missed_eval.1)];
-                band.games += 1;
-                let o = &mut band.claimant;
+                let (games, o) =
+                    &mut self.first_missed_by_eval[eval_band(g.first_missed_eval.0, g.first_missed_eval.1)];
+                *games += 1;
                 match g.score {
                     Some(1.0) => o.wins += 1,
                     Some(0.5) => o.draws += 1,
@@ -70,20 +81,40 @@ impl Clocks {
             }
         }
     }
-}
 
-impl Clocks {
-    /// Adds another set of games' counts (bands in the same order).
-    pub fn merge(&mut self, other: &Clocks) {
+    /// Adds another set of games' counts.
+    pub fn merge(&mut self, other: &ClockCounts) {
         self.games_with_clocks += other.games_with_clocks;
         for (a, b) in self.first_claim_by_clock.iter_mut().zip(&other.first_claim_by_clock) {
-            a.games += b.games;
-            a.passed_over += b.passed_over;
+            a.0 += b.0;
+            a.1 += b.1;
         }
         self.games_with_evals += other.games_with_evals;
         for (a, b) in self.first_missed_by_eval.iter_mut().zip(&other.first_missed_by_eval) {
-            a.games += b.games;
-            a.claimant.add(&b.claimant);
+            a.0 += b.0;
+            a.1.add(&b.1);
+        }
+    }
+
+    /// The report's form, with the bands' labels.
+    pub fn clocks(&self) -> Clocks {
+        Clocks {
+            games_with_clocks: self.games_with_clocks,
+            first_claim_by_clock: CLOCK_BANDS
+                .iter()
+                .zip(&self.first_claim_by_clock)
+                .map(|(l, &(games, passed_over))| ClockBand { label: (*l).into(), games, passed_over })
+                .collect(),
+            games_with_evals: self.games_with_evals,
+            first_missed_by_eval: EVAL_BANDS
+                .iter()
+                .zip(&self.first_missed_by_eval)
+                .map(|(l, (games, claimant))| EvalBand {
+                    label: (*l).into(),
+                    games: *games,
+                    claimant: claimant.clone(),
+                })
+                .collect(),
         }
     }
 }

@@ -7,13 +7,10 @@ use serde::Serialize;
 
 use crate::read::key::GameKey;
 
-/// First rating of the band of a game: the lower of the two Elos in bands of 200; `None`
-/// ("unknown") when either is missing, as in the queries (DuckDB's `least` would ignore a null).
-pub fn band_from(white: Option<i16>, black: Option<i16>) -> Option<i32> {
-    match (white, black) {
-        (Some(w), Some(b)) => Some(i32::from(w.min(b)).div_euclid(200) * 200),
-        _ => None,
-    }
+/// First rating of the band of a game, from the lower of its two Elos (`None`, "unknown", when
+/// either is missing, as in the queries: DuckDB's `least` would ignore a null), in bands of 200.
+pub fn band_from(lower_elo: Option<i32>) -> Option<i32> {
+    lower_elo.map(|e| e.div_euclid(200) * 200)
 }
 
 pub fn band_label(from: Option<i32>) -> String {

@@ -9,7 +9,11 @@
 //! as in a report that reads the games, into a [`Tally`] per key (the ingest sits below the
 //! report, so the command line hands [`summarizer`] to it).
 
-use std::{collections::HashMap, path::Path};
+use std::{
+    collections::{HashMap, hash_map::Entry},
+    hash::{BuildHasherDefault, Hasher},
+    path::Path,
+};
 
 use anyhow::{Context, Result, anyhow, bail};
 use arrow_array::{
@@ -33,26 +37,131 @@ use super::{
     group::{By, GroupFacts},
     model::{Example, Report},
     read::{self, civil_from_days, get, get_str},
-    tally::Tally,
+    tally::{Counts, Tally},
 };
 
 /// A summary row's key: month (year * 12 + month - 1), time class, lower Elo rounded down to a
-/// multiple of 100, variant.
-type Key = (Option<i64>, Option<String>, Option<i32>, String);
+/// multiple of 100, variant; the two names by their numbers in [`Keyed`]'s [`Names`] (looking
+/// a game's key up then allocates nothing). Rows sort by the key with the names themselves.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Key {
+    month: Option<i64>,
+    time_class: Option<u32>,
+    elo_band: Option<i32>,
+    variant: u32,
+}
 
 /// The games of one key.
 #[derive(Default)]
 struct Cell {
-    tally: Tally,
+    counts: Counts,
     skipped: u64,
     examples: Examples,
 }
 
+/// Each distinct name once, numbered in order of appearance.
+#[derive(Default)]
+struct Names {
+    numbers: HashMap<String, u32, Quick>,
+    names: Vec<String>,
+    /// The number found last: games in a row mostly have the same name.
+    last: u32,
+}
+
+impl Names {
+    #[inline]
+    fn number(&mut self, name: &str) -> u32 {
+        if self.names.get(self.last as usize).is_some_and(|last| last == name) {
+            return self.last;
+        }
+        if let Some(&n) = self.numbers.get(name) {
+            self.last = n;
+            return n;
+        }
+        let n = self.names.len() as u32;
+        self.names.push(name.to_owned());
+        self.numbers.insert(name.to_owned(), n);
+        self.last = n;
+        n
+    }
+}
+
+/// A multiply-rotate hash (rustc's `FxHasher`) for maps of keys that no input chooses (a row's
+/// key, a game's plies): the default SipHash cost more than the rest of counting a game into its
+/// row.
+#[derive(Default)]
+pub(super) struct QuickHasher(u64);
+
+impl QuickHasher {
+    fn add(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+}
+
+impl Hasher for QuickHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            self.add(u64::from_le_bytes(chunk.try_into().unwrap_or_default()));
+        }
+        let mut last = [0u8; 8];
+        last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
+        self.add(u64::from_le_bytes(last));
+    }
+
+    fn write_u8(&mut self, n: u8) {
+        self.add(u64::from(n));
+    }
+
+    fn write_u32(&mut self, n: u32) {
+        self.add(u64::from(n));
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.add(n);
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.add(n as u64);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+pub(super) type Quick = BuildHasherDefault<QuickHasher>;
+
 /// Counts a part's games by key, as the report counts them.
 #[derive(Default)]
 struct Keyed {
-    cells: HashMap<Key, Cell>,
+    time_classes: Names,
+    variants: Names,
+    /// Where each key's cell is in `cells`.
+    rows: HashMap<Key, usize, Quick>,
+    cells: Vec<(Key, Cell)>,
+    /// The last game's key and cell.
+    last: Option<(Key, usize)>,
     events: GameEvents,
+}
+
+impl Keyed {
+    /// Where `key`'s cell is in `cells` (a new one when the key is new).
+    #[inline]
+    fn at(&mut self, key: Key) -> usize {
+        let at = match self.last {
+            Some((last, at)) if last == key => at,
+            _ => match self.rows.entry(key) {
+                Entry::Occupied(e) => *e.get(),
+                Entry::Vacant(e) => {
+                    self.cells.push((key, Cell::default()));
+                    *e.insert(self.cells.len() - 1)
+                }
+            },
+        };
+        self.last = Some((key, at));
+        at
+    }
 }
 
 /// The [`Summarizer`] that `ingest` writes each part's summary with.
@@ -64,6 +173,17 @@ pub fn summarizer() -> Box<dyn Summarizer> {
 fn month_of(days: i32) -> i64 {
     let (year, month, _) = civil_from_days(days);
     year * 12 + i64::from(month) - 1
+}
+
+/// `YYYY-MM` of a month key ([`month_of`]).
+fn month_name(key: i64) -> String {
+    let (year, month) = (key.div_euclid(12), key.rem_euclid(12) + 1);
+    if !(0..10_000).contains(&year) {
+        return format!("{year:04}-{month:02}");
+    }
+    // By hand: `format!` was a tenth of writing a part's summary.
+    let digits = [year / 1000, year / 100 % 10, year / 10 % 10, year % 10, -1, month / 10, month % 10];
+    digits.iter().map(|&d| if d < 0 { '-' } else { char::from(b'0' + d as u8) }).collect()
 }
 
 /// An example candidate as the summary stores it (JSON): the example and whether it ranks first
@@ -93,19 +213,20 @@ impl Summarizer for Keyed {
             game_events.clear();
             cursor.take(c.key(i), |e, row| game_events.add(e, row))?;
             let (date, time_class, lower_elo) = c.facts(i);
-            let key = (
-                date.map(month_of),
-                time_class.map(str::to_owned),
-                lower_elo.map(|e| e.div_euclid(100) * 100),
-                c.variant.value(i).to_owned(),
-            );
-            let cell = self.cells.entry(key).or_default();
+            let key = Key {
+                month: date.map(month_of),
+                time_class: time_class.map(|t| self.time_classes.number(t)),
+                elo_band: lower_elo.map(|e| e.div_euclid(100) * 100),
+                variant: self.variants.number(c.variant.value(i)),
+            };
+            let at = self.at(key);
+            let cell = &mut self.cells[at].1;
             if c.status.value(i) == GameStatus::Skipped.as_str() {
                 cell.skipped += 1;
                 continue;
             }
-            let record = c.record(i, self.events.played(), date);
-            cell.tally.add(&record);
+            let record = c.record(i, self.events.played(), (date, time_class, lower_elo));
+            cell.counts.add(&record);
             cell.examples.offer(&c, i, &record, &self.events);
         }
         if cursor.peek()?.is_some() {
@@ -119,41 +240,56 @@ impl Summarizer for Keyed {
         for i in 0..summary.num_rows() {
             let (source, month) = (c.source.value(i), month_key(get_str(c.month, i))?);
             let (time_class, elo_band) = (get_str(c.time_class, i), get(c.elo_band, i));
-            let key = (month.map(|m| m.0), time_class.map(str::to_owned), elo_band, c.variant.value(i).to_owned());
-            let cell = self.cells.entry(key).or_default();
+            let key = Key {
+                month: month.map(|m| m.0),
+                time_class: time_class.map(|t| self.time_classes.number(t)),
+                elo_band,
+                variant: self.variants.number(c.variant.value(i)),
+            };
+            let at = self.at(key);
+            let cell = &mut self.cells[at].1;
             cell.skipped += c.skipped.value(i);
             let counts: Vec<u64> = c.counts.iter().map(|a| a.value(i)).collect();
-            // Only the counts the row holds matter here (what `finish` writes back), not the
-            // report's groups that `from_summary` also fills.
-            let tally = Tally::from_summary(&counts, &c.buckets(i)?, false, None, TimeClass::UNKNOWN, None);
-            cell.tally.merge(tally);
+            cell.counts.merge(Counts::from_summary(&counts, &c.buckets(i)?));
             offer_candidates(&mut cell.examples, source, c.examples.value(i))?;
         }
         Ok(())
     }
 
     fn finish(&mut self, source: &str) -> Result<RecordBatch> {
-        let mut cells: Vec<(Key, Cell)> = std::mem::take(&mut self.cells).into_iter().collect();
-        cells.sort_by(|a, b| a.0.cmp(&b.0));
-        let mut builder = table::Builder::default();
-        for ((month, time_class, elo_band, variant), cell) in cells {
-            let (counts, first_threefold_ply) = cell.tally.summary_counts();
-            let candidates: Vec<Candidate> = cell
-                .examples
+        let mut cells = std::mem::take(&mut self.cells);
+        self.rows.clear();
+        self.last = None;
+        let (time_classes, variants) = (&self.time_classes.names, &self.variants.names);
+        // The keys with their names, and where each cell is (a cell is large to move).
+        let mut order: Vec<_> = cells
+            .iter()
+            .enumerate()
+            .map(|(at, (k, _))| {
+                let time_class = k.time_class.map(|n| time_classes[n as usize].as_str());
+                (k.month, time_class, k.elo_band, variants[k.variant as usize].as_str(), at)
+            })
+            .collect();
+        order.sort_unstable();
+        let mut builder = table::Builder::with_capacity(order.len());
+        for (.., at) in order {
+            let (key, cell) = &mut cells[at];
+            let (counts, first_threefold_ply) = cell.counts.summary_counts();
+            let candidates: Vec<Candidate> = std::mem::take(&mut cell.examples)
                 .cases
                 .into_iter()
                 .flat_map(|c| c.items)
                 .map(|(first, _, example)| Candidate { flagged: !first, example })
                 .collect();
             builder.append(Row {
-                month: month.map(|m| format!("{:04}-{:02}", m.div_euclid(12), m.rem_euclid(12) + 1)),
-                time_class,
-                elo_band,
-                variant,
+                month: key.month.map(month_name),
+                time_class: key.time_class.map(|n| time_classes[n as usize].clone()),
+                elo_band: key.elo_band,
+                variant: variants[key.variant as usize].clone(),
                 skipped: cell.skipped,
                 counts,
                 first_threefold_ply,
-                examples: serde_json::to_string(&candidates)?,
+                examples: if candidates.is_empty() { "[]".to_owned() } else { serde_json::to_string(&candidates)? },
             });
         }
         Ok(builder.finish(source)?)
@@ -360,4 +496,17 @@ fn add_rows(pass: &mut Pass, source: &str, c: &Columns, filter: &Filter, by: Opt
         pass.all.merge(tally);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn month_names_are_those_of_format() {
+        for key in [-13_i64, -1, 0, 11, 12, 1997 * 12, 2026 * 12 + 11, 9999 * 12 + 11, 10_000 * 12, 123_456_789] {
+            let (year, month) = (key.div_euclid(12), key.rem_euclid(12) + 1);
+            assert_eq!(month_name(key), format!("{year:04}-{month:02}"), "{key}");
+        }
+    }
 }
