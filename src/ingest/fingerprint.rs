@@ -59,6 +59,29 @@ impl Fingerprint {
     }
 }
 
+impl Fingerprint {
+    /// The fingerprint of an input of several files (a month of Parquet files): their sizes
+    /// summed, and a SHA-256 of each file's name and fingerprint, so that any file changed,
+    /// added or taken away changes it. One file's is its own.
+    pub fn of_files(paths: &[std::path::PathBuf]) -> io::Result<Fingerprint> {
+        if let [one] = paths {
+            return Fingerprint::of(one);
+        }
+        let mut hash = Sha256::new();
+        let (mut size, mut modified) = (0, None);
+        for path in paths {
+            let each = Fingerprint::of(path)?;
+            size += each.size;
+            modified = modified.max(each.modified_unix_ns);
+            hash.update(path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default().as_bytes());
+            hash.update([0]);
+            hash.update(each.sample_sha256.as_bytes());
+        }
+        let sample_sha256 = hash.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        Ok(Fingerprint { size, modified_unix_ns: modified, sample_sha256 })
+    }
+}
+
 /// Where the samples start: the whole file when it is small, else the first and last MiB and
 /// evenly spaced MiBs between.
 fn offsets(size: u64) -> Vec<u64> {

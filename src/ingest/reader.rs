@@ -6,13 +6,15 @@
 use std::{
     fs::File,
     io,
-    path::Path,
+    ops::Range,
+    path::{Path, PathBuf},
     sync::{Arc, atomic::Ordering::Relaxed},
 };
 
 use crossbeam_channel::{Receiver, Sender};
 
 use crate::{
+    ingest::parquet_input::{PIECE_ROWS, ParquetInput},
     ingest::progress::Counters,
     read::chunk::{Chunk, ChunkBytes, ReadError},
     read::input::{self, Compression, Layout},
@@ -36,6 +38,16 @@ pub struct Work {
     /// The key of its last game, and the decompressed bytes it covers.
     pub last: Option<GameKey>,
     pub bytes: u64,
+    /// Rows of a Parquet input, which the worker reads into the (then empty) chunk itself, so
+    /// that row groups are decoded on every replay thread.
+    pub piece: Option<Piece>,
+}
+
+/// Rows of one row group of a Parquet input.
+pub struct Piece {
+    pub input: Arc<ParquetInput>,
+    pub group: usize,
+    pub rows: Range<u64>,
 }
 
 impl Work {
@@ -203,7 +215,7 @@ pub fn read_input(path: &Path, settings: ReadSettings, counters: Arc<Counters>, 
         let bytes = stream_end - chunk.offset.max(from);
         chunk.seq = seq;
         seq += 1;
-        let work = Work { chunk, segments: segments.clone(), last: Some(keys[keep_to - 1]), bytes };
+        let work = Work { chunk, segments: segments.clone(), last: Some(keys[keep_to - 1]), bytes, piece: None };
         // The writer gone means it failed; it reports why.
         if slots.recv().is_err() || chunks.send(work).is_err() || reached_hi {
             break stream_end;
@@ -221,4 +233,50 @@ pub fn read_input(path: &Path, settings: ReadSettings, counters: Arc<Counters>, 
         return fail(end, invalid(what));
     }
     ReadEnd { compression: Some(compression), bytes: end - first.unwrap_or(end), error: None, error_at: None }
+}
+
+/// Reads a Parquet input's footers and sends its row groups' rows to replay, in pieces of at
+/// most [`PIECE_ROWS`] (the workers decode them), while it holds slots: the rows of the span,
+/// after the last game staged. Keys are (row group, row), so a span or a resumed run starts at
+/// its row group without reading the ones before.
+pub fn read_parquet(files: &[PathBuf], counters: Arc<Counters>, ends: ReaderEnds) -> ReadEnd {
+    let ReaderEnds { chunks, slots, recycled, span, resume_after } = ends;
+    let input = match ParquetInput::open(files) {
+        Ok(input) => Arc::new(input),
+        Err(error) => return ReadEnd::failed(error),
+    };
+    let key = |group: usize, row: u64| GameKey { frame_offset: group as u64, byte_offset: row };
+    let (start, start_staged) = start_of(span, resume_after);
+    let mut seq = 0u64;
+    let mut bytes = 0u64;
+    for (g, group) in input.groups.iter().enumerate() {
+        if span.hi.is_some_and(|hi| key(g, 0) >= hi) {
+            break;
+        }
+        let mut from = match (g as u64).cmp(&start.frame_offset) {
+            std::cmp::Ordering::Less => continue,
+            std::cmp::Ordering::Equal => start.byte_offset + u64::from(start_staged),
+            std::cmp::Ordering::Greater => 0,
+        };
+        while from < group.rows {
+            while recycled.try_recv().is_ok() {}
+            let to = (from + PIECE_ROWS).min(group.rows);
+            let part = |bytes: u64| bytes * (to - from) / group.rows.max(1);
+            let share = part(group.bytes);
+            counters.bytes.fetch_add(share, Relaxed);
+            counters.raw_bytes.fetch_add(part(group.compressed), Relaxed);
+            let chunk =
+                Chunk { seq, offset: 0, data: ChunkBytes::Owned(Vec::new()), games: Vec::new(), starts_input: false };
+            let piece = Piece { input: input.clone(), group: g, rows: from..to };
+            let work =
+                Work { chunk, segments: Vec::new(), last: Some(key(g, to - 1)), bytes: share, piece: Some(piece) };
+            seq += 1;
+            bytes += share;
+            if slots.recv().is_err() || chunks.send(work).is_err() {
+                return ReadEnd { compression: None, bytes, error: None, error_at: None };
+            }
+            from = to;
+        }
+    }
+    ReadEnd { compression: None, bytes, error: None, error_at: None }
 }
