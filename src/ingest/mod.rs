@@ -331,10 +331,9 @@ fn spawn_workers(pool: &rayon::ThreadPool, workers: usize, source: &str, pipes: 
         let source = source.to_owned();
         pool.spawn(move || {
             let mut visitor = GameVisitor::new();
-            let mut rendered = parquet_input::Rendered::default();
             while let Ok(mut work) = chunks.recv() {
                 let replayed = match &work.piece {
-                    Some(_) => rows::replay_piece(&mut work, &source, &mut visitor, &mut rendered),
+                    Some(_) => rows::replay_piece(&mut work, &source, &mut visitor),
                     None => replay_chunk(&work, &source, &mut visitor),
                 };
                 let _ = recycle.try_send(work.chunk.data);
@@ -419,7 +418,7 @@ fn ingest_input(
             let settings = ReadSettings { chunk_bytes: plan.chunk_bytes, decoders, digest: digest.clone() };
             let parquet = input.parquet.clone();
             std::thread::Builder::new().name("read".into()).spawn_scoped(scope, move || match parquet {
-                Some(files) => reader::read_parquet(&files, counters, ends),
+                Some(files) => reader::read_parquet(&files, decoders, counters, ends),
                 None => reader::read_input(&path, settings, counters, ends),
             })
         };
@@ -434,14 +433,8 @@ fn ingest_input(
         (read_end, written)
     });
     drop(progress);
-    let (mut read_end, written) = (read_end, written);
     let tally = match written {
         Ok(tally) => tally,
-        // Rows a worker could not decode: the input fails, as one that cannot be read does.
-        Err(e) if e.is::<rows::Unreadable>() => {
-            read_end.error = Some(ReadError { offset: 0, error: io::Error::other(e.to_string()) });
-            Tally::default()
-        }
         Err(e) => {
             partition.abort();
             return Err(e.context(format!("while writing the dataset for {}", input.path.display())));

@@ -18,10 +18,11 @@ use std::{
     io,
     ops::Range,
     path::{Path, PathBuf},
+    sync::Arc,
 };
 
 use arrow_array::{Array, ArrayRef, cast::AsArray, types::*};
-use arrow_schema::{DataType, TimeUnit};
+use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowSelection, RowSelector,
 };
@@ -34,7 +35,7 @@ pub const MOVETEXT: &str = "movetext";
 pub const PIECE_ROWS: u64 = 4096;
 
 /// Rows decoded at a time within a piece.
-const BATCH_ROWS: usize = 1024;
+const BATCH_ROWS: usize = PIECE_ROWS as usize;
 
 /// Whether `path` names a Parquet file (by its extension, as `.pgn` files are found).
 pub fn is_parquet_file(path: &Path) -> bool {
@@ -126,9 +127,21 @@ fn tag_name(name: &str) -> bool {
 impl ParquetFile {
     fn open(path: &Path) -> io::Result<ParquetFile> {
         let file = File::open(path)?;
-        let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new())
-            .map_err(|e| invalid(format!("not a readable Parquet file: {e}")))?;
+        let unreadable = |e: parquet::errors::ParquetError| invalid(format!("not a readable Parquet file: {e}"));
+        let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()).map_err(unreadable)?;
         let schema = meta.schema().clone();
+        // Strings read as views into the decompressed pages, not copied into arrays of their
+        // own: each is copied once, into the game's text.
+        let fields: Vec<Field> = schema
+            .fields()
+            .iter()
+            .map(|f| match f.data_type() {
+                DataType::Utf8 | DataType::LargeUtf8 => f.as_ref().clone().with_data_type(DataType::Utf8View),
+                _ => f.as_ref().clone(),
+            })
+            .collect();
+        let options = ArrowReaderOptions::new().with_schema(Arc::new(Schema::new(fields)));
+        let meta = ArrowReaderMetadata::try_new(meta.metadata().clone(), options).map_err(unreadable)?;
         let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
         let Some(movetext) = names.iter().position(|&n| n == MOVETEXT) else {
             return Err(invalid(format!(

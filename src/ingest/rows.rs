@@ -1,13 +1,13 @@
-//! Replaying a piece of a Parquet input's rows on a worker: the rows decoded and written as PGN
-//! ([`crate::ingest::parquet_input`]), that text read as any chunk is, and each game given the
-//! key of its row. A row is always one game row: one whose text holds no game (no tags, no
+//! Replaying a piece of a Parquet input's rows on a worker: the rows' PGN
+//! ([`crate::ingest::parquet_input`], written by the reader's threads) read as any chunk is, and
+//! each game given the key of its row. A row is always one game row: one whose text holds no game (no tags, no
 //! movetext), more than one, or a null movetext becomes a game with an `invalid_pgn` error.
 
 use std::ops::ControlFlow;
 
 use anyhow::Result;
 
-use super::{Replayed, Tally, parquet_input::Rendered, reader::Work};
+use super::{Replayed, Tally, reader::Work};
 use crate::{
     dataset::schema::BatchBuilder,
     engine::{
@@ -16,20 +16,8 @@ use crate::{
         summary::Summary,
     },
     pgn::{Game, GameStatus, GameVisitor},
-    read::{chunk::ChunkBytes, key::GameKey},
+    read::key::GameKey,
 };
-
-/// Rows a worker could not decode (a corrupt page): the input fails, not the run.
-#[derive(Debug)]
-pub struct Unreadable(pub std::io::Error);
-
-impl std::fmt::Display for Unreadable {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        self.0.fmt(f)
-    }
-}
-
-impl std::error::Error for Unreadable {}
 
 /// `game` stopped before its first move by `why`, its tags kept.
 fn unreadable(game: &mut Game, why: &str) {
@@ -37,18 +25,10 @@ fn unreadable(game: &mut Game, why: &str) {
     game.analysis = Some(Analysis { error: Some(error), summary: Summary::empty(), events: Vec::new() });
 }
 
-/// Reads and replays the rows of `work`'s piece.
-pub(super) fn replay_piece(
-    work: &mut Work,
-    source: &str,
-    visitor: &mut GameVisitor,
-    rendered: &mut Rendered,
-) -> Result<Replayed> {
+/// Replays the rows of `work`'s piece, whose text the chunk holds.
+pub(super) fn replay_piece(work: &mut Work, source: &str, visitor: &mut GameVisitor) -> Result<Replayed> {
     let piece = work.piece.as_ref().expect("a Parquet piece");
-    piece.input.render(piece.group, piece.rows.clone(), rendered).map_err(Unreadable)?;
-    let (group, first) = (piece.group as u64, piece.rows.start);
-    work.chunk.data = ChunkBytes::Owned(std::mem::take(&mut rendered.text));
-    work.chunk.games.clone_from(&rendered.starts);
+    let (group, first, rendered) = (piece.group as u64, piece.rows.start, &piece.rendered);
     // The games of each row's text, in row order.
     let mut games: Vec<(usize, Game)> = Vec::with_capacity(rendered.starts.len());
     let _ = visitor.read_chunk(&work.chunk, |offset, game| {
@@ -87,10 +67,6 @@ pub(super) fn replay_piece(
         }
         tally.games += 1;
         batch.append(GameKey { frame_offset: group, byte_offset: first + row as u64 }, game);
-    }
-    // The buffer goes back for the next piece.
-    if let ChunkBytes::Owned(text) = std::mem::replace(&mut work.chunk.data, ChunkBytes::Owned(Vec::new())) {
-        rendered.text = text;
     }
     let (games, events) = batch.finish(source)?;
     Ok(Replayed { seq: work.chunk.seq, last: work.last, bytes: work.bytes, games, events, tally })
