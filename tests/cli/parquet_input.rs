@@ -38,19 +38,39 @@ fn write_month(
     files: u32,
     rows: u32,
 ) -> PathBuf {
+    write_month_as(python, pgn, root, dataset, month, (files, rows), &[])
+}
+
+/// [`write_month`] with the script's further arguments (`published`: the published columns only).
+fn write_month_as(
+    python: &Path,
+    pgn: &Path,
+    root: &Path,
+    dataset: &str,
+    month: (&str, &str),
+    (files, rows): (u32, u32),
+    more: &[&str],
+) -> PathBuf {
     let script = common::root().join("tests/parquet_input/write_lichess.py");
     let out = Command::new(python)
         .arg(script)
         .args([s(pgn), s(root), dataset, month.0, month.1, &files.to_string(), &rows.to_string()])
+        .args(more)
         .output()
         .expect("python runs");
     assert!(out.status.success(), "write_lichess.py {}: {}", pgn.display(), stderr(&out));
     root.join(dataset).join("data").join(format!("year={}", month.0)).join(format!("month={}", month.1))
 }
 
-/// Runs a comparison script on two datasets; panics with its report when they differ.
+/// Runs a comparison script on two datasets (and its further arguments); panics with its
+/// report when they differ.
 fn compare(python: &Path, script: &str, a: &Path, b: &Path) {
-    let out = Command::new(python).arg(common::root().join(script)).args([a, b]).output().expect("python runs");
+    compare_but(python, script, a, b, &[]);
+}
+
+fn compare_but(python: &Path, script: &str, a: &Path, b: &Path, more: &[&str]) {
+    let out =
+        Command::new(python).arg(common::root().join(script)).args([a, b]).args(more).output().expect("python runs");
     assert!(
         out.status.success(),
         "{} and {} differ:\n{}{}",
@@ -115,6 +135,22 @@ fn parquet_gives_the_games_and_events_of_the_same_pgn() {
         assert_eq!((e["status"].as_str(), e["compression"].as_str()), (Some("ok"), Some("parquet")), "{e}");
         assert!(e["path"].as_str().unwrap().ends_with(&source[source.len() - 2..]), "the month's folder: {e}");
     }
+    // The published columns alone: Lichess's 2021 PGN has Date and Round tags, which the
+    // published files do not carry; every other column is the PGN's.
+    let published = tmp.path().join("published");
+    let month = write_month_as(
+        &python,
+        &pgns[0].0,
+        &published,
+        "standard-chess-games",
+        ("2021", "10"),
+        (2, 150),
+        &["published"],
+    );
+    let (from_published, from_one_pgn) = (tmp.path().join("published-ds"), tmp.path().join("pgn-2021"));
+    assert!(run(&["ingest", s(&month), "--out", s(&from_published), "--quiet"]).status.success());
+    assert!(run(&["ingest", s(&pgns[0].0), "--out", s(&from_one_pgn), "--quiet"]).status.success());
+    compare_but(&python, "tests/parquet_input/compare.py", &from_published, &from_one_pgn, &["Date,Round"]);
 }
 
 /// A game is found by its key (row group:row) in the month's folder, in one of its files, and

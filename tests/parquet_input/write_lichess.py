@@ -3,12 +3,14 @@
 one row per game, the tags as columns with the published types, `movetext` the movetext), for
 the tests of Parquet input (tests/cli/parquet_input.rs).
 
-Usage: python write_lichess.py PGN OUT_ROOT DATASET YEAR MONTH FILES ROWS_PER_GROUP
+Usage: python write_lichess.py PGN OUT_ROOT DATASET YEAR MONTH FILES ROWS_PER_GROUP [published]
 
 The published columns come first, in the published order and types (Elo and rating changes
 int16, UTCDate date32, UTCTime time32[s]); the PGN's other tags (Date, Round, Variant, ...) follow
 as string columns, in the order they first appear. Tag values are unescaped as a PGN reader
-reads them; a tag a game lacks, an Elo of "?" or a date with "??" is a null. Compression is
+reads them; a tag a game lacks, an Elo of "?" or a date with "??" is a null. With `published`,
+only the published columns are written: the PGN's other tags (Date and Round too) are lost, as
+in the files Lichess publishes. Compression is
 pyarrow's default (Snappy), as in the published files.
 """
 
@@ -71,6 +73,7 @@ def typed(name, kind, value):
 
 def main():
     pgn, root, dataset, year, month, files, per_group = sys.argv[1:8]
+    published_only = sys.argv[8:] == ["published"]
     files, per_group = int(files), int(per_group)
     with open(pgn, encoding="utf-8") as f:
         text = f.read().replace("\r\n", "\n")
@@ -79,7 +82,7 @@ def main():
     extra = []
     for tags, _ in rows:
         for name, _ in tags:
-            if name not in published and name not in extra:
+            if name not in published and name not in extra and not published_only:
                 extra.append(name)
     fields = PUBLISHED + [(name, pa.string()) for name in extra] + [("movetext", pa.string())]
     schema = pa.schema(fields)
