@@ -76,6 +76,7 @@ fn kind_of(data_type: &DataType) -> Option<Kind> {
     use DataType::*;
     Some(match data_type {
         Utf8 | LargeUtf8 | Utf8View => Kind::Text,
+        Dictionary(_, value) if matches!(**value, Utf8 | LargeUtf8 | Utf8View) => Kind::Text,
         Int8 | Int16 | Int32 | Int64 | UInt8 | UInt16 | UInt32 | UInt64 => Kind::Integer,
         Date32 => Kind::Date,
         Time32(_) | Time64(_) => Kind::Time,
@@ -130,18 +131,6 @@ impl ParquetFile {
         let unreadable = |e: parquet::errors::ParquetError| invalid(format!("not a readable Parquet file: {e}"));
         let meta = ArrowReaderMetadata::load(&file, ArrowReaderOptions::new()).map_err(unreadable)?;
         let schema = meta.schema().clone();
-        // Strings read as views into the decompressed pages, not copied into arrays of their
-        // own: each is copied once, into the game's text.
-        let fields: Vec<Field> = schema
-            .fields()
-            .iter()
-            .map(|f| match f.data_type() {
-                DataType::Utf8 | DataType::LargeUtf8 => f.as_ref().clone().with_data_type(DataType::Utf8View),
-                _ => f.as_ref().clone(),
-            })
-            .collect();
-        let options = ArrowReaderOptions::new().with_schema(Arc::new(Schema::new(fields)));
-        let meta = ArrowReaderMetadata::try_new(meta.metadata().clone(), options).map_err(unreadable)?;
         let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
         let Some(movetext) = names.iter().position(|&n| n == MOVETEXT) else {
             return Err(invalid(format!(
@@ -177,6 +166,18 @@ impl ParquetFile {
             let kind = if kind == Kind::Integer && name.ends_with("RatingDiff") { Kind::Signed } else { kind };
             tags.push(Column { index, name: name.clone(), kind });
         }
+        // Strings (plain or dictionary-typed) read as views into the decompressed pages, not
+        // copied into arrays of their own: each is copied once, into the game's text.
+        let fields: Vec<Field> = schema
+            .fields()
+            .iter()
+            .map(|f| match kind_of(f.data_type()) {
+                Some(Kind::Text) => f.as_ref().clone().with_data_type(DataType::Utf8View),
+                _ => f.as_ref().clone(),
+            })
+            .collect();
+        let options = ArrowReaderOptions::new().with_schema(Arc::new(Schema::new(fields)));
+        let meta = ArrowReaderMetadata::try_new(meta.metadata().clone(), options).map_err(unreadable)?;
         Ok(ParquetFile { path: path.to_path_buf(), meta, tags, movetext })
     }
 }

@@ -264,7 +264,8 @@ fn a_killed_run_resumes_by_row_group_and_a_month_is_up_to_date() {
 
 /// Bad input: no `movetext` column (the error lists the columns there are), a tag column of a
 /// type that is no tag, a truncated file and a corrupt page fail their input and commit
-/// nothing; a null or illegal movetext is a game with an error.
+/// nothing; a null or illegal movetext is a game with an error (strings dictionary-typed, as
+/// pandas' categoricals are written, read as strings).
 #[test]
 fn bad_parquet_input_fails_or_gives_error_rows() {
     let what = "bad Parquet input";
@@ -278,7 +279,8 @@ import sys, pyarrow as pa, pyarrow.parquet as pq
 d, good = sys.argv[1], sys.argv[2]
 pq.write_table(pa.table({"Event": ["x"], "Site": ["y"]}), f"{d}/no_movetext.parquet")
 pq.write_table(pa.table({"Event": ["a"], "WhiteElo": [1500.0], "movetext": ["1. e4 e5"]}), f"{d}/float_elo.parquet")
-pq.write_table(pa.table({"Event": ["a", "b", "c"], "movetext": ["1. e4 e5", None, "1. e4 e5 2. Qxf7"]}), f"{d}/rows.parquet")
+rows = {"Event": ["a", "b", "c"], "movetext": ["1. e4 e5", None, "1. e4 e5 2. Qxf7"]}
+pq.write_table(pa.table({k: pa.array(v).dictionary_encode() for k, v in rows.items()}), f"{d}/rows.parquet")
 data = open(good, "rb").read()
 open(f"{d}/truncated.parquet", "wb").write(data[: len(data) // 2])
 corrupt = bytearray(data)
