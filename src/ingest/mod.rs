@@ -331,9 +331,9 @@ fn spawn_workers(pool: &rayon::ThreadPool, workers: usize, source: &str, pipes: 
         let source = source.to_owned();
         pool.spawn(move || {
             let mut visitor = GameVisitor::new();
-            while let Ok(mut work) = chunks.recv() {
+            while let Ok(work) = chunks.recv() {
                 let replayed = match &work.piece {
-                    Some(_) => rows::replay_piece(&mut work, &source, &mut visitor),
+                    Some(_) => rows::replay_piece(&work, &source, &mut visitor),
                     None => replay_chunk(&work, &source, &mut visitor),
                 };
                 let _ = recycle.try_send(work.chunk.data);

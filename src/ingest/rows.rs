@@ -1,7 +1,8 @@
 //! Replaying a piece of a Parquet input's rows on a worker: the rows' PGN
 //! ([`crate::ingest::parquet_input`], written by the reader's threads) read as any chunk is, and
-//! each game given the key of its row. A row is always one game row: one whose text holds no game (no tags, no
-//! movetext), more than one, or a null movetext becomes a game with an `invalid_pgn` error.
+//! each game given the key of its row. A row is always one game: a row whose text holds no game
+//! (no tags, no movetext) or more than one, or whose movetext is null, is a game with an
+//! `invalid_pgn` error.
 
 use std::ops::ControlFlow;
 
@@ -26,7 +27,7 @@ fn unreadable(game: &mut Game, why: &str) {
 }
 
 /// Replays the rows of `work`'s piece, whose text the chunk holds.
-pub(super) fn replay_piece(work: &mut Work, source: &str, visitor: &mut GameVisitor) -> Result<Replayed> {
+pub(super) fn replay_piece(work: &Work, source: &str, visitor: &mut GameVisitor) -> Result<Replayed> {
     let piece = work.piece.as_ref().expect("a Parquet piece");
     let (group, first, rendered) = (piece.group as u64, piece.rows.start, &piece.rendered);
     // The games of each row's text, in row order.
