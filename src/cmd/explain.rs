@@ -274,7 +274,9 @@ pub fn run(
     html: Option<&Path>,
     svg: Option<&Path>,
 ) -> Result<ExitCode> {
-    let (file, source) = if target.is_dir() {
+    // A folder is a dataset, unless it is a folder of games in Parquet given without --source.
+    let parquet_games = || crate::ingest::parquet_input::files_of(target).is_ok_and(|f| !f.is_empty());
+    let (file, source) = if target.is_dir() && (source.is_some() || !parquet_games()) {
         let (file, source) = source_input(target, source)?;
         (file, Some(source))
     } else if source.is_some() {

@@ -15,6 +15,7 @@ use anyhow::{Context, Result, bail};
 
 use crate::{
     dataset::manifest::MANIFEST,
+    ingest::parquet_input::{self, ParquetInput, Rendered},
     read::{
         chunk::{CHUNK_BYTES, sure_start},
         frames::{decode_frame_at, frame_offsets},
@@ -62,6 +63,9 @@ pub enum Found {
 
 /// The bytes of the game at `key` (the first game if `None`) of the input at `path` (`-`: stdin).
 pub fn find(path: &Path, key: Option<GameKey>) -> io::Result<Found> {
+    if path.is_dir() || parquet_input::is_parquet_file(path) {
+        return find_row(path, key);
+    }
     let stdin = path.as_os_str() == "-";
     let from = match key {
         Some(key) if !stdin => entry(path, Layout::of_file(path)?, key)?,
@@ -91,6 +95,33 @@ pub fn find(path: &Path, key: Option<GameKey>) -> io::Result<Found> {
         chunker.recycle(chunk.data);
     }
     Ok(Found::NotAt { before, after: None })
+}
+
+/// The game at `key` of a Parquet input (a file, or a folder of them): the row of its key,
+/// written as the PGN text ingest reads for it.
+fn find_row(path: &Path, key: Option<GameKey>) -> io::Result<Found> {
+    let input = ParquetInput::open(&parquet_input::files_of(path)?)?;
+    let groups = &input.groups;
+    let row_key = |g: usize, row: u64| GameKey { frame_offset: g as u64, byte_offset: row };
+    let first_from = |g: usize| (g..groups.len()).find(|&g| groups[g].rows > 0).map(|g| row_key(g, 0));
+    let last_before =
+        |g: usize| (0..g.min(groups.len())).rev().find(|&g| groups[g].rows > 0).map(|g| row_key(g, groups[g].rows - 1));
+    let Some(key) = key.or_else(|| first_from(0)) else {
+        return Ok(Found::NotAt { before: None, after: None });
+    };
+    let g = usize::try_from(key.frame_offset).unwrap_or(usize::MAX);
+    match groups.get(g) {
+        Some(group) if key.byte_offset < group.rows => {
+            let mut rendered = Rendered::default();
+            input.render(g, key.byte_offset..key.byte_offset + 1, &mut rendered)?;
+            Ok(Found::Game { key, text: rendered.text })
+        }
+        Some(group) => Ok(Found::NotAt {
+            before: (group.rows > 0).then(|| row_key(g, group.rows - 1)).or_else(|| last_before(g)),
+            after: first_from(g + 1),
+        }),
+        None => Ok(Found::NotAt { before: last_before(groups.len()), after: None }),
+    }
 }
 
 /// Where to start reading `path` to find the game at `key`: a game start every reading agrees on,

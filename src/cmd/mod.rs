@@ -52,9 +52,9 @@ enum Command {
     ///   threefold explain karpov_miles_tilburg_1986.pgn --game 1021 --html km.html --svg km-boards
     #[command(verbatim_doc_comment)]
     Explain {
-        /// PGN file, a dataset folder, or - for stdin.
+        /// PGN file, Parquet file or month folder of games, a dataset folder, or - for stdin.
         file: PathBuf,
-        /// The game's key: BYTE or FRAME:BYTE; default: the first game.
+        /// The game's key: BYTE or FRAME:BYTE (Parquet: ROW or ROW_GROUP:ROW); default: the first game.
         #[arg(long, value_name = "KEY", value_parser = crate::read::key::GameKey::parse)]
         game: Option<crate::read::key::GameKey>,
         /// The dataset's source the game is in (when FILE is a dataset folder of several).
@@ -92,14 +92,17 @@ enum Command {
     ///   duckdb -c ".read dataset/views.sql" -c "SELECT count(*) FROM games"
     #[command(verbatim_doc_comment)]
     Ingest {
-        /// PGN files (plain, .zst, .bz2, .gz; detected from their bytes), directories (searched
-        /// recursively for .pgn, .pgn.zst, .pgn.bz2, .pgn.gz), or - for stdin.
+        /// PGN files (plain, .zst, .bz2, .gz; detected from their bytes), Parquet files of games
+        /// (a `movetext` column, tags as columns: Lichess's Hugging Face layout; a month folder's
+        /// files are one input), directories (searched recursively for .pgn, .pgn.zst,
+        /// .pgn.bz2, .pgn.gz, .parquet), or - for stdin.
         #[arg(required_unless_present = "finish")]
         inputs: Vec<PathBuf>,
         /// Dataset directory: new, empty, or an earlier threefold dataset.
         #[arg(long, value_name = "DIR")]
         out: PathBuf,
-        /// Partition name for the (single) input; default: its file name without extensions.
+        /// Partition name for the (single) input; default: its file name without extensions
+        /// (Parquet: DATASET@YYYY-MM for a month folder, NAME@parquet otherwise).
         #[arg(long, value_name = "NAME")]
         source: Option<String>,
         /// Replay threads; default: all cores.

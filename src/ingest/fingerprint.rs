@@ -94,6 +94,28 @@ fn samples(file: &mut File, size: u64, mut take: impl FnMut(&[u8])) -> io::Resul
     Ok(())
 }
 
+impl Fingerprint {
+    /// The fingerprint of an input of several files (a month of Parquet files): their sizes
+    /// summed, and the hash of each file's name and fingerprint, so that any file changed,
+    /// added or taken away changes it. One file's is its own.
+    pub fn of_files(paths: &[std::path::PathBuf]) -> io::Result<Fingerprint> {
+        if let [one] = paths {
+            return Fingerprint::of(one);
+        }
+        let mut hash = XxHash64::with_seed(0);
+        let (mut size, mut modified) = (0, None);
+        for path in paths {
+            let each = Fingerprint::of(path)?;
+            size += each.size;
+            modified = modified.max(each.modified_unix_ns);
+            hash.write(path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default().as_bytes());
+            hash.write(&[0]);
+            hash.write(each.sample_hash.as_bytes());
+        }
+        Ok(Fingerprint { size, modified_unix_ns: modified, sample_hash: format!("{PREFIX}{:016x}", hash.finish()) })
+    }
+}
+
 /// Where the samples start: the whole file when it is small, else the first and last MiB and
 /// evenly spaced MiBs between.
 fn offsets(size: u64) -> Vec<u64> {

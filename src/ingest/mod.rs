@@ -16,9 +16,11 @@
 //! blocks held too).
 
 pub mod fingerprint;
+pub mod parquet_input;
 pub mod plan;
 pub mod progress;
 pub mod reader;
+mod rows;
 pub mod shard;
 mod sharded;
 
@@ -26,7 +28,7 @@ pub use plan::{Options, Plan, Threads};
 
 use std::{
     collections::BTreeMap,
-    fs, io,
+    io,
     path::{Path, PathBuf},
     process::ExitCode,
     sync::{Arc, atomic::Ordering::Relaxed},
@@ -123,7 +125,7 @@ pub fn run(options: Options) -> Result<ExitCode> {
     dataset.write_views()?;
     let mut leftovers = dataset.leftovers(&plan.inputs.iter().map(|i| i.source.as_str()).collect::<Vec<_>>())?;
     let mut run = RunTally::default();
-    let sizes: Vec<u64> = plan.inputs.iter().map(|i| fs::metadata(&i.path).map_or(0, |m| m.len())).collect();
+    let sizes: Vec<u64> = plan.inputs.iter().map(Input::size).collect();
     let mut share = RunShare { started, total: sizes.iter().sum(), before: 0, read_before: 0 };
     let mut whole_inputs = 0;
     for (input, size) in plan.inputs.iter().zip(&sizes) {
@@ -181,7 +183,7 @@ fn ingest_one(input: &Input, unit: Unit, context: Run) -> Result<(Outcome, Tally
         }
     };
     dataset::remove_leftovers(leftovers)?;
-    let fingerprint = if input.is_stdin() { None } else { Fingerprint::of(&input.path).ok() };
+    let fingerprint = fingerprint_of(input);
     if let Some(entry) = up_to_date(input, dataset, fingerprint.as_ref(), plan.force) {
         // Parts a killed `--force` run staged for it are of no use now.
         dataset::partition::discard_staging(dataset.root(), &unit.name)?;
@@ -203,6 +205,15 @@ fn ingest_one(input: &Input, unit: Unit, context: Run) -> Result<(Outcome, Tally
     // writes to the manifest.
     dataset.update_manifest(entry, committed)?;
     Ok((outcome, tally))
+}
+
+/// What identifies the input's content ([`Fingerprint`]); none for stdin.
+fn fingerprint_of(input: &Input) -> Option<Fingerprint> {
+    match &input.parquet {
+        _ if input.is_stdin() => None,
+        Some(files) => Fingerprint::of_files(files).ok(),
+        None => Fingerprint::of(&input.path).ok(),
+    }
 }
 
 /// The input's entry marked `up_to_date`, when its partition is complete, written with this
@@ -320,7 +331,10 @@ fn spawn_workers(pool: &rayon::ThreadPool, workers: usize, source: &str, pipes: 
         pool.spawn(move || {
             let mut visitor = GameVisitor::new();
             while let Ok(work) = chunks.recv() {
-                let replayed = replay_chunk(&work, &source, &mut visitor);
+                let replayed = match &work.piece {
+                    Some(_) => rows::replay_piece(&work, &source, &mut visitor),
+                    None => replay_chunk(&work, &source, &mut visitor),
+                };
                 let _ = recycle.try_send(work.chunk.data);
                 if results.send(replayed).is_err() {
                     break;
@@ -401,9 +415,11 @@ fn ingest_input(
             let span = unit.span;
             let ends = ReaderEnds { chunks: chunks.0, slots: slots.1, recycled: recycle.1, span, resume_after };
             let settings = ReadSettings { chunk_bytes: plan.chunk_bytes, decoders, digest: digest.clone() };
-            std::thread::Builder::new()
-                .name("read".into())
-                .spawn_scoped(scope, move || reader::read_input(&path, settings, counters, ends))
+            let parquet = input.parquet.clone();
+            std::thread::Builder::new().name("read".into()).spawn_scoped(scope, move || match parquet {
+                Some(files) => reader::read_parquet(&files, decoders, counters, ends),
+                None => reader::read_input(&path, settings, counters, ends),
+            })
         };
         drop((chunks.1, results.0, recycle.0));
         let written = write_in_order(&results.1, &slots.0, &mut partition, &counters);
@@ -487,6 +503,10 @@ fn open_partition(
 fn failure(input: &Input, entry: &mut ManifestEntry, read_end: ReadEnd) -> Option<String> {
     match read_end.error {
         Some(ReadError { offset, error }) => {
+            if input.parquet.is_some() {
+                // The error names the file (of a folder's several) and the row group.
+                return Some(format!("cannot read {error}"));
+            }
             let what = if read_end.compression.is_none() { "cannot open" } else { "cannot read" };
             // Named as games are: a shard or a resumed run reads a stream that starts inside
             // the input.
@@ -522,7 +542,10 @@ fn manifest_entry(
         rules_version: Some(RULES_VERSION.to_owned()),
         schema_version: Some(schema::version().to_owned()),
         tool_version: Some(TOOL_VERSION.to_owned()),
-        compression: read_end.compression.map(|c| format!("{c:?}").to_lowercase()),
+        compression: match &input.parquet {
+            Some(_) => Some("parquet".to_owned()),
+            None => read_end.compression.map(|c| format!("{c:?}").to_lowercase()),
+        },
         decompressed_bytes: read_end.bytes,
         games: tally.games,
         events: tally.event_total(),

@@ -8,7 +8,7 @@ use std::{
 
 use anyhow::{Context, Result, bail};
 
-use crate::ingest::shard::Shard;
+use crate::ingest::{parquet_input, shard::Shard};
 
 /// What the command line asked for.
 pub struct Options {
@@ -39,11 +39,23 @@ pub struct Input {
     pub source: String,
     /// The SHA-256 its bytes must have (with `--verify-sha256`).
     pub sha256: Option<String>,
+    /// Its Parquet files, for an input of games in Parquet ([`crate::ingest::parquet_input`]):
+    /// a folder's, or one file.
+    pub parquet: Option<Vec<PathBuf>>,
 }
 
 impl Input {
     pub fn is_stdin(&self) -> bool {
         self.path.as_os_str() == "-"
+    }
+
+    /// Its size in bytes (its files' together), 0 where it cannot be known.
+    pub fn size(&self) -> u64 {
+        let size = |p: &Path| fs::metadata(p).map_or(0, |m| m.len());
+        match &self.parquet {
+            Some(files) => files.iter().map(|f| size(f)).sum(),
+            None => size(&self.path),
+        }
     }
 }
 
@@ -117,6 +129,15 @@ impl Plan {
         {
             bail!("--shard cannot split stdin ({}): give the file", stdin.path.display());
         }
+        if let Some(sums) = &options.verify_sha256
+            && let Some(parquet) = inputs.iter().find(|i| i.parquet.is_some())
+        {
+            bail!(
+                "--verify-sha256 checks PGN files against {}; {} is Parquet: check its files first (sha256sum -c)",
+                sums.display(),
+                parquet.path.display()
+            );
+        }
         if let Some(sums) = &options.verify_sha256 {
             let sums = read_sha256sums(sums)?;
             for input in &mut inputs {
@@ -167,7 +188,7 @@ fn read_sha256sums(path: &Path) -> Result<std::collections::HashMap<String, Stri
     Ok(sums)
 }
 
-const EXTENSIONS: [&str; 4] = [".pgn", ".pgn.zst", ".pgn.bz2", ".pgn.gz"];
+const EXTENSIONS: [&str; 5] = [".pgn", ".pgn.zst", ".pgn.bz2", ".pgn.gz", ".parquet"];
 
 /// Expands directories and names each input's source; refuses two inputs for one source.
 fn inputs(options: &Options) -> Result<Vec<Input>> {
@@ -180,16 +201,16 @@ fn inputs(options: &Options) -> Result<Vec<Input>> {
                 bail!("{} contains no {} files", path.display(), EXTENSIONS.join(", "));
             }
             found.sort();
-            paths.extend(found);
+            paths.extend(by_folder(found)?);
         } else {
-            paths.push(path.clone());
+            paths.extend(by_folder(vec![path.clone()])?);
         }
     }
     if options.source.is_some() && paths.len() != 1 {
         bail!("--source names one input's partition, but {} inputs were given; ingest them one by one", paths.len());
     }
     let mut inputs: Vec<Input> = Vec::new();
-    for path in paths {
+    for (path, parquet) in paths {
         let source = match &options.source {
             Some(name) => {
                 if !valid_source(name) {
@@ -198,6 +219,7 @@ fn inputs(options: &Options) -> Result<Vec<Input>> {
                 name.clone()
             }
             None if path.as_os_str() == "-" => bail!("reading stdin needs --source NAME to name its partition"),
+            None if parquet.is_some() => parquet_source_name(&path),
             None => source_name(&path),
         };
         if let Some(other) = inputs.iter().find(|i| i.source == source) {
@@ -207,7 +229,7 @@ fn inputs(options: &Options) -> Result<Vec<Input>> {
                 path.display()
             );
         }
-        inputs.push(Input { path, source, sha256: None });
+        inputs.push(Input { path, source, sha256: None, parquet });
     }
     Ok(inputs)
 }
@@ -227,10 +249,71 @@ fn find_pgn(dir: &Path, found: &mut Vec<PathBuf>) -> Result<()> {
     Ok(())
 }
 
+/// Each input: a PGN file, or Parquet files with the folder or file that names them. A folder's
+/// Parquet files are one input (a month of the Lichess database) when they are all of its
+/// `.parquet` files and it is a `month=MM` folder or holds several; otherwise each file is one.
+fn by_folder(paths: Vec<PathBuf>) -> Result<Vec<(PathBuf, Option<Vec<PathBuf>>)>> {
+    let mut out: Vec<(PathBuf, Option<Vec<PathBuf>>)> = Vec::new();
+    let mut groups: Vec<(PathBuf, Vec<PathBuf>)> = Vec::new();
+    for path in paths {
+        if !parquet_input::is_parquet_file(&path) {
+            out.push((path, None));
+            continue;
+        }
+        let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        match groups.iter_mut().find(|(f, _)| *f == folder) {
+            Some((_, files)) => files.push(path),
+            None => groups.push((folder, vec![path])),
+        }
+    }
+    for (folder, files) in groups {
+        let all = !folder.as_os_str().is_empty()
+            && parquet_input::files_of(&folder).is_ok_and(|all| all.iter().eq(files.iter()));
+        if all && (month_folder(&folder).is_some() || files.len() > 1) {
+            out.push((folder, Some(files)));
+        } else {
+            out.extend(files.into_iter().map(|f| (f.clone(), Some(vec![f]))));
+        }
+    }
+    Ok(out)
+}
+
+/// The dataset and month of a Hive folder `…/DATASET/data/year=YYYY/month=MM` (or
+/// `…/DATASET/year=YYYY/month=MM`), as Hugging Face lays out the Lichess database.
+fn month_folder(folder: &Path) -> Option<(String, String, String)> {
+    let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
+    let month = name(folder)?.strip_prefix("month=")?.to_owned();
+    let year_dir = folder.parent()?;
+    let year = name(year_dir)?.strip_prefix("year=")?.to_owned();
+    let digits = |s: &str, n: usize| s.len() == n && s.bytes().all(|b| b.is_ascii_digit());
+    if !digits(&month, 2) || !digits(&year, 4) {
+        return None;
+    }
+    let above = std::path::absolute(year_dir).ok()?.parent()?.to_path_buf();
+    let dataset = match name(&above) {
+        Some(d) if d == "data" => above.parent().and_then(name),
+        other => other,
+    };
+    Some((sanitized(&dataset.unwrap_or_default()), year, month))
+}
+
+/// The default source of a Parquet input: `DATASET@YYYY-MM` for a month of a Hive layout
+/// (`standard-chess-games@2013-01`), else `NAME@parquet` after the file (or folder). A PGN
+/// file's source never holds an `@` ([`source_name`]), so the two cannot collide.
+fn parquet_source_name(path: &Path) -> String {
+    let folder = if path.is_dir() { Some(path) } else { path.parent() };
+    if let Some((dataset, year, month)) = folder.and_then(month_folder) {
+        let dataset = if dataset == "input" { "lichess".to_owned() } else { dataset };
+        return format!("{dataset}@{year}-{month}");
+    }
+    let stem = if path.is_dir() { path.file_name() } else { path.file_stem() };
+    format!("{}@parquet", sanitized(&stem.map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()))
+}
+
 fn valid_source(name: &str) -> bool {
     !name.is_empty()
         && !name.starts_with('.')
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'@'))
 }
 
 /// The file name without its extensions (`.pgn`, `.zst`, `.bz2`, `.gz`), other characters than
@@ -244,6 +327,12 @@ fn source_name(path: &Path) -> String {
             _ => break,
         }
     }
+    sanitized(&name)
+}
+
+/// `name` with other characters than letters, digits, `.`, `_` and `-` replaced by `_`, and no
+/// leading `.` (`input` if nothing is left).
+fn sanitized(name: &str) -> String {
     let name: String =
         name.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-') { c } else { '_' }).collect();
     let name = name.trim_start_matches('.');
@@ -262,6 +351,11 @@ mod tests {
         );
         assert_eq!(source_name(Path::new("a b.PGN")), "a_b");
         assert!(valid_source("2024-01"));
+        let dir = tempfile::tempdir().unwrap();
+        let month = dir.path().join("standard-chess-games/data/year=2013/month=01");
+        std::fs::create_dir_all(&month).unwrap();
+        assert_eq!(parquet_source_name(&month), "standard-chess-games@2013-01");
+        assert_eq!(parquet_source_name(Path::new("/x/games.parquet")), "games@parquet");
         assert!(!valid_source("../x"));
     }
 }

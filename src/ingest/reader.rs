@@ -6,13 +6,15 @@
 use std::{
     fs::File,
     io,
-    path::Path,
+    ops::Range,
+    path::{Path, PathBuf},
     sync::{Arc, atomic::Ordering::Relaxed},
 };
 
 use crossbeam_channel::{Receiver, Sender};
 
 use crate::{
+    ingest::parquet_input::{PIECE_ROWS, ParquetInput, Rendered},
     ingest::progress::Counters,
     read::chunk::{Chunk, ChunkBytes, ReadError},
     read::input::{self, Compression, Layout},
@@ -36,6 +38,16 @@ pub struct Work {
     /// The key of its last game, and the decompressed bytes it covers.
     pub last: Option<GameKey>,
     pub bytes: u64,
+    /// For a Parquet input: the rows the chunk's games are.
+    pub piece: Option<Piece>,
+}
+
+/// Rows of one row group of a Parquet input, written as PGN (the chunk's text).
+pub struct Piece {
+    pub group: usize,
+    pub rows: Range<u64>,
+    /// Where each row's game starts in the text, and which rows have a null movetext.
+    pub rendered: Rendered,
 }
 
 impl Work {
@@ -203,7 +215,7 @@ pub fn read_input(path: &Path, settings: ReadSettings, counters: Arc<Counters>, 
         let bytes = stream_end - chunk.offset.max(from);
         chunk.seq = seq;
         seq += 1;
-        let work = Work { chunk, segments: segments.clone(), last: Some(keys[keep_to - 1]), bytes };
+        let work = Work { chunk, segments: segments.clone(), last: Some(keys[keep_to - 1]), bytes, piece: None };
         // The writer gone means it failed; it reports why.
         if slots.recv().is_err() || chunks.send(work).is_err() || reached_hi {
             break stream_end;
@@ -221,4 +233,90 @@ pub fn read_input(path: &Path, settings: ReadSettings, counters: Arc<Counters>, 
         return fail(end, invalid(what));
     }
     ReadEnd { compression: Some(compression), bytes: end - first.unwrap_or(end), error: None, error_at: None }
+}
+
+/// Reads a Parquet input's footers and sends its row groups' rows to replay, in pieces of at
+/// most [`PIECE_ROWS`], while it holds slots: the rows of the span, after the last game staged.
+/// Keys are (row group, row), so a span or a resumed run starts at its row group without reading
+/// the ones before. `decoders` threads (at least this one) decode and write the pieces as PGN,
+/// as the decoder threads decompress and survey PGN, so that the replay threads only replay.
+pub fn read_parquet(files: &[PathBuf], decoders: usize, counters: Arc<Counters>, ends: ReaderEnds) -> ReadEnd {
+    let ReaderEnds { chunks, slots, recycled, span, resume_after } = ends;
+    let input = match ParquetInput::open(files) {
+        Ok(input) => Arc::new(input),
+        Err(error) => return ReadEnd::failed(error),
+    };
+    let key = |group: usize, row: u64| GameKey { frame_offset: group as u64, byte_offset: row };
+    let (start, start_staged) = start_of(span, resume_after);
+    // The pieces to send, in order: row group, rows, and their share of its bytes.
+    let mut pieces: Vec<(usize, Range<u64>, u64, u64)> = Vec::new();
+    for (g, group) in input.groups.iter().enumerate() {
+        if span.hi.is_some_and(|hi| key(g, 0) >= hi) {
+            break;
+        }
+        let mut from = match (g as u64).cmp(&start.frame_offset) {
+            std::cmp::Ordering::Less => continue,
+            std::cmp::Ordering::Equal => start.byte_offset + u64::from(start_staged),
+            std::cmp::Ordering::Greater => 0,
+        };
+        while from < group.rows {
+            let to = (from + PIECE_ROWS).min(group.rows);
+            let part = |bytes: u64| bytes * (to - from) / group.rows.max(1);
+            pieces.push((g, from..to, part(group.bytes), part(group.compressed)));
+            from = to;
+        }
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let error: std::sync::Mutex<Option<(usize, io::Error)>> = std::sync::Mutex::new(None);
+    let failed = std::sync::atomic::AtomicBool::new(false);
+    let decode = || {
+        loop {
+            // A slot first, then the next piece: the earliest piece not yet sent always holds a
+            // slot, so the writer, which gives slots back in order, is never left waiting.
+            loop {
+                match slots.recv_timeout(std::time::Duration::from_millis(50)) {
+                    Ok(()) => break,
+                    Err(crossbeam_channel::RecvTimeoutError::Timeout) if !failed.load(Relaxed) => {}
+                    Err(_) => return,
+                }
+            }
+            let i = next.fetch_add(1, Relaxed);
+            let Some((group, rows, bytes, compressed)) = pieces.get(i).cloned() else { return };
+            if failed.load(Relaxed) {
+                return;
+            }
+            let mut rendered = Rendered::default();
+            if let Ok(ChunkBytes::Owned(text)) = recycled.try_recv() {
+                rendered.text = text;
+            }
+            if let Err(e) = input.render(group, rows.clone(), &mut rendered) {
+                let mut first = error.lock().unwrap_or_else(|e| e.into_inner());
+                if first.as_ref().is_none_or(|(at, _)| i < *at) {
+                    *first = Some((i, e));
+                }
+                failed.store(true, Relaxed);
+                return;
+            }
+            counters.bytes.fetch_add(bytes, Relaxed);
+            counters.raw_bytes.fetch_add(compressed, Relaxed);
+            let text = std::mem::take(&mut rendered.text);
+            let games = rendered.starts.clone();
+            let chunk = Chunk { seq: i as u64, offset: 0, data: ChunkBytes::Owned(text), games, starts_input: false };
+            let last = Some(key(group, rows.end - 1));
+            let piece = Piece { group, rows, rendered };
+            if chunks.send(Work { chunk, segments: Vec::new(), last, bytes, piece: Some(piece) }).is_err() {
+                return;
+            }
+        }
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..decoders.max(1) {
+            scope.spawn(decode);
+        }
+        decode();
+    });
+    let sent = next.load(Relaxed).min(pieces.len());
+    let bytes = pieces[..sent].iter().map(|p| p.2).sum();
+    let error = error.into_inner().unwrap_or_else(|e| e.into_inner()).map(|(_, error)| ReadError { offset: 0, error });
+    ReadEnd { compression: None, bytes, error, error_at: None }
 }

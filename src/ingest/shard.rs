@@ -91,6 +91,17 @@ pub fn share(path: &Path, layout: Layout, shard: Shard, whole_index: u32) -> io:
     }))
 }
 
+/// This shard's share of a Parquet input: row groups `m·K/N .. m·(K+1)/N` of its `m` (counted
+/// over its files, as keys count them), as for a pzstd file's frames; a row group starts with
+/// a game, so no boundary needs looking for.
+pub fn parquet_share(files: &[std::path::PathBuf], shard: Shard) -> io::Result<Share> {
+    let m = crate::ingest::parquet_input::ParquetInput::open(files)?.groups.len() as u64;
+    let (k, n) = (u64::from(shard.k), u64::from(shard.n));
+    let at = |k: u64| GameKey { frame_offset: m * k / n, byte_offset: 0 };
+    let (lo, hi) = (at(k), (k + 1 < n).then(|| at(k + 1)));
+    Ok(Share::Span((Some(lo) != hi && lo.frame_offset < m).then_some(Span { lo, hi })))
+}
+
 /// The first game start every reading agrees on in the frames from `first` on (`None`: none to
 /// the end).
 fn start_in_frames(file: &File, frames: &[u64], first: usize) -> io::Result<Option<GameKey>> {

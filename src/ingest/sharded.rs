@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
-use super::{Outcome, Run, Tally, Unit, ingest_input, ingest_one, plan::Input, up_to_date};
+use super::{Outcome, Run, Tally, Unit, fingerprint_of, ingest_input, ingest_one, plan::Input, up_to_date};
 use crate::{
     dataset::{
         Dataset, lock,
@@ -16,7 +16,6 @@ use crate::{
         shards::{self, Finished},
     },
     ingest::{
-        fingerprint::Fingerprint,
         reader::Span,
         shard::{self, Shard, Share},
     },
@@ -32,7 +31,11 @@ pub(super) fn ingest_shard(
     context: Run,
 ) -> Result<(Outcome, Tally)> {
     let path = input.path.display();
-    let layout = Layout::of_file(&input.path).with_context(|| format!("cannot open {path}"))?;
+    // A Parquet input is cut by row groups, so never read whole.
+    let layout = match input.parquet {
+        Some(_) => Layout::Frames,
+        None => Layout::of_file(&input.path).with_context(|| format!("cannot open {path}"))?,
+    };
     if layout == Layout::Stream {
         let turn = *whole_inputs;
         *whole_inputs += 1;
@@ -54,7 +57,7 @@ pub(super) fn ingest_shard(
             return Ok((Outcome::Busy, Tally::default()));
         }
     };
-    let fingerprint = Fingerprint::of(&input.path).ok();
+    let fingerprint = fingerprint_of(input);
     if up_to_date(input, dataset, fingerprint.as_ref(), plan.force).is_some() {
         partition::discard_staging(dataset.root(), &name)?;
         if !plan.quiet {
@@ -75,9 +78,11 @@ pub(super) fn ingest_shard(
             (Outcome::Staged, Tally::default())
         }
         None => {
-            let span = match shard::share(&input.path, layout, shard, 0)
-                .with_context(|| format!("cannot work out shard {shard} of {path}"))?
-            {
+            let this_share = match &input.parquet {
+                Some(files) => shard::parquet_share(files, shard),
+                None => shard::share(&input.path, layout, shard, 0),
+            };
+            let span = match this_share.with_context(|| format!("cannot work out shard {shard} of {path}"))? {
                 Share::Span(Some(span)) => span,
                 // No game starts in this shard's frames: an empty span.
                 _ => Span { lo: Default::default(), hi: Some(Default::default()) },

@@ -66,6 +66,18 @@ pub struct Game {
 }
 
 impl Game {
+    /// A game of no tags and no moves, not replayed (for an input's record that holds no game).
+    pub fn empty() -> Game {
+        Game {
+            tags: Tags::default(),
+            variant: Variant::Standard,
+            result: GameResult::Unknown,
+            analysis: None,
+            moves: Vec::new(),
+            time_control: None,
+        }
+    }
+
     pub fn tag(&self, name: &str) -> Option<&str> {
         self.tags.get(name)
     }

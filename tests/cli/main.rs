@@ -10,4 +10,5 @@ mod columns;
 mod explain_boards;
 mod ingest;
 mod nightly;
+mod parquet_input;
 mod shards;

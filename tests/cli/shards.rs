@@ -13,11 +13,7 @@ use std::{
 
 use serde_json::Value;
 
-use crate::common::{self, python, run, s};
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
+use crate::common::{self, python, run, s, stderr};
 
 /// A plain-text input of a few hundred games (the Lichess sample three times).
 fn input(dir: &Path) -> PathBuf {

@@ -32,6 +32,11 @@ pub fn s(p: &Path) -> &str {
     p.to_str().expect("a UTF-8 path")
 }
 
+/// A command's stderr, as text.
+pub fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 /// Runs `threefold ARGS`, whatever its exit status.
 pub fn run(args: &[&str]) -> std::process::Output {
     std::process::Command::new(bin()).args(args).output().expect("cannot run threefold")
@@ -89,17 +94,38 @@ pub fn corpus(what: &str) -> Option<PathBuf> {
     if dir.is_dir() {
         return Some(dir);
     }
+    skip(what, &format!("corpus not found at {}; set THREEFOLD_CORPUS", dir.display()));
+    None
+}
+
+/// Prints one `skipped: WHAT (WHY)` line (to the terminal, and to the test command's list of
+/// skips); panics instead when `THREEFOLD_REQUIRE_ALL=1`.
+pub fn skip(what: &str, why: &str) {
     if std::env::var("THREEFOLD_REQUIRE_ALL").is_ok_and(|v| v == "1") {
-        panic!("corpus not found at {} and THREEFOLD_REQUIRE_ALL=1: {what} cannot be skipped", dir.display());
+        panic!("{why}, and THREEFOLD_REQUIRE_ALL=1: {what} cannot be skipped");
     }
-    let line = format!("skipped: {what} (corpus not found at {}; set THREEFOLD_CORPUS)\n", dir.display());
+    let line = format!("skipped: {what} ({why})\n");
     let _ = std::io::stderr().write_all(line.as_bytes());
     // The test command lists every skip at its end.
     if let Some(log) = std::env::var_os("THREEFOLD_SKIP_LOG") {
         let file = std::fs::OpenOptions::new().create(true).append(true).open(log);
         let _ = file.and_then(|mut f| f.write_all(line.as_bytes()));
     }
-    None
+}
+
+/// The tests' Python (`$THREEFOLD_PYTHON`, else the project's `.venv`, as
+/// `tests/requirements.txt` installs it) when it imports `modules`, or `None` after saying that
+/// `what` is skipped ([`skip`]).
+pub fn python_with(modules: &[&str], what: &str) -> Option<PathBuf> {
+    let python =
+        std::env::var_os("THREEFOLD_PYTHON").map(PathBuf::from).unwrap_or_else(|| root().join(".venv/bin/python"));
+    let imports = format!("import {}", modules.join(", "));
+    let ok = std::process::Command::new(&python).args(["-c", &imports]).output().is_ok_and(|o| o.status.success());
+    if !ok {
+        skip(what, &format!("no Python at {} that can `{imports}`; set THREEFOLD_PYTHON", python.display()));
+        return None;
+    }
+    Some(python)
 }
 
 /// A file of the corpus by its path inside it, or `None` as [`corpus`] says.

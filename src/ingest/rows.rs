@@ -1,0 +1,74 @@
+//! Replaying a piece of a Parquet input's rows on a worker: the rows' PGN
+//! ([`crate::ingest::parquet_input`], written by the reader's threads) read as any chunk is, and
+//! each game given the key of its row. A row is always one game: a row whose text holds no game
+//! (no tags, no movetext) or more than one, or whose movetext is null, is a game with an
+//! `invalid_pgn` error.
+
+use std::ops::ControlFlow;
+
+use anyhow::Result;
+
+use super::{Replayed, Tally, reader::Work};
+use crate::{
+    dataset::schema::BatchBuilder,
+    engine::{
+        replay::Analysis,
+        start::{ErrorKind, GameError},
+        summary::Summary,
+    },
+    pgn::{Game, GameStatus, GameVisitor},
+    read::key::GameKey,
+};
+
+/// `game` stopped before its first move by `why`, its tags kept.
+fn unreadable(game: &mut Game, why: &str) {
+    let error = GameError { kind: ErrorKind::InvalidPgn, ply: 0, token: why.to_owned() };
+    game.analysis = Some(Analysis { error: Some(error), summary: Summary::empty(), events: Vec::new() });
+}
+
+/// Replays the rows of `work`'s piece, whose text the chunk holds.
+pub(super) fn replay_piece(work: &Work, source: &str, visitor: &mut GameVisitor) -> Result<Replayed> {
+    let piece = work.piece.as_ref().expect("a Parquet piece");
+    let (group, first, rendered) = (piece.group as u64, piece.rows.start, &piece.rendered);
+    // The games of each row's text, in row order.
+    let mut games: Vec<(usize, Game)> = Vec::with_capacity(rendered.starts.len());
+    let _ = visitor.read_chunk(&work.chunk, |offset, game| {
+        let row = rendered.starts.partition_point(|&s| s <= offset).saturating_sub(1);
+        games.push((row, game));
+        ControlFlow::Continue(())
+    });
+    let mut batch = BatchBuilder::with_capacity(rendered.starts.len());
+    let mut tally = Tally::default();
+    let mut games = games.into_iter().peekable();
+    for row in 0..rendered.starts.len() {
+        let mut game = match games.next_if(|(r, _)| *r == row) {
+            Some((_, game)) => game,
+            None => {
+                let mut game = Game::empty();
+                unreadable(&mut game, "the row has no tags and no movetext");
+                game
+            }
+        };
+        let mut extra = 0;
+        while games.next_if(|(r, _)| *r == row).is_some() {
+            extra += 1;
+        }
+        if rendered.null_movetext[row] {
+            unreadable(&mut game, "movetext is null");
+        } else if extra > 0 {
+            unreadable(&mut game, &format!("the movetext holds {extra} more game(s) (a line that starts with a tag)"));
+        }
+        match game.status() {
+            GameStatus::Error => tally.errors += 1,
+            GameStatus::Skipped => tally.skipped += 1,
+            GameStatus::Ok => {}
+        }
+        for event in game.analysis.iter().flat_map(|a| &a.events) {
+            tally.events[event.kind() as usize] += 1;
+        }
+        tally.games += 1;
+        batch.append(GameKey { frame_offset: group, byte_offset: first + row as u64 }, game);
+    }
+    let (games, events) = batch.finish(source)?;
+    Ok(Replayed { seq: work.chunk.seq, last: work.last, bytes: work.bytes, games, events, tally })
+}

@@ -1,0 +1,313 @@
+//! Games in Parquet as Lichess publishes them on Hugging Face (`tests/parquet_input/write_lichess.py`
+//! writes PGN files in that layout and those types): the same games and events as from the PGN
+//! (every column but the key: `tests/parquet_input/compare.py`), the sources a month's files
+//! make, explain by a row's key, sharded and resumed runs, up to date, and bad input.
+
+use std::{
+    fs,
+    path::{Path, PathBuf},
+    process::Command,
+};
+
+use serde_json::Value;
+
+use crate::common::{self, run, s, stderr};
+
+/// Writes `pgn` as the month `year`/`month` of `dataset` under `root`, in `files` files of row
+/// groups of `rows` rows; returns the month's folder.
+fn write_month(
+    python: &Path,
+    pgn: &Path,
+    root: &Path,
+    dataset: &str,
+    month: (&str, &str),
+    files: u32,
+    rows: u32,
+) -> PathBuf {
+    write_month_as(python, pgn, root, dataset, month, (files, rows), &[])
+}
+
+/// [`write_month`] with the script's further arguments (`published`: the published columns only).
+fn write_month_as(
+    python: &Path,
+    pgn: &Path,
+    root: &Path,
+    dataset: &str,
+    month: (&str, &str),
+    (files, rows): (u32, u32),
+    more: &[&str],
+) -> PathBuf {
+    let script = common::root().join("tests/parquet_input/write_lichess.py");
+    let out = Command::new(python)
+        .arg(script)
+        .args([s(pgn), s(root), dataset, month.0, month.1, &files.to_string(), &rows.to_string()])
+        .args(more)
+        .output()
+        .expect("python runs");
+    assert!(out.status.success(), "write_lichess.py {}: {}", pgn.display(), stderr(&out));
+    root.join(dataset).join("data").join(format!("year={}", month.0)).join(format!("month={}", month.1))
+}
+
+/// Runs a comparison script on two datasets (and its further arguments); panics with its
+/// report when they differ.
+fn compare(python: &Path, script: &str, a: &Path, b: &Path) {
+    compare_but(python, script, a, b, &[]);
+}
+
+fn compare_but(python: &Path, script: &str, a: &Path, b: &Path, more: &[&str]) {
+    let out =
+        Command::new(python).arg(common::root().join(script)).args([a, b]).args(more).output().expect("python runs");
+    assert!(
+        out.status.success(),
+        "{} and {} differ:\n{}{}",
+        a.display(),
+        b.display(),
+        String::from_utf8_lossy(&out.stdout),
+        stderr(&out)
+    );
+}
+
+fn manifest(out: &Path) -> Value {
+    serde_json::from_slice(&fs::read(out.join("_manifest.json")).expect("a manifest")).expect("JSON")
+}
+
+fn entry(out: &Path, source: &str) -> Value {
+    let manifest = manifest(out);
+    let inputs = manifest["inputs"].as_array().expect("inputs");
+    inputs.iter().find(|e| e["source"] == source).unwrap_or_else(|| panic!("no source {source}: {inputs:?}")).clone()
+}
+
+/// The 2013 sample (in every clone) as one month of three files of row groups of 40 rows.
+fn sample_month(python: &Path, root: &Path) -> PathBuf {
+    let pgn = common::sample("lichess_db_standard_rated_2013-01-first300.pgn");
+    write_month(python, &pgn, root, "standard-chess-games", ("2013", "01"), 3, 40)
+}
+
+/// The corpus's Lichess files and a variant file, written as the published layout, give the
+/// games and events of their PGN, every column but the key; each month is one source named
+/// `DATASET@YYYY-MM`.
+#[test]
+fn parquet_gives_the_games_and_events_of_the_same_pgn() {
+    let what = "Parquet input against PGN on the corpus's Lichess files";
+    let Some(python) = common::python_with(&["pyarrow", "duckdb"], what) else { return };
+    let Some(corpus) = common::corpus(what) else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("hf");
+    let pgns = [
+        (corpus.join("lichess/lichess-2021-10-01-clocks-sample.pgn"), "standard-chess-games", ("2021", "10"), 2, 150),
+        (
+            common::sample("lichess_db_standard_rated_2013-01-first300.pgn"),
+            "standard-chess-games",
+            ("2013", "01"),
+            1,
+            70,
+        ),
+        (corpus.join("variants/zh.pgn"), "crazyhouse-chess-games", ("2015", "09"), 2, 20),
+    ];
+    for (pgn, dataset, month, files, rows) in &pgns {
+        write_month(&python, pgn, &root, dataset, *month, *files, *rows);
+    }
+    let from_parquet = tmp.path().join("parquet");
+    let out = run(&["ingest", s(&root), "--out", s(&from_parquet)]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let from_pgn = tmp.path().join("pgn");
+    let mut args = vec!["ingest".to_owned()];
+    args.extend(pgns.iter().map(|p| s(&p.0).to_owned()));
+    args.extend(["--out".to_owned(), s(&from_pgn).to_owned(), "--quiet".to_owned()]);
+    assert!(Command::new(common::bin()).args(&args).status().unwrap().success());
+    compare(&python, "tests/parquet_input/compare.py", &from_parquet, &from_pgn);
+    for source in ["standard-chess-games@2021-10", "standard-chess-games@2013-01", "crazyhouse-chess-games@2015-09"] {
+        let e = entry(&from_parquet, source);
+        assert_eq!((e["status"].as_str(), e["compression"].as_str()), (Some("ok"), Some("parquet")), "{e}");
+        assert!(e["path"].as_str().unwrap().ends_with(&source[source.len() - 2..]), "the month's folder: {e}");
+    }
+    // The published columns alone: Lichess's 2021 PGN has Date and Round tags, which the
+    // published files do not carry; every other column is the PGN's.
+    let published = tmp.path().join("published");
+    let month = write_month_as(
+        &python,
+        &pgns[0].0,
+        &published,
+        "standard-chess-games",
+        ("2021", "10"),
+        (2, 150),
+        &["published"],
+    );
+    let (from_published, from_one_pgn) = (tmp.path().join("published-ds"), tmp.path().join("pgn-2021"));
+    assert!(run(&["ingest", s(&month), "--out", s(&from_published), "--quiet"]).status.success());
+    assert!(run(&["ingest", s(&pgns[0].0), "--out", s(&from_one_pgn), "--quiet"]).status.success());
+    compare_but(&python, "tests/parquet_input/compare.py", &from_published, &from_one_pgn, &["Date,Round"]);
+}
+
+/// A game is found by its key (row group:row) in the month's folder, in one of its files, and
+/// through the dataset's source; a key where no row is names the rows around it.
+#[test]
+fn explain_finds_a_game_by_its_row() {
+    let what = "explain on Parquet input";
+    let Some(python) = common::python_with(&["pyarrow"], what) else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let month = sample_month(&python, tmp.path());
+    let out = tmp.path().join("ds");
+    assert!(run(&["ingest", s(&month), "--out", s(&out), "--quiet"]).status.success());
+    // Row group 3 (the first of the second file: 100 rows a file, 40 a group) row 5 is game 105
+    // of the sample, counted from 0.
+    let text = fs::read_to_string(common::sample("lichess_db_standard_rated_2013-01-first300.pgn")).unwrap();
+    let site = text.lines().filter(|l| l.starts_with("[Site ")).nth(105).unwrap();
+    let site = site.trim_start_matches("[Site \"").trim_end_matches("\"]");
+    let by_source = run(&["explain", s(&out), "--source", "standard-chess-games@2013-01", "--game", "3:5"]);
+    let by_folder = run(&["explain", s(&month), "--game", "3:5"]);
+    for found in [&by_source, &by_folder] {
+        let said = String::from_utf8_lossy(&found.stdout);
+        assert!(found.status.success(), "{}", stderr(found));
+        assert!(said.starts_with("Game 3:5 of ") && said.lines().next().unwrap().ends_with(site), "{said}");
+    }
+    // A file's own row groups count from 0.
+    let file = run(&["explain", s(&month.join("train-00001-of-00003.parquet")), "--game", "0:5"]);
+    assert!(String::from_utf8_lossy(&file.stdout).lines().next().unwrap().ends_with(site), "{}", stderr(&file));
+    let missing = run(&["explain", s(&month), "--game", "2:40"]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(stderr(&missing).contains("games start at 2:19 and 3:0"), "{}", stderr(&missing));
+}
+
+/// Shards split a month by row groups and together give the unsharded run's rows, keys and all.
+#[test]
+fn sharded_parquet_equals_unsharded() {
+    let what = "sharded Parquet input";
+    let Some(python) = common::python_with(&["pyarrow", "duckdb"], what) else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let month = sample_month(&python, tmp.path());
+    let whole = tmp.path().join("whole");
+    assert!(run(&["ingest", s(&month), "--out", s(&whole), "--quiet"]).status.success());
+    let sharded = tmp.path().join("sharded");
+    // 9 row groups in 4 shards (2, 2, 2, 3), and in 12 (some shards get none).
+    for n in [4, 12] {
+        let _ = fs::remove_dir_all(&sharded);
+        for k in 0..n {
+            let out = run(&["ingest", s(&month), "--out", s(&sharded), "--shard", &format!("{k}/{n}")]);
+            assert!(out.status.success(), "shard {k}/{n}: {}", stderr(&out));
+        }
+        let e = entry(&sharded, "standard-chess-games@2013-01");
+        assert_eq!((e["games"].as_u64(), e["shards"].as_u64()), (Some(300), Some(n)), "{e}");
+        compare(&python, "tests/shard/compare.py", &sharded, &whole);
+    }
+}
+
+/// A run killed with parts staged resumes at the row group after the last staged game, and
+/// gives the uninterrupted run's rows; the next run finds the month up to date, and a changed
+/// file makes it ingest the month again.
+#[test]
+fn a_killed_run_resumes_by_row_group_and_a_month_is_up_to_date() {
+    let what = "resuming Parquet input";
+    let Some(python) = common::python_with(&["pyarrow", "duckdb"], what) else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    // 30,000 games (the sample 100 times) in 2 files of row groups of 500.
+    let text = fs::read(common::sample("lichess_db_standard_rated_2013-01-first300.pgn")).unwrap().repeat(100);
+    let pgn = tmp.path().join("big.pgn");
+    fs::write(&pgn, text).unwrap();
+    let month = write_month(&python, &pgn, tmp.path(), "standard-chess-games", ("2013", "01"), 2, 500);
+    let ingest = |out: &Path| {
+        let mut cmd = Command::new(common::bin());
+        cmd.args(["ingest", s(&month), "--out", s(out), "--part-games", "2000", "--threads", "1"]);
+        cmd
+    };
+    let whole = tmp.path().join("whole");
+    assert!(ingest(&whole).output().unwrap().status.success());
+    let killed = tmp.path().join("killed");
+    let record = killed.join(".staging/source=standard-chess-games@2013-01.json");
+    let staged = |r: &Path| -> u64 {
+        let v: Option<Value> = fs::read(r).ok().and_then(|b| serde_json::from_slice(&b).ok());
+        v.and_then(|v| v["counts"]["games"].as_u64()).unwrap_or(0)
+    };
+    let mut child = ingest(&killed).stderr(std::process::Stdio::null()).spawn().unwrap();
+    let mut at = 0;
+    while child.try_wait().unwrap().is_none() {
+        at = staged(&record);
+        if at >= 6000 {
+            child.kill().unwrap();
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    let _ = child.wait();
+    assert!((6000..30_000).contains(&at), "the run ended before it could be killed with parts staged ({at} games)");
+    let rerun = ingest(&killed).output().unwrap();
+    assert!(rerun.status.success(), "{}", stderr(&rerun));
+    // After the games staged when it was killed (a part more may have been staged since).
+    assert!(stderr(&rerun).contains("resuming after "), "{}", stderr(&rerun));
+    compare(&python, "tests/shard/compare.py", &killed, &whole);
+
+    let again = ingest(&killed).output().unwrap();
+    assert!(stderr(&again).contains("up to date (source"), "{}", stderr(&again));
+    assert_eq!(entry(&killed, "standard-chess-games@2013-01")["status"], "up_to_date");
+    // One file of the month rewritten with other row groups: the month is ingested again.
+    let first = month.join("train-00000-of-00002.parquet");
+    let script = "import sys, pyarrow.parquet as pq; t = pq.read_table(sys.argv[1]); pq.write_table(t, sys.argv[1], row_group_size=700)";
+    assert!(Command::new(&python).args(["-c", script, s(&first)]).status().unwrap().success());
+    let changed = ingest(&killed).output().unwrap();
+    assert!(changed.status.success() && !stderr(&changed).contains("up to date (source"), "{}", stderr(&changed));
+    assert_eq!(entry(&killed, "standard-chess-games@2013-01")["games"], 30_000);
+}
+
+/// Bad input: no `movetext` column (the error lists the columns there are), a tag column of a
+/// type that is no tag, a truncated file and a corrupt page fail their input and commit
+/// nothing; a null or illegal movetext is a game with an error (strings dictionary-typed, as
+/// pandas' categoricals are written, read as strings).
+#[test]
+fn bad_parquet_input_fails_or_gives_error_rows() {
+    let what = "bad Parquet input";
+    let Some(python) = common::python_with(&["pyarrow"], what) else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let month = sample_month(&python, tmp.path());
+    let dir = tmp.path().join("bad");
+    fs::create_dir(&dir).unwrap();
+    const SCRIPT: &str = r#"
+import sys, pyarrow as pa, pyarrow.parquet as pq
+d, good = sys.argv[1], sys.argv[2]
+pq.write_table(pa.table({"Event": ["x"], "Site": ["y"]}), f"{d}/no_movetext.parquet")
+pq.write_table(pa.table({"Event": ["a"], "WhiteElo": [1500.0], "movetext": ["1. e4 e5"]}), f"{d}/float_elo.parquet")
+rows = {"Event": ["a", "b", "c"], "movetext": ["1. e4 e5", None, "1. e4 e5 2. Qxf7"]}
+pq.write_table(pa.table({k: pa.array(v).dictionary_encode() for k, v in rows.items()}), f"{d}/rows.parquet")
+data = open(good, "rb").read()
+open(f"{d}/truncated.parquet", "wb").write(data[: len(data) // 2])
+corrupt = bytearray(data)
+corrupt[len(data) // 3 : len(data) // 3 + 4000] = b"\xff" * 4000
+open(f"{d}/corrupt.parquet", "wb").write(bytes(corrupt))
+"#;
+    let good = month.join("train-00000-of-00003.parquet");
+    assert!(Command::new(&python).args(["-c", SCRIPT, s(&dir), s(&good)]).status().unwrap().success());
+    let failing = [
+        ("no_movetext", "no `movetext` column: games in Parquet need one (this file has Event, Site)"),
+        ("float_elo", "column `WhiteElo` is Float64"),
+        ("truncated", "not a readable Parquet file"),
+        ("corrupt", "row group"),
+    ];
+    for (name, says) in failing {
+        let out = tmp.path().join(format!("out-{name}"));
+        let file = dir.join(format!("{name}.parquet"));
+        let result = run(&["ingest", s(&file), "--out", s(&out)]);
+        assert_eq!(result.status.code(), Some(1), "{name}: {}", stderr(&result));
+        assert!(stderr(&result).contains(says), "{name}: {}", stderr(&result));
+        let e = entry(&out, &format!("{name}@parquet"));
+        assert_eq!((e["status"].as_str(), e["games"].as_u64()), (Some("failed"), Some(0)), "{e}");
+        assert!(e["error"].as_str().unwrap().contains(says), "{e}");
+        assert!(!out.join(format!("games/source={name}@parquet")).exists(), "{name}: a partition was committed");
+    }
+    let out = tmp.path().join("out-rows");
+    assert!(run(&["ingest", s(&dir.join("rows.parquet")), "--out", s(&out), "--quiet"]).status.success());
+    let e = entry(&out, "rows@parquet");
+    assert_eq!((e["games"].as_u64(), e["games_with_errors"].as_u64()), (Some(3), Some(2)), "{e}");
+    let dump = Command::new(&python)
+        .args([
+            "-c",
+            "import sys, pyarrow.parquet as pq; t = pq.read_table(sys.argv[1]).sort_by('byte_offset'); print([(r['status'], r['error_kind'], r['error_token']) for r in t.select(['status', 'error_kind', 'error_token']).to_pylist()])",
+            s(&out.join("games/source=rows@parquet")),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&dump.stdout).trim(),
+        "[('ok', None, None), ('error', 'invalid_pgn', 'movetext is null'), ('error', 'illegal_move', 'Qxf7')]",
+        "{}",
+        stderr(&dump)
+    );
+}
