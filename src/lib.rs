@@ -107,6 +107,127 @@ mod tests {
             })
     }
 
+    /// Identifiers and the punctuation between them, comments left out.
+    fn tokens(text: &str) -> Vec<String> {
+        let code: String = text.lines().map(|l| l.split("//").next().unwrap_or("")).collect::<Vec<_>>().join("\n");
+        let mut tokens = Vec::new();
+        let mut word = String::new();
+        for c in code.chars() {
+            if c.is_alphanumeric() || c == '_' {
+                word.push(c);
+                continue;
+            }
+            if !word.is_empty() {
+                tokens.push(std::mem::take(&mut word));
+            }
+            if !c.is_whitespace() {
+                tokens.push(c.to_string());
+            }
+        }
+        tokens
+    }
+
+    /// The sibling modules a file of `folder` names: `super::NAME`, `crate::FOLDER::NAME`, and each
+    /// path in a `use super::{…}` group.
+    fn siblings_used(text: &str, folder: &str, siblings: &[String]) -> Vec<String> {
+        let t = tokens(text);
+        let mut used = Vec::new();
+        let mut add = |name: &str| {
+            if siblings.iter().any(|s| s == name) && !used.iter().any(|u: &String| u == name) {
+                used.push(name.to_owned());
+            }
+        };
+        for i in 0..t.len() {
+            let after_super = t[i] == "super" && t.get(i + 1..i + 3).is_some_and(|c| c == [":", ":"]);
+            let after_folder = t[i] == "crate"
+                && t.get(i + 1..i + 6).is_some_and(|c| c[..2] == [":", ":"] && c[2] == folder && c[3..] == [":", ":"]);
+            let start = if after_super {
+                i + 3
+            } else if after_folder {
+                i + 6
+            } else {
+                continue;
+            };
+            match t.get(start).map(String::as_str) {
+                Some("{") => {
+                    // Each path of the group starts after `{` or `,` at the group's own depth.
+                    let mut depth = 0;
+                    for j in start..t.len() {
+                        match t[j].as_str() {
+                            "{" => depth += 1,
+                            "}" => {
+                                depth -= 1;
+                                if depth == 0 {
+                                    break;
+                                }
+                            }
+                            name if depth == 1 && (t[j - 1] == "{" || t[j - 1] == ",") => add(name),
+                            _ => {}
+                        }
+                    }
+                }
+                Some(name) => add(name),
+                None => {}
+            }
+        }
+        used
+    }
+
+    /// The files of each folder use each other one way too: no circle of imports among them.
+    #[test]
+    fn files_of_a_folder_depend_one_way() {
+        let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        for folder in FOLDERS {
+            let mut files: Vec<(String, String)> = std::fs::read_dir(src.join(folder))
+                .unwrap()
+                .map(|e| e.unwrap().path())
+                .filter(|p| p.extension().is_some_and(|x| x == "rs"))
+                .map(|p| {
+                    let text = std::fs::read_to_string(&p).unwrap();
+                    // A file's tests (its last module) may use anything: only its code counts.
+                    let code = text.split("#[cfg(test)]\nmod ").next().unwrap_or_default().to_owned();
+                    (p.file_stem().unwrap().to_string_lossy().into_owned(), code)
+                })
+                .filter(|(name, _)| name != "mod")
+                .collect();
+            files.sort();
+            let names: Vec<String> = files.iter().map(|(n, _)| n.clone()).collect();
+            let edges: Vec<Vec<String>> = files.iter().map(|(_, text)| siblings_used(text, folder, &names)).collect();
+            // A depth-first walk from each file: reaching a file still on the path is a circle.
+            fn walk(at: usize, names: &[String], edges: &[Vec<String>], path: &mut Vec<usize>, done: &mut [bool]) {
+                if let Some(k) = path.iter().position(|&p| p == at) {
+                    let circle: Vec<&str> = path[k..].iter().chain([&at]).map(|&p| names[p].as_str()).collect();
+                    panic!("an import circle among the files: {}", circle.join(" -> "));
+                }
+                if done[at] {
+                    return;
+                }
+                path.push(at);
+                for next in &edges[at] {
+                    let to = names.iter().position(|n| n == next).unwrap();
+                    walk(to, names, edges, path, done);
+                }
+                path.pop();
+                done[at] = true;
+            }
+            let mut done = vec![false; names.len()];
+            for at in 0..names.len() {
+                walk(at, &names, &edges, &mut Vec::new(), &mut done);
+            }
+        }
+    }
+
+    /// The check itself: a circle of two files is found, a one-way use is not.
+    #[test]
+    fn a_use_group_names_its_modules() {
+        let names = ["chart".to_owned(), "model".to_owned(), "tally".to_owned()];
+        let text =
+            "use super::{\n    chart::{Chart, Row},\n    model::Report, // tally::x\n};\nfn f() { super::tally::go() }";
+        assert_eq!(siblings_used(text, "report", &names), ["chart", "model", "tally"]);
+        assert_eq!(siblings_used("use crate::report::model::Report;", "report", &names), ["model"]);
+        assert!(siblings_used("use crate::engine::chart;", "report", &names).is_empty());
+    }
+
     #[test]
     fn folders_depend_one_way() {
         let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");

@@ -9,13 +9,14 @@ use std::{
     process::ExitCode,
 };
 
-use anyhow::{Result, bail};
+use anyhow::{Context, Result, bail};
 
 use shakmaty::{CastlingSide, Chess, Color, Position, Square};
 
 use super::{
     input_failed,
     locate::{Found, find, source_input},
+    words::{color_name, ordinal},
 };
 use crate::{
     engine::{
@@ -26,21 +27,6 @@ use crate::{
     pgn::{self, Game},
     read::key::GameKey,
 };
-
-pub(super) fn ordinal(n: u32) -> String {
-    let suffix = match (n % 10, n % 100) {
-        (1, 11) | (2, 12) | (3, 13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
-}
-
-pub(super) fn color_name(c: Color) -> &'static str {
-    c.fold_wb("White", "Black")
-}
 
 /// The positions of the replayed mainline and the label of the move that reached each one.
 struct Timeline {
@@ -302,14 +288,7 @@ pub fn run(
             );
         }
     };
-    let mut game = None;
-    let read = pgn::for_each_game_with(&text[..], pgn::GameVisitor::keeping_moves(), |g| {
-        game = Some(g);
-        ControlFlow::Break(())
-    });
-    let (Ok(_), Some(game)) = (read, game) else {
-        bail!("cannot read the game at {} of {}", key.text(), file.display());
-    };
+    let game = read_game(&text, key, &file)?;
     let mut out = io::stdout().lock();
     let site = printable(game.tag("Site").unwrap_or("?")).into_owned();
     let name = source.map_or_else(|| file.display().to_string(), |s| format!("source {s} ({})", file.display()));
@@ -322,6 +301,33 @@ pub fn run(
         super::explain_page::write(&page, html, svg)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The game of `text`, the PGN that [`find`] cut out at `key` of `file`, with its moves.
+fn read_game(text: &[u8], key: GameKey, file: &Path) -> Result<Game> {
+    let mut game = None;
+    let read = pgn::for_each_game_with(text, pgn::GameVisitor::keeping_moves(), |g| {
+        game = Some(g);
+        ControlFlow::Break(())
+    });
+    let (Ok(_), Some(game)) = (read, game) else {
+        bail!("cannot read the game at {} of {}", key.text(), file.display());
+    };
+    Ok(game)
+}
+
+/// The page of the game at `key` of `source` in the dataset at `dir`: what `threefold explain
+/// DIR --source SOURCE --game KEY --html FILE` writes (for the report's example games).
+pub fn page_of_dataset_game(dir: &Path, source: &str, key: GameKey) -> Result<String> {
+    let (file, source) = source_input(dir, Some(source))?;
+    let found = find(&file, Some(key)).with_context(|| format!("cannot read {}", file.display()))?;
+    let Found::Game { key, text } = found else {
+        bail!("no game starts at {} in {}", key.text(), file.display());
+    };
+    let game = read_game(&text, key, &file)?;
+    let site = printable(game.tag("Site").unwrap_or("?")).into_owned();
+    let heading = format!("Game {} of source {source} ({}), Site {site}", key.text(), file.display());
+    Ok(super::explain_page::render(&game, &heading, &explain(&game)).html)
 }
 
 #[cfg(test)]

@@ -11,15 +11,12 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use std::ops::ControlFlow;
-
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use shakmaty::{Bitboard, CastlingMode, Color, Position, Square};
 
 use super::{
     board_svg::{self, Arrow, Defs, Diagram, Mark, escape},
-    explain::{color_name, explain, ordinal},
-    locate::{Found, find, source_input},
+    words::{color_name, ordinal},
 };
 use crate::{
     engine::{
@@ -29,8 +26,7 @@ use crate::{
         variant,
         vocabulary::printable,
     },
-    pgn::{self, Game},
-    read::key::GameKey,
+    pgn::Game,
 };
 
 /// One position of the mainline, as the page draws and compares it.
@@ -414,25 +410,4 @@ pub fn write(page: &Page, html: Option<&Path>, svg: Option<&Path>) -> Result<()>
         eprintln!("threefold: wrote {} board(s) to {}", page.boards.len(), dir.display());
     }
     Ok(())
-}
-
-/// The page of the game at `key` of `source` in the dataset at `dir`: what `threefold explain
-/// DIR --source SOURCE --game KEY --html FILE` writes (for the report's example games).
-pub fn of_dataset_game(dir: &Path, source: &str, key: GameKey) -> Result<String> {
-    let (file, source) = source_input(dir, Some(source))?;
-    let found = find(&file, Some(key)).with_context(|| format!("cannot read {}", file.display()))?;
-    let Found::Game { key, text } = found else {
-        bail!("no game starts at {} in {}", key.text(), file.display());
-    };
-    let mut game = None;
-    let read = pgn::for_each_game_with(&text[..], pgn::GameVisitor::keeping_moves(), |g| {
-        game = Some(g);
-        ControlFlow::Break(())
-    });
-    let (Ok(_), Some(game)) = (read, game) else {
-        bail!("cannot read the game at {} of {}", key.text(), file.display());
-    };
-    let site = printable(game.tag("Site").unwrap_or("?")).into_owned();
-    let heading = format!("Game {} of source {source} ({}), Site {site}", key.text(), file.display());
-    Ok(render(&game, &heading, &explain(&game)).html)
 }

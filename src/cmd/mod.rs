@@ -5,6 +5,7 @@ pub mod dump;
 pub mod explain;
 pub mod explain_page;
 pub mod locate;
+pub mod words;
 
 use std::{
     io,
@@ -314,7 +315,7 @@ fn run(command: Command) -> Result<ExitCode> {
                     json,
                     threads: threads.map(usize::from),
                     scan,
-                    example_page: Some(explain_page::of_dataset_game),
+                    example_page: Some(explain::page_of_dataset_game),
                 },
             )
         }

@@ -68,8 +68,9 @@ pub type Candidate = (bool, Key, Example);
 /// One game's events.
 #[derive(Default)]
 pub(super) struct GameEvents {
-    /// ply -> (a claimable repetition stands there, a claimable move was played there)
-    claim_plies: HashMap<u32, (bool, bool), super::summary::Quick>,
+    /// ply -> (a claimable repetition stands there, a claimable move was played there); a fast
+    /// hasher (rustc's): the default SipHash cost more than the rest of counting a game.
+    claim_plies: HashMap<u32, (bool, bool), rustc_hash::FxBuildHasher>,
     castling_events: u64,
     castling_flag: bool,
     castling_first_ply: Option<u32>,

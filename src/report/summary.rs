@@ -11,7 +11,6 @@
 
 use std::{
     collections::{HashMap, hash_map::Entry},
-    hash::{BuildHasherDefault, Hasher},
     path::Path,
 };
 
@@ -20,6 +19,7 @@ use arrow_array::{
     Array, Int32Array, MapArray, RecordBatch, StringArray, UInt32Array, UInt64Array,
     types::{Int32Type, UInt64Type},
 };
+use rustc_hash::FxBuildHasher;
 use serde::{Deserialize, Serialize};
 
 use crate::{
@@ -62,7 +62,7 @@ struct Cell {
 /// Each distinct name once, numbered in order of appearance.
 #[derive(Default)]
 struct Names {
-    numbers: HashMap<String, u32, Quick>,
+    numbers: HashMap<String, u32, FxBuildHasher>,
     names: Vec<String>,
     /// The number found last: games in a row mostly have the same name.
     last: u32,
@@ -86,59 +86,13 @@ impl Names {
     }
 }
 
-/// A multiply-rotate hash (rustc's `FxHasher`) for maps of keys that no input chooses (a row's
-/// key, a game's plies): the default SipHash cost more than the rest of counting a game into its
-/// row.
-#[derive(Default)]
-pub(super) struct QuickHasher(u64);
-
-impl QuickHasher {
-    fn add(&mut self, word: u64) {
-        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
-    }
-}
-
-impl Hasher for QuickHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        let mut chunks = bytes.chunks_exact(8);
-        for chunk in &mut chunks {
-            self.add(u64::from_le_bytes(chunk.try_into().unwrap_or_default()));
-        }
-        let mut last = [0u8; 8];
-        last[..chunks.remainder().len()].copy_from_slice(chunks.remainder());
-        self.add(u64::from_le_bytes(last));
-    }
-
-    fn write_u8(&mut self, n: u8) {
-        self.add(u64::from(n));
-    }
-
-    fn write_u32(&mut self, n: u32) {
-        self.add(u64::from(n));
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.add(n);
-    }
-
-    fn write_usize(&mut self, n: usize) {
-        self.add(n as u64);
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-pub(super) type Quick = BuildHasherDefault<QuickHasher>;
-
 /// Counts a part's games by key, as the report counts them.
 #[derive(Default)]
 struct Keyed {
     time_classes: Names,
     variants: Names,
     /// Where each key's cell is in `cells`.
-    rows: HashMap<Key, usize, Quick>,
+    rows: HashMap<Key, usize, FxBuildHasher>,
     cells: Vec<(Key, Cell)>,
     /// The last game's key and cell.
     last: Option<(Key, usize)>,
