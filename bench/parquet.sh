@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Parquet input against PGN input on the same games: `threefold ingest` of a Lichess month
-# written as Hugging Face publishes it (tests/parquet_input/write_lichess.py: Snappy, the
+# written as Hugging Face publishes it (tests/harness/parquet_input/write_lichess.py: Snappy, the
 # published column types, 2 files) and of the same games as PGN, plain and as pzstd frames (the
 # form of Lichess's PGN dumps). Prints a Markdown table: per input the best wall time of
 # BENCH_REPEAT runs (default 3) with the CPU seconds (user + system) of that run, games/s of
@@ -41,7 +41,7 @@ for sample in "$corpus/lichess/lichess-2021-10-01-clocks-sample.pgn" "$root/data
   for _ in $(seq $(( (games + n - 1) / n ))); do cat "$sample"; done > "$pgn"
   pzstd -q -p 2 "$pgn" -o "$pgn.zst"
   total=$(grep -c '^\[Event ' "$pgn")
-  "$py" tests/parquet_input/write_lichess.py "$pgn" "$work/hf" "$name" 2021 10 2 10000 >/dev/null
+  "$py" tests/harness/parquet_input/write_lichess.py "$pgn" "$work/hf" "$name" 2021 10 2 10000 >/dev/null
   read -r w_pgn c_pgn <<<"$(best "$pgn")"
   read -r w_zst c_zst <<<"$(best "$pgn.zst")"
   read -r w_pq c_pq <<<"$(best "$work/hf/$name/data/year=2021/month=10")"

@@ -131,27 +131,27 @@ quickstart() {
 # installed into fresh venvs without Rust, the module against the command, and the README's
 # Python quick start.
 python_package() {
-  bash tests/python/run.sh > target/python-package.out 2>&1 || { cat target/python-package.out; exit 1; }
+  bash tests/harness/python/run.sh > target/python-package.out 2>&1 || { cat target/python-package.out; exit 1; }
   grep '^python package: wheel ' target/python-package.out
   tail -n 1 target/python-package.out
 }
 
 # Reliability: SIGKILL at random moments, and a full disk.
 crash() {
-  bash tests/crash/sigkill.sh 20
-  bash tests/crash/disk_full.sh
-  bash tests/crash/resume.sh
+  bash tests/harness/crash/sigkill.sh 20
+  bash tests/harness/crash/disk_full.sh
+  bash tests/harness/crash/resume.sh
 }
 
 # Sharded runs (--shard K/N): one after another, N = 3 and 4, against an unsharded run; then for
 # real on a single-node Slurm (installed when missing).
-shards() { bash tests/shard/sequential.sh; }
-slurm() { bash tests/slurm/run.sh; }
+shards() { bash tests/harness/shard/sequential.sh; }
+slurm() { bash tests/harness/slurm/run.sh; }
 
 # The report page and explain's page with boards in a real browser: headless Chromium (installed
 # when missing), no console error, every chart and board drawn, nothing clipped on A4; screenshots
 # under target/.
-browser() { bash tests/browser/run.sh; }
+browser() { bash tests/harness/browser/run.sh; }
 
 # The cargo tests with the corpus out of reach (THREEFOLD_CORPUS names a folder that is not
 # there, THREEFOLD_REQUIRE_ALL unset): the compiled tests of the part above, run again, so

@@ -1,6 +1,6 @@
-//! Games in Parquet as Lichess publishes them on Hugging Face (`tests/parquet_input/write_lichess.py`
+//! Games in Parquet as Lichess publishes them on Hugging Face (`tests/harness/parquet_input/write_lichess.py`
 //! writes PGN files in that layout and those types): the same games and events as from the PGN
-//! (every column but the key: `tests/parquet_input/compare.py`), the sources a month's files
+//! (every column but the key: `tests/harness/parquet_input/compare.py`), the sources a month's files
 //! make, explain by a row's key, sharded and resumed runs, up to date, and bad input.
 
 use std::{
@@ -37,7 +37,7 @@ fn write_month_as(
     (files, rows): (u32, u32),
     more: &[&str],
 ) -> PathBuf {
-    let script = common::root().join("tests/parquet_input/write_lichess.py");
+    let script = common::root().join("tests/harness/parquet_input/write_lichess.py");
     let out = Command::new(python)
         .arg(script)
         .args([s(pgn), s(root), dataset, month.0, month.1, &files.to_string(), &rows.to_string()])
@@ -115,7 +115,7 @@ fn parquet_gives_the_games_and_events_of_the_same_pgn() {
     args.extend(pgns.iter().map(|p| s(&p.0).to_owned()));
     args.extend(["--out".to_owned(), s(&from_pgn).to_owned(), "--quiet".to_owned()]);
     assert!(Command::new(common::bin()).args(&args).status().unwrap().success());
-    compare(&python, "tests/parquet_input/compare.py", &from_parquet, &from_pgn);
+    compare(&python, "tests/harness/parquet_input/compare.py", &from_parquet, &from_pgn);
     for source in ["standard-chess-games@2021-10", "standard-chess-games@2013-01", "crazyhouse-chess-games@2015-09"] {
         let e = entry(&from_parquet, source);
         assert_eq!((e["status"].as_str(), e["compression"].as_str()), (Some("ok"), Some("parquet")), "{e}");
@@ -136,7 +136,7 @@ fn parquet_gives_the_games_and_events_of_the_same_pgn() {
     let (from_published, from_one_pgn) = (tmp.path().join("published-ds"), tmp.path().join("pgn-2021"));
     assert!(run(&["ingest", s(&month), "--out", s(&from_published), "--quiet"]).status.success());
     assert!(run(&["ingest", s(&pgns[0].0), "--out", s(&from_one_pgn), "--quiet"]).status.success());
-    compare_but(&python, "tests/parquet_input/compare.py", &from_published, &from_one_pgn, &["Date,Round"]);
+    compare_but(&python, "tests/harness/parquet_input/compare.py", &from_published, &from_one_pgn, &["Date,Round"]);
 }
 
 /// A game is found by its key (row group:row) in the month's folder, in one of its files, and
@@ -188,7 +188,7 @@ fn sharded_parquet_equals_unsharded() {
         }
         let e = entry(&sharded, "standard-chess-games@2013-01");
         assert_eq!((e["games"].as_u64(), e["shards"].as_u64()), (Some(300), Some(n)), "{e}");
-        compare(&python, "tests/shard/compare.py", &sharded, &whole);
+        compare(&python, "tests/harness/shard/compare.py", &sharded, &whole);
     }
 }
 
@@ -234,7 +234,7 @@ fn a_killed_run_resumes_by_row_group_and_a_month_is_up_to_date() {
     assert!(rerun.status.success(), "{}", stderr(&rerun));
     // After the games staged when it was killed (a part more may have been staged since).
     assert!(stderr(&rerun).contains("resuming after "), "{}", stderr(&rerun));
-    compare(&python, "tests/shard/compare.py", &killed, &whole);
+    compare(&python, "tests/harness/shard/compare.py", &killed, &whole);
 
     let again = ingest(&killed).output().unwrap();
     assert!(stderr(&again).contains("up to date (source"), "{}", stderr(&again));

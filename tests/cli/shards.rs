@@ -1,9 +1,9 @@
 //! Sharded runs (`--shard K/N`, `--finish`) with the real binary, on what can go wrong around
 //! them: shards started together, a file changed between two shards, a source already complete,
 //! options that cannot go with sharding. Wherever a sharded run completes a source, its games and
-//! events rows are compared with an unsharded run's, every row (`tests/shard/compare.py`: DuckDB
-//! `EXCEPT ALL` both ways), not only the manifest's counts; tests/shard/sequential.sh and, on
-//! Slurm, tests/slurm/run.sh do the same over corpus files.
+//! events rows are compared with an unsharded run's, every row (`tests/harness/shard/compare.py`: DuckDB
+//! `EXCEPT ALL` both ways), not only the manifest's counts; tests/harness/shard/sequential.sh and, on
+//! Slurm, tests/harness/slurm/run.sh do the same over corpus files.
 
 use std::{
     fs,
@@ -26,7 +26,7 @@ fn input(dir: &Path) -> PathBuf {
 /// Every games and events row of dataset `a` is in `b` as often, and the other way round.
 fn same_rows(a: &Path, b: &Path) {
     let out = Command::new(python())
-        .arg(common::root().join("tests/shard/compare.py"))
+        .arg(common::root().join("tests/harness/shard/compare.py"))
         .args([a, b])
         .output()
         .expect("python runs");

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The browser test: the report page as a reader sees it. Ingests data-samples/ (and,
 # where the corpus is, Lichess, clocks and OTB files beside them), writes the report page plain
-# and with --by source, and loads each in headless Chromium (tests/browser/page.py): no console
+# and with --by source, and loads each in headless Chromium (tests/harness/browser/page.py): no console
 # error or warning, every chart's SVG with a non-zero box, nothing clipped at A4 width in print.
 # Then the same for `explain --html` on Karpov–Miles, Tilburg 1986 round 13: every board and
 # every piece drawn, the lost queenside castling right's squares a8 and e8 marked. Where the
@@ -10,14 +10,14 @@
 # Screenshots for people to look at: target/report-screenshot.png, target/report-by-source.png,
 # target/report-many-sources.png, target/explain-screenshot.png.
 #
-# Usage: bash tests/browser/run.sh
+# Usage: bash tests/harness/browser/run.sh
 #   Chromium is Debian's `chromium` package, installed with apt-get when missing. When it cannot
 #   be had (not root, no apt-get): prints `skipped: ...`, exit 0
 #   (in CI, THREEFOLD_REQUIRE_ALL=1, a failure instead). A failed check: exit 1.
 # Environment: THREEFOLD (default target/release/threefold, built when missing),
 #   THREEFOLD_CORPUS, THREEFOLD_PYTHON (default .venv/bin/python), THREEFOLD_SKIP_LOG.
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 # shellcheck source=tests/corpus.sh
 source "$root/tests/corpus.sh"
 py="${THREEFOLD_PYTHON:-$root/.venv/bin/python}"
@@ -64,14 +64,14 @@ for page in "${pages[@]}"; do
   [ "$page" = report ] && shot="$root/target/report-screenshot.png"
   limit=()
   [ "$page" = report-many-sources ] && limit=(--max-pages 20)
-  if result=$(timeout 180 "$py" "$root/tests/browser/page.py" "$out/$page.html" --screenshot "$shot" "${limit[@]}"); then
+  if result=$(timeout 180 "$py" "$root/tests/harness/browser/page.py" "$out/$page.html" --screenshot "$shot" "${limit[@]}"); then
     echo "browser test: $page.html in Chromium: $result"
   else
     echo "browser test: $page.html in Chromium FAILED: $result"
     status=1
   fi
 done
-if result=$(timeout 180 "$py" "$root/tests/browser/page.py" "$out/explain.html" --marks a8,e8 \
+if result=$(timeout 180 "$py" "$root/tests/harness/browser/page.py" "$out/explain.html" --marks a8,e8 \
     --screenshot "$root/target/explain-screenshot.png"); then
   echo "browser test: explain.html in Chromium: $result"
 else

@@ -9,14 +9,14 @@
 # after every task had ended and exited 1 (shard 1 missing), and nothing was committed. Then
 # shard 1 alone again, as docs/nightly.md says (sbatch --array=1 with SHARDS=3, and
 # finish.sbatch afterany), both exit 0, the rerun ran `--shard 1/3`, its finish job started after
-# it ended, and the dataset equals an unsharded run's (tests/shard/compare.py: EXCEPT ALL both
+# it ended, and the dataset equals an unsharded run's (tests/harness/shard/compare.py: EXCEPT ALL both
 # ways, games and events). The pzstd input and the unsharded run's dataset come from
-# target/shard-cache/ (tests/shard/cache.sh), made by tests/shard/sequential.sh when it ran
+# target/shard-cache/ (tests/harness/shard/cache.sh), made by tests/harness/shard/sequential.sh when it ran
 # before with the same binary. Stops the daemons it started, by PID, and removes the folder.
 # Prints one `slurm test: ...` result line; exit status 1 on a failure.
 #
-# Usage: bash tests/slurm/run.sh            (as root; takes about a minute and a half, plus the install)
-#        SLURM_TEST_DRY=1 bash tests/slurm/run.sh
+# Usage: bash tests/harness/slurm/run.sh            (as root; takes about a minute and a half, plus the install)
+#        SLURM_TEST_DRY=1 bash tests/harness/slurm/run.sh
 #   SLURM_TEST_DRY=1 runs the same scripts with a stand-in for the binary that only records its
 #   arguments and times (needs no threefold, corpus or DuckDB): it checks that the 3 tasks got
 #   shards 0/3, 1/3, 2/3 and that the finish job started after all of them had ended.
@@ -26,11 +26,11 @@
 # Slurm cannot be had (not root, no apt-get, the install fails): prints `skipped: ...`, exit 0
 #   (in CI, THREEFOLD_REQUIRE_ALL=1, a failure instead).
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 # shellcheck source=tests/corpus.sh
 source "$root/tests/corpus.sh"
-# shellcheck source=tests/shard/cache.sh
-source "$root/tests/shard/cache.sh"
+# shellcheck source=tests/harness/shard/cache.sh
+source "$root/tests/harness/shard/cache.sh"
 export PATH="$PATH:/usr/sbin:/sbin" # slurmctld, slurmd, munged live in sbin
 dry="${SLURM_TEST_DRY:-0}"
 shards=3
@@ -156,7 +156,7 @@ cpus="$(nproc)"
 memory_mb=$(awk '/^MemTotal:/ { print int($2 / 1024 * 0.9) }' /proc/meminfo) # below the machine's: else the node is drained
 export SLURM_CONF="$work/slurm.conf"
 cat > "$SLURM_CONF" << EOF
-# A single-node Slurm for tests/slurm/run.sh; everything under $work.
+# A single-node Slurm for tests/harness/slurm/run.sh; everything under $work.
 ClusterName=threefoldtest
 SlurmctldHost=$host
 SlurmctldPort=$ctld_port
@@ -231,7 +231,7 @@ else
     what="over a pzstd file of data-samples' first300 400 times"
   fi
   # The pzstd input (32 frames of 8 MiB for pgnmentor's 253 MiB, about 10 per shard) and the
-  # unsharded run's dataset, shared with tests/shard/sequential.sh.
+  # unsharded run's dataset, shared with tests/harness/shard/sequential.sh.
   input="$(shard_cache_input)"
   ln -s "$input" "$work/copy.pgn.zst"
   frames=$(zstd -l "$input" | awk 'NR == 2 { print $1 - $2 }')
@@ -379,7 +379,7 @@ else
   grep -q -- "--shard 1/$shards " <<< "$(call_field "${rerun}_1" args) " || fail "the rerun of shard 1 ran: $(call_field "${rerun}_1" args)"
   [ "$(call_field "$refinish" started_ns)" -gt "$(call_field "${rerun}_1" ended_ns)" ] || fail "the second finish job started before the rerun ended"
   [ "$(call_field "$refinish" exit)" = 0 ] || fail "the second finish job's binary exited $(call_field "$refinish" exit)"
-  "$py" "$root/tests/shard/compare.py" "$reference" "$work/B" || fail "the sharded dataset differs from the unsharded run's"
+  "$py" "$root/tests/harness/shard/compare.py" "$reference" "$work/B" || fail "the sharded dataset differs from the unsharded run's"
   games="$("$py" -c 'import json, sys; print(json.load(open(sys.argv[1]))["games"])' "$reference/_manifest.json")"
   echo "slurm test: N=$shards array $what ($frames frames, $games games) passed: tasks ran --shard 0/3, 1/3, 2/3; task 1 failed on purpose and the finish job, started $(((started - last_end) / 1000000)) ms after the last task ended, exited 1; shard 1 resubmitted alone (--array=1, SHARDS=3) ran 1/3, the second finish exited 0; the same rows as an unsharded run"
 fi

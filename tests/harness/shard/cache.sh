@@ -1,4 +1,4 @@
-# Shared by tests/shard/sequential.sh and tests/slurm/run.sh (sourced, after tests/corpus.sh with
+# Shared by tests/harness/shard/sequential.sh and tests/harness/slurm/run.sh (sourced, after tests/corpus.sh with
 # $root set): the pzstd input both shard (otb/pgnmentor-players recompressed with pzstd; without
 # the corpus, data-samples' first300 400 times) and an unsharded run's dataset over it, kept
 # under target/shard-cache/ so that the second test does not make them again. The input is made

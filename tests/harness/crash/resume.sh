@@ -6,8 +6,8 @@
 # 70% of its games are in staged parts, then rerun (timed). The rerun must resume after the staged
 # parts, entering the file at the frame of the last staged game — its wall time at most half the
 # uninterrupted run's (the ratio is printed) — and leave exactly the uninterrupted run's rows
-# (tests/shard/compare.py: both tables, EXCEPT ALL both ways).
-# Usage: tests/crash/resume.sh   (needs the release build, pzstd, and .venv with pyarrow)
+# (tests/harness/shard/compare.py: both tables, EXCEPT ALL both ways).
+# Usage: tests/harness/crash/resume.sh   (needs the release build, pzstd, and .venv with pyarrow)
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
 work="$(mktemp -d)"; trap 'kill -9 "${pid:-0}" 2>/dev/null || true; rm -rf "$work"' EXIT
@@ -51,7 +51,7 @@ grep -q "resuming after $staged games" <<<"$said" || { echo "resume: the rerun d
 check_files "$work/crashed"
 # The same rows (the parts after the resume point may be cut at other games: the rerun enters the
 # file at the frame of the last staged game, so its chunks fall elsewhere).
-"$py" "$root/tests/shard/compare.py" "$work/reference" "$work/crashed" > "$work/compare.txt" ||
+"$py" "$root/tests/harness/shard/compare.py" "$work/reference" "$work/crashed" > "$work/compare.txt" ||
   { cat "$work/compare.txt"; echo "resume: the resumed dataset differs from the uninterrupted run's"; exit 1; }
 ratio=$(awk -v r="$rerun_ms" -v w="$whole_ms" 'BEGIN { printf "%.2f", r / w }')
 echo "resume: $games games; killed after $staged staged games; uninterrupted $whole_ms ms, rerun $rerun_ms ms: ratio $ratio (at most 0.50); the same rows in both tables"

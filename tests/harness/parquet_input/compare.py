@@ -2,7 +2,7 @@
 the tests of Parquet input: a dataset ingested from Lichess's Parquet files against one from
 the same games' PGN.
 
-Usage: python tests/parquet_input/compare.py A B [COLUMN,...]   (the Python of .venv, which has DuckDB)
+Usage: python tests/harness/parquet_input/compare.py A B [COLUMN,...]   (the Python of .venv, which has DuckDB)
 
 Every column is compared but the key (`source`, `frame_offset`, `byte_offset`), which names
 the game's place in its input. Each event is compared with its game's tags (Site, White,

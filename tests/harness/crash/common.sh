@@ -1,6 +1,6 @@
 # Shared by the crash tests (sourced): where things are, and a check that every Parquet file
 # under a folder opens with its footer (a file cut short does not).
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 bin="${THREEFOLD:-$root/target/release/threefold}"
 py="${THREEFOLD_PYTHON:-$root/.venv/bin/python}"
 source "$root/tests/corpus.sh"

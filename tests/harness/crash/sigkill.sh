@@ -8,7 +8,7 @@
 # unfinished work left behind (a staging folder, a commit record, or sources not yet written).
 # After the last kill a rerun must give exactly the dataset and manifest of an uninterrupted run,
 # and leave no record or temporary folder.
-# Then kills inside a commit, which random moments almost never hit: tests/crash/pause_at.c,
+# Then kills inside a commit, which random moments almost never hit: tests/harness/crash/pause_at.c,
 # preloaded into the release binary (the binary has no hook of its own), stops the run right
 # after one of a commit's renames — the record in place, the games folder swapped in, the events
 # folder too, all three (games, events, summary) swapped (manifest not yet updated) — and the
@@ -16,7 +16,7 @@
 # new folder and once into the reused one (each must be reached: else the test fails). The same
 # checks follow each of these kills, and a rerun into the new folder must give the uninterrupted
 # run's dataset and manifest.
-# Usage: tests/crash/sigkill.sh [KILLS]   (needs the release build, cc, and .venv with pyarrow)
+# Usage: tests/harness/crash/sigkill.sh [KILLS]   (needs the release build, cc, and .venv with pyarrow)
 #   SIGKILL_SEED=N  repeats a run's kill moments (each run prints its seed)
 set -euo pipefail
 source "$(dirname "$0")/common.sh"
@@ -138,7 +138,7 @@ echo "crash safety: $runs runs killed, $killed while running, $midrun of them le
 [ $((2 * midrun)) -ge "$runs" ] || { echo "crash safety: only $midrun of $runs kills landed mid-run (seed $seed)"; exit 1; }
 
 # Kills inside a commit, at each pause point of pause_at.c, into a new folder and the reused one.
-cc -shared -fPIC -O2 -o "$work/pause_at.so" "$root/tests/crash/pause_at.c" -ldl
+cc -shared -fPIC -O2 -o "$work/pause_at.so" "$root/tests/harness/crash/pause_at.c" -ldl
 # pause_kill DIR POINT: runs until a commit reaches POINT (at most a minute), kills it there.
 pause_kill() {
   local i

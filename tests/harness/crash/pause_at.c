@@ -1,4 +1,4 @@
-/* A pause point inside a commit, for tests/crash/sigkill.sh only: preloaded into `threefold
+/* A pause point inside a commit, for tests/harness/crash/sigkill.sh only: preloaded into `threefold
  * ingest` (LD_PRELOAD), it wraps the C library's rename and renameat2, through which a commit
  * writes its record and swaps each table's folder (src/dataset/commit.rs), and stops the process
  * right after the rename named by THREEFOLD_TEST_PAUSE_AT:

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sharded runs one after another, without Slurm: for each kind of input, `threefold
 # ingest --shard K/N` for every K into a fresh folder, N = 3 (K in order) and N = 4 (K in reverse
-# order), then `--finish`, must give exactly the rows of one unsharded run (tests/shard/compare.py:
+# order), then `--finish`, must give exactly the rows of one unsharded run (tests/harness/shard/compare.py:
 # both tables, EXCEPT ALL both ways). The inputs, from the corpus (else from data-samples/):
 #   pzstd     otb/pgnmentor-players recompressed with pzstd: frame ranges (32 frames of 8 MiB)
 #   plain     its first ~20 MB cut before a game, with a one-game file beside it (so that with
@@ -11,14 +11,14 @@
 # Each shard of a split input (pzstd, plain) must read between 1/2N and 3/2N of the games (from
 # its summary line). Also: `--finish` after the first shard of the pzstd input must exit 1 (its other shards are
 # missing) and change nothing; after all shards it exits 0, twice.
-# Usage: bash tests/shard/sequential.sh   (needs the release build, zstd/pzstd, .venv with DuckDB)
+# Usage: bash tests/harness/shard/sequential.sh   (needs the release build, zstd/pzstd, .venv with DuckDB)
 # Environment: THREEFOLD (default target/release/threefold), THREEFOLD_CORPUS, THREEFOLD_PYTHON.
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 # shellcheck source=tests/corpus.sh
 source "$root/tests/corpus.sh"
-# shellcheck source=tests/shard/cache.sh
-source "$root/tests/shard/cache.sh"
+# shellcheck source=tests/harness/shard/cache.sh
+source "$root/tests/harness/shard/cache.sh"
 bin="${THREEFOLD:-$root/target/release/threefold}"
 py="${THREEFOLD_PYTHON:-$root/.venv/bin/python}"
 [ -x "$bin" ] || { echo "shard test: no threefold binary at $bin (cargo build --release)"; exit 1; }
@@ -43,7 +43,7 @@ else
   slice=5000000
 fi
 # The pzstd input (and its unsharded dataset, below) from target/shard-cache/, which the Slurm
-# test reuses (tests/shard/cache.sh).
+# test reuses (tests/harness/shard/cache.sh).
 pzstd_input="$(shard_cache_input)"
 # The slice ends where the first game that starts past $slice bytes begins.
 # (awk leaving early ends zstd with SIGPIPE.)
@@ -56,7 +56,7 @@ passed=0 failed=0
 # check NAME N: the sharded dataset $work/NAME-N against $work/NAME-whole.
 check() {
   local name="$1" n="$2" said
-  if said="$("$py" "$root/tests/shard/compare.py" "$work/$name-whole" "$work/$name-$n" 2>&1)"; then
+  if said="$("$py" "$root/tests/harness/shard/compare.py" "$work/$name-whole" "$work/$name-$n" 2>&1)"; then
     echo "shard test: $name N=$n: same rows as an unsharded run ($(awk '/^(games|events): A / { printf "%s%s %s", sep, $3, $1; sep = ", " }' <<< "$said" | tr -d :))"
     passed=$((passed + 1))
   else

@@ -9,7 +9,7 @@ non-zero box; at A4 width in print media nothing is wider than the page (no clip
 printed on A4, at most --max-pages pages (when given; the count is printed either way). Writes a
 full-page screenshot (PNG).
 
-    python tests/browser/page.py PAGE.html --screenshot OUT.png [--width 1100] [--chromium PATH]
+    python tests/harness/browser/page.py PAGE.html --screenshot OUT.png [--width 1100] [--chromium PATH]
                                  [--clip-from ID] [--clip-height PIXELS] [--marks a8,e8]
                                  [--max-pages N]
 

@@ -1,7 +1,7 @@
 """Are two threefold datasets the same rows? For the shard tests: a sharded run against an
-unsharded one (tests/shard/sequential.sh, tests/slurm/run.sh).
+unsharded one (tests/harness/shard/sequential.sh, tests/harness/slurm/run.sh).
 
-Usage: python tests/shard/compare.py A B   (the Python of .venv, which has DuckDB)
+Usage: python tests/harness/shard/compare.py A B   (the Python of .venv, which has DuckDB)
 
 For each table (games, events): the column names and types must agree, both must have the same
 nonzero number of rows, and `A EXCEPT ALL B` and `B EXCEPT ALL A` must both be empty (as

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # The Python package (pyproject.toml, python/threefold/): builds the wheel with maturin (pinned in
-# tests/python/requirements-build.txt, installed into target/python-build-venv) from the release
+# tests/harness/python/requirements-build.txt, installed into target/python-build-venv) from the release
 # build already in target/, checks that it is manylinux-tagged, installs it into fresh venvs with
 # no Rust on PATH — one with the duckdb and polars extras (versions of tests/requirements.txt), one
-# without —, checks the module's type hints (mypy --strict) and runs tests/python/test_package.py
+# without —, checks the module's type hints (mypy --strict) and runs tests/harness/python/test_package.py
 # in them (the command, `python -m threefold`, the module against the CLI on a dataset moved after
 # ingest, the missing extras' errors); last, the README's Python quick start as written, from this
 # checkout's root. Ends with `python package: N passed, M failed` (exit 1 if M > 0).
 #
-# Usage: bash tests/python/run.sh
+# Usage: bash tests/harness/python/run.sh
 # Environment: PYTHON (default python3), to build the venvs with.
 set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 cd "$root"
 python="${PYTHON:-python3}"
 work="$root/target/python-test"
@@ -25,7 +25,7 @@ fail() { failed=$((failed + 1)); echo "  FAILED: $1"; }
 # maturin, pinned, in a venv of its own (kept between runs).
 build_venv="$root/target/python-build-venv"
 [ -x "$build_venv/bin/python" ] || "$python" -m venv "$build_venv"
-"$build_venv/bin/pip" install --quiet --disable-pip-version-check -r tests/python/requirements-build.txt
+"$build_venv/bin/pip" install --quiet --disable-pip-version-check -r tests/harness/python/requirements-build.txt
 
 # The wheel, from the release build in target/ (same profile and target folder as
 # `cargo build --release`, so cargo finds it up to date and only maturin's packing runs).
@@ -73,7 +73,7 @@ else
 fi
 
 # The module and the command, from outside the checkout (so `import threefold` is the installed one).
-(cd "$work" && PATH="$norust" "$work/full/bin/python" "$root/tests/python/test_package.py" \
+(cd "$work" && PATH="$norust" "$work/full/bin/python" "$root/tests/harness/python/test_package.py" \
    --samples "$root/data-samples" --work "$work/t" --bare-python "$work/bare/bin/python" \
    --cargo-toml "$root/Cargo.toml" > "$work/test_package.out" 2>&1) || true
 cat "$work/test_package.out"
@@ -82,7 +82,7 @@ if [[ "$counts" =~ ^test_package:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
   passed=$((passed + BASH_REMATCH[1]))
   failed=$((failed + BASH_REMATCH[2]))
 else
-  fail "tests/python/test_package.py did not finish"
+  fail "tests/harness/python/test_package.py did not finish"
 fi
 
 # The README's Python quick start, as written, from the checkout's root (it installs this

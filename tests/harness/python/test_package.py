@@ -1,4 +1,4 @@
-"""The installed Python package against the installed command (run by tests/python/run.sh).
+"""The installed Python package against the installed command (run by tests/harness/python/run.sh).
 
 Run with the Python of a venv the wheel was installed into with its extras, from outside the
 checkout; --bare-python is a venv's Python with the wheel but neither duckdb nor polars. Prints
