@@ -94,6 +94,20 @@ impl Counts {
         }
     }
 
+    /// Counts one replayed game: its status and its events by kind.
+    #[inline]
+    pub fn add_game(&mut self, game: &crate::pgn::Game) {
+        match game.status() {
+            crate::pgn::GameStatus::Error => self.errors += 1,
+            crate::pgn::GameStatus::Skipped => self.skipped += 1,
+            crate::pgn::GameStatus::Ok => {}
+        }
+        for event in game.analysis.iter().flat_map(|a| &a.events) {
+            self.events[event.kind() as usize] += 1;
+        }
+        self.games += 1;
+    }
+
     pub fn event_total(&self) -> u64 {
         self.events.iter().sum()
     }

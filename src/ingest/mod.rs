@@ -55,7 +55,7 @@ use crate::{
     },
     engine::event::EventKind,
     ingest::progress::{Counters, Progress, RunShare},
-    pgn::{GameStatus, GameVisitor},
+    pgn::GameVisitor,
     read::chunk::{ChunkBytes, ReadError},
     read::key::GameKey,
 };
@@ -284,15 +284,7 @@ fn replay_chunk(work: &Work, source: &str, visitor: &mut GameVisitor) -> Result<
     let mut batch = BatchBuilder::with_capacity(work.chunk.games.len());
     let mut tally = Tally::default();
     let _ = visitor.read_chunk(&work.chunk, |offset, game| {
-        match game.status() {
-            GameStatus::Error => tally.errors += 1,
-            GameStatus::Skipped => tally.skipped += 1,
-            GameStatus::Ok => {}
-        }
-        for event in game.analysis.iter().flat_map(|a| &a.events) {
-            tally.events[event.kind() as usize] += 1;
-        }
-        tally.games += 1;
+        tally.add_game(&game);
         batch.append(work.key(offset), game);
         ControlFlow::Continue(())
     });

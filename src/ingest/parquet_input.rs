@@ -305,19 +305,6 @@ fn seconds_at(array: &ArrayRef, row: usize) -> i64 {
     }
 }
 
-/// The civil date of a day count from 1970-01-01 (Howard Hinnant's `civil_from_days`).
-fn civil(days: i64) -> (i64, i64, i64) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(month <= 2), month, day)
-}
-
 /// Writes `[Name "value"]` and a line break for the row's value of `column`; `false` (nothing
 /// written) for a null.
 fn write_tag(out: &mut Vec<u8>, column: &Column, array: &ArrayRef, row: usize) -> bool {
@@ -344,7 +331,7 @@ fn write_tag(out: &mut Vec<u8>, column: &Column, array: &ArrayRef, row: usize) -
         Kind::Integer => write!(out, "{}", integer_at(array, row)),
         Kind::Signed => write!(out, "{:+}", integer_at(array, row)),
         Kind::Date => {
-            let (y, m, d) = civil(array.as_primitive::<Date32Type>().value(row).into());
+            let (y, m, d) = crate::pgn::tags::civil_from_days(array.as_primitive::<Date32Type>().value(row).into());
             write!(out, "{y:04}.{m:02}.{d:02}")
         }
         Kind::Time => {
@@ -360,14 +347,6 @@ fn write_tag(out: &mut Vec<u8>, column: &Column, array: &ArrayRef, row: usize) -
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn dates_are_civil() {
-        assert_eq!(civil(0), (1970, 1, 1));
-        assert_eq!(civil(15_706), (2013, 1, 1));
-        assert_eq!(civil(18_901), (2021, 10, 1));
-        assert_eq!(civil(-1), (1969, 12, 31));
-    }
 
     #[test]
     fn tag_names() {

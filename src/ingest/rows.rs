@@ -16,7 +16,7 @@ use crate::{
         start::{ErrorKind, GameError},
         summary::Summary,
     },
-    pgn::{Game, GameStatus, GameVisitor},
+    pgn::{Game, GameVisitor},
     read::key::GameKey,
 };
 
@@ -58,15 +58,7 @@ pub(super) fn replay_piece(work: &Work, source: &str, visitor: &mut GameVisitor)
         } else if extra > 0 {
             unreadable(&mut game, &format!("the movetext holds {extra} more game(s) (a line that starts with a tag)"));
         }
-        match game.status() {
-            GameStatus::Error => tally.errors += 1,
-            GameStatus::Skipped => tally.skipped += 1,
-            GameStatus::Ok => {}
-        }
-        for event in game.analysis.iter().flat_map(|a| &a.events) {
-            tally.events[event.kind() as usize] += 1;
-        }
-        tally.games += 1;
+        tally.add_game(&game);
         batch.append(GameKey { frame_offset: group, byte_offset: first + row as u64 }, game);
     }
     let (games, events) = batch.finish(source)?;

@@ -158,8 +158,22 @@ fn days_in_month(y: i64, m: u32) -> u32 {
     }
 }
 
+/// `(year, month, day)` of a day count from 1970-01-01: H. Hinnant's `civil_from_days`, exact
+/// for every value (the inverse of [`days_from_civil`]).
+pub fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(month <= 2), month as u32, day as u32)
+}
+
 /// Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm).
-fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
+pub fn days_from_civil(y: i64, m: u32, d: u32) -> i64 {
     let y = if m <= 2 { y - 1 } else { y };
     let era = y.div_euclid(400);
     let yoe = y - era * 400;
@@ -276,6 +290,10 @@ mod tests {
         assert_eq!(int16("+12"), Some(12));
         assert_eq!(int16("?"), None);
         assert_eq!(date32("1970.01.01"), Some(0));
+        for (days, date) in [(0, (1970, 1, 1)), (15_706, (2013, 1, 1)), (18_901, (2021, 10, 1)), (-1, (1969, 12, 31))] {
+            assert_eq!(civil_from_days(days), date);
+            assert_eq!(days_from_civil(date.0, date.1, date.2), days);
+        }
         assert_eq!(date32("2013.01.01"), Some(15706));
         assert_eq!(date32("2024.02.29"), Some(19782));
         assert_eq!(date32("2023.02.29"), None);

@@ -167,13 +167,7 @@ impl Filter {
 
 /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's days_from_civil).
 pub fn days_from_civil(year: i64, month: u32, day: u32) -> i32 {
-    let y = if month <= 2 { year - 1 } else { year };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let m = i64::from(month);
-    let doy = (153 * (if m > 2 { m - 3 } else { m + 9 }) + 2) / 5 + i64::from(day) - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    (era * 146_097 + doe - 719_468) as i32
+    crate::pgn::tags::days_from_civil(year, month, day) as i32
 }
 
 fn days_in_month(year: i64, month: u32) -> u32 {

@@ -216,18 +216,9 @@ pub fn date32_to_pgn(days: i32) -> String {
     format!("{year:04}.{month:02}.{day:02}")
 }
 
-/// `(year, month, day)` of a `date32`: Howard Hinnant's civil_from_days, exact for every value.
+/// `(year, month, day)` of a `date32` (days since 1970-01-01).
 pub fn civil_from_days(days: i32) -> (i64, u32, u32) {
-    let z = i64::from(days) + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month as u32, day as u32)
+    crate::pgn::tags::civil_from_days(i64::from(days))
 }
 
 #[cfg(test)]
