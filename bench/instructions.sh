@@ -61,9 +61,9 @@ slices=(pgnmentor-2MB:otb/pgnmentor-players.pgn.zst clocks-2MB:lichess/lichess-2
 # output lines match): where in the replay thread a growth is.
 groups=(
   "replay.tags:movetext::read_tag_section ["
-  "replay.play_san:engine::replay::Replay::play_san ["
-  "replay.visit:engine::replay::Replay::visit ["
-  "replay.finish:engine::replay::Replay::finish ["
+  "replay.play_san:engine::replay::Replay<R>::play_san ["
+  "replay.visit:engine::replay::Replay<R>::visit ["
+  "replay.finish:engine::replay::Replay<R>::finish ["
   "replay.batch:dataset::schema::BatchBuilder::finish ["
 )
 

@@ -18,10 +18,10 @@
 //!   the tags and mainline moves `pgn-reader` would (`pgn-reader` itself reads what the scanner
 //!   cannot be sure of).
 //! - [`engine`]: [`engine::start`] decides the variant and first position, [`engine::replay`]
-//!   plays the moves with `shakmaty` ([`engine::san`] finds most of them without a move list)
-//!   and asks the [`engine::tracker`] how often each position
-//!   occurred by its exact FIDE [`engine::identity`], recording [`engine::event`]s and a
-//!   [`engine::summary`].
+//!   plays the moves with `shakmaty`, one loop for every kind of game over its rules
+//!   ([`engine::standard`], where [`engine::san`] finds most moves without a move list and the
+//!   [`engine::tracker`] counts each position by its exact FIDE [`engine::identity`]; or a
+//!   Lichess [`engine::variant`]), recording [`engine::event`]s and a [`engine::summary`].
 //! - [`ingest`] runs the whole flow on every core and writes Parquet through [`dataset`]: the
 //!   tables' columns ([`dataset::schema`]), column-parallel writers, and a source's table
 //!   folders (games, events, summary) replaced together even across a kill ([`dataset::commit`]).

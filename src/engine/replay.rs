@@ -1,22 +1,25 @@
 //! Replays one game's mainline and turns it into events and a summary.
 //!
 //! [`Replay`] is a state machine fed by the PGN reader (or by tests): [`Replay::start`] with the
-//! game's start, [`Replay::play`] per move, [`Replay::finish`] at the end. It owns the repetition
-//! window and scratch buffers and is reused from game to game by one worker thread.
+//! game's start, [`Replay::play`] per move, [`Replay::finish`] at the end. It owns the events,
+//! the claims and the clocks, and is reused from game to game by one worker thread; the
+//! position and the repetition window are its [`Rules`]' (standard chess, or a Lichess
+//! variant).
 
 use shakmaty::{
-    CastlingMode, Chess, Color, Move, Position,
-    san::{San, SanError, SanPlus},
-    uci::UciMove,
+    Color,
+    san::{San, SanPlus},
 };
 
-use crate::{
-    engine::clocks::{Annotations, Eval},
-    engine::event::{Detail, Differs, Event, Perpetual},
-    engine::identity::{self, Identity, Key},
-    engine::start::{ErrorKind, GameError, Start},
-    engine::summary::{DrawReason, FinalStatus, Summary},
-    engine::tracker::{Counts, Tracker},
+use crate::engine::{
+    clocks::{Annotations, Eval},
+    event::{Detail, Differs, Event, Perpetual},
+    rules::Rules,
+    standard::StandardRules,
+    start::{ErrorKind, GameError},
+    summary::{DrawReason, FinalStatus, Summary},
+    tracker::Occurrences,
+    variant::VariantRules,
 };
 
 /// Plies a game is replayed for at most. No game the Laws allow is longer (fivefold and the
@@ -66,10 +69,9 @@ pub struct Analysis {
     pub events: Vec<Event>,
 }
 
-/// Per-game running statistics, folded into the [`Summary`] at the end (by both replays: this
-/// one and [`crate::engine::variant`]'s).
+/// What the replay found in a game so far, folded into the [`Summary`] at the end.
 #[derive(Default)]
-pub(crate) struct Stats {
+pub(crate) struct Findings {
     pub(crate) max_occurrence: u32,
     pub(crate) first_occurrence: [Option<u32>; 3],
     pub(crate) positions_reaching_3: u32,
@@ -79,8 +81,8 @@ pub(crate) struct Stats {
     pub(crate) hidden: u32,
     pub(crate) first_halfmove_100: Option<u32>,
     pub(crate) first_halfmove_150: Option<u32>,
-    /// Last ply's counts and whether a claim by move existed there.
-    pub(crate) last_counts: Counts,
+    /// Last ply's occurrences and whether a claim by move existed there.
+    pub(crate) last_occurrences: Occurrences,
     pub(crate) last_claim_by_move: bool,
     /// Plies from the first occurrence of the first position to occur thrice to its third, and
     /// who gave check with every move between.
@@ -99,107 +101,95 @@ pub(crate) struct Opportunity {
     pub(crate) move_played: bool,
 }
 
-impl Stats {
+impl Findings {
     /// Notes a claim opportunity at `ply` (at least one of the two kinds).
     #[inline]
-    pub(crate) fn opportunity(&mut self, ply: u32, on_board: bool, by_move: bool) {
+    fn opportunity(&mut self, ply: u32, on_board: bool, by_move: bool) {
         self.opportunities.push(Opportunity { ply, on_board, by_move, move_played: false });
     }
 
     /// Notes that the move played after the last opportunity was one of its declared moves.
-    pub(crate) fn claim_move_played(&mut self) {
+    fn claim_move_played(&mut self) {
         if let Some(o) = self.opportunities.last_mut() {
             o.move_played = true;
         }
     }
 }
 
-/// What a replay does with a game's moves and comments, so that the PGN reader can drive
-/// either replay through code made for each (no per-move dispatch).
-pub trait Replayer {
-    fn is_replaying(&self) -> bool;
-    fn play_san(&mut self, san: &SanPlus);
-    fn note_comment(&mut self, clock_ms: Option<i64>, eval: Option<Eval>);
-    fn fail(&mut self, kind: ErrorKind, token: String);
-    fn finish(&mut self, result: GameResult) -> Analysis;
-}
-
-impl Replayer for Replay {
-    #[inline]
-    fn is_replaying(&self) -> bool {
-        Replay::is_replaying(self)
-    }
-    #[inline]
-    fn play_san(&mut self, san: &SanPlus) {
-        Replay::play_san(self, san)
-    }
-    #[inline]
-    fn note_comment(&mut self, clock_ms: Option<i64>, eval: Option<Eval>) {
-        Replay::note_comment(self, clock_ms, eval)
-    }
-    fn fail(&mut self, kind: ErrorKind, token: String) {
-        Replay::fail(self, kind, token)
-    }
-    fn finish(&mut self, result: GameResult) -> Analysis {
-        Replay::finish(self, result)
-    }
-}
-
-#[derive(Default)]
-pub struct Replay {
-    tracker: Tracker,
-    pos: Chess,
-    mode: Option<CastlingMode>,
-    start_turn: Option<Color>,
-    /// Zobrist key of the current pieces and side to move, updated move by move.
-    board_zobrist: u64,
+/// Replays one game of standard chess (the default) or of a Lichess variant ([`VariantReplay`]):
+/// the loop over its moves, with the position and window kept by the rules `R`.
+// `Rules` lives in a module private to the crate: no other rules can be plugged in from outside.
+pub struct Replay<R: Rules = StandardRules> {
+    rules: R,
+    /// A game started and its start could be set up.
+    started: bool,
+    start_turn: Color,
     ply: u32,
     events: Vec<Event>,
     /// Claim-by-move events of the current ply, with their moves, to mark the one played.
-    pending: Vec<(usize, Move)>,
-    stats: Stats,
+    pending: Vec<(usize, R::Move)>,
+    findings: Findings,
     error: Option<GameError>,
-    scratch: Vec<u32>,
     /// The clocks and evaluations of the moves' comments.
     annotations: Annotations,
+}
+
+/// Replays one game of a Lichess variant.
+pub type VariantReplay = Replay<VariantRules>;
+
+impl<R: Rules> Default for Replay<R> {
+    fn default() -> Replay<R> {
+        Replay {
+            rules: R::default(),
+            started: false,
+            start_turn: Color::White,
+            ply: 0,
+            events: Vec::new(),
+            pending: Vec::new(),
+            findings: Findings::default(),
+            error: None,
+            annotations: Annotations::default(),
+        }
+    }
 }
 
 impl Replay {
     pub fn new() -> Replay {
         Replay::default()
     }
+}
+
+impl<R: Rules> Replay<R> {
+    fn reset(&mut self, base_seconds: Option<u32>) {
+        self.annotations.reset(base_seconds);
+        self.events.clear();
+        self.pending.clear();
+        self.findings = Findings::default();
+        self.error = None;
+        self.ply = 0;
+    }
 
     /// Starts a game from `start` and records its first position (ply 0). `base_seconds` is the
     /// clocks' start (the `TimeControl` tag's base), if known.
-    pub fn start(&mut self, start: Start, base_seconds: Option<u32>) {
-        self.annotations.reset(base_seconds);
-        self.tracker.reset();
-        self.events.clear();
-        self.pending.clear();
-        self.stats = Stats::default();
-        self.error = None;
-        self.ply = 0;
-        self.mode = Some(start.mode);
-        self.start_turn = Some(start.pos.turn());
-        self.board_zobrist = identity::board_zobrist(start.pos.board(), start.pos.turn());
-        self.pos = start.pos;
+    pub fn start(&mut self, start: R::Start, base_seconds: Option<u32>) {
+        self.reset(base_seconds);
+        self.rules.start(start);
+        self.started = true;
+        self.start_turn = self.rules.turn();
         self.visit();
     }
 
     /// Starts a game that cannot be replayed (its FEN is impossible).
     pub fn start_failed(&mut self, error: GameError) {
-        self.annotations.reset(None);
-        self.tracker.reset();
-        self.events.clear();
-        self.pending.clear();
-        self.stats = Stats::default();
-        self.mode = None;
+        self.reset(None);
+        self.started = false;
         self.error = Some(error);
     }
 
     /// Whether moves are still being replayed (no error so far).
+    #[inline]
     pub fn is_replaying(&self) -> bool {
-        self.mode.is_some() && self.error.is_none()
+        self.started && self.error.is_none()
     }
 
     /// Plays the next mainline move, written as `san`. On an error the replay stops; later calls
@@ -211,14 +201,11 @@ impl Replay {
         if self.ply >= MAX_PLIES {
             return self.fail(ErrorKind::TooLong, san.san.to_string());
         }
-        let kind = match san.san {
+        let found = match san.san {
             San::Null => Err(ErrorKind::NullMove),
-            _ => crate::engine::san::to_move(&self.pos, &san.san).map_err(|e| match e {
-                SanError::AmbiguousSan => ErrorKind::AmbiguousMove,
-                SanError::IllegalSan => ErrorKind::IllegalMove,
-            }),
+            _ => self.rules.to_move(&san.san),
         };
-        match kind {
+        match found {
             Ok(m) => self.play(m),
             Err(kind) => self.fail(kind, san.san.to_string()),
         }
@@ -244,27 +231,19 @@ impl Replay {
 
     /// Plays a legal move.
     #[inline]
-    pub fn play(&mut self, m: Move) {
+    pub fn play(&mut self, m: R::Move) {
         for &(i, pm) in &self.pending {
             if pm == m
                 && let Detail::ClaimByMove { played, .. } = &mut self.events[i].detail
             {
                 *played = true;
-                self.stats.claim_move_played();
+                self.findings.claim_move_played();
             }
         }
         self.pending.clear();
-        self.board_zobrist ^= identity::move_zobrist_change(m, self.pos.turn());
-        self.pos.play_unchecked(m);
-        if m.is_zeroing() {
-            self.tracker.reset();
-        }
+        self.rules.play(m);
         self.ply += 1;
         self.visit();
-    }
-
-    fn mode(&self) -> CastlingMode {
-        self.mode.unwrap_or(CastlingMode::Standard)
     }
 
     /// Counts the current position and records its events. Inlined into [`Self::play`], its
@@ -272,58 +251,49 @@ impl Replay {
     #[inline(always)]
     fn visit(&mut self) {
         let ply = self.ply;
-        let turn = self.pos.turn();
-        let halfmove_clock = self.pos.halfmoves();
-        let fullmove = self.pos.fullmoves().get();
-        let key = Key::new(&self.pos, self.board_zobrist);
-        // The key is updated move by move; fuzzing and debug builds check it against a recount.
-        debug_assert_eq!(
-            key.zobrist(),
-            self.pos.zobrist_hash::<shakmaty::zobrist::Zobrist64>(shakmaty::EnPassantMode::Legal).0
-        );
-        let counts = self.tracker.observe(key, ply);
+        let turn = self.rules.turn();
+        let halfmove_clock = self.rules.halfmoves();
+        let fullmove = self.rules.fullmoves();
+        let seen = self.rules.observe(ply);
 
-        self.stats.last_counts = counts;
-        self.stats.max_occurrence = self.stats.max_occurrence.max(counts.fide);
+        self.findings.last_occurrences = seen;
+        self.findings.max_occurrence = self.findings.max_occurrence.max(seen.fide);
         // Most positions occur for the first time: everything else is out of line.
-        if counts.board >= 2 {
-            self.repeated(counts, ply, fullmove, turn, halfmove_clock);
+        if seen.board >= 2 {
+            self.repeated(seen, ply, fullmove, turn, halfmove_clock);
         }
-        if halfmove_clock >= 100 {
+        if halfmove_clock >= 100 && self.rules.counts_halfmoves() {
             self.fifty_moves(ply, halfmove_clock);
         }
         // A move leads to a position with the opponent to move; only if such a position already
         // occurred twice, and could follow this one, can a move reach a third occurrence.
-        let by_move = self.tracker.any_twice(!turn)
-            && self.tracker.may_follow_by_one_move(self.pos.board(), turn)
-            && self.claims_by_move(ply, fullmove, turn, halfmove_clock);
-        self.stats.last_claim_by_move = by_move;
-        if counts.fide >= 3 || by_move {
-            self.stats.opportunity(ply, counts.fide >= 3, by_move);
+        let by_move = self.rules.may_claim_by_move() && self.claims_by_move(ply, fullmove, turn, halfmove_clock);
+        self.findings.last_claim_by_move = by_move;
+        if seen.fide >= 3 || by_move {
+            self.findings.opportunity(ply, seen.fide >= 3, by_move);
         }
     }
 
     /// Counts a position that occurred before (on the same board at least) and records its
     /// events.
     #[inline(never)]
-    fn repeated(&mut self, counts: Counts, ply: u32, fullmove: u32, turn: Color, halfmove_clock: u32) {
-        let st = &mut self.stats;
+    fn repeated(&mut self, seen: Occurrences, ply: u32, fullmove: u32, turn: Color, halfmove_clock: u32) {
+        let found = &mut self.findings;
         for (i, n) in [2, 3, 5].into_iter().enumerate() {
-            if counts.fide >= n && st.first_occurrence[i].is_none() {
-                st.first_occurrence[i] = Some(ply);
+            if seen.fide >= n && found.first_occurrence[i].is_none() {
+                found.first_occurrence[i] = Some(ply);
             }
         }
-        if counts.fide == 3 {
-            st.positions_reaching_3 += 1;
-            if st.first_threefold.is_none() {
+        if seen.fide == 3 {
+            found.positions_reaching_3 += 1;
+            if found.first_threefold.is_none() {
                 // The earliest plies are listed: the first is the first occurrence.
-                let first = self.tracker.fide_earlier()[0];
-                st.first_threefold = Some((ply - first, self.tracker.perpetual(first, ply)));
+                let first = self.rules.fide_earlier()[0];
+                found.first_threefold = Some((ply - first, self.rules.perpetual(first, ply)));
             }
         }
 
-        let key = self.tracker.last_key().expect("just observed");
-        let identity = Identity::of(key, self.mode());
+        let identity = self.rules.identity();
         let event = |detail| Event {
             ply,
             fullmove,
@@ -333,36 +303,37 @@ impl Replay {
             clocks: Default::default(),
             detail,
         };
-        if counts.fide >= 2 {
+        if seen.fide >= 2 {
+            let previous = self.rules.previous();
             self.events.push(event(Detail::Repetition {
-                occurrence: counts.fide,
-                earlier_plies: self.tracker.fide_earlier().to_vec(),
-                claimable: counts.fide >= 3,
-                automatic: counts.fide >= 5,
-                cycle_plies: ply - self.tracker.previous(),
-                perpetual: self.tracker.perpetual(self.tracker.previous(), ply),
+                occurrence: seen.fide,
+                earlier_plies: self.rules.fide_earlier().to_vec(),
+                claimable: seen.fide >= 3,
+                automatic: seen.fide >= 5,
+                cycle_plies: ply - previous,
+                perpetual: self.rules.perpetual(previous, ply),
             }));
         }
-        if counts.board > counts.fide {
-            let differs = match (counts.castling_differs, counts.ep_differs) {
+        if seen.board > seen.fide {
+            let differs = match (seen.castling_differs, seen.ep_differs) {
                 (true, true) => Differs::Both,
                 (true, false) => Differs::Castling,
                 _ => Differs::EnPassant,
             };
-            self.stats.pseudo += 1;
+            self.findings.pseudo += 1;
             self.events.push(event(Detail::PseudoRepetition {
                 differs,
-                board_occurrence: counts.board,
-                fide_occurrence: counts.fide,
-                earlier_plies: self.tracker.board_earlier().to_vec(),
+                board_occurrence: seen.board,
+                fide_occurrence: seen.fide,
+                earlier_plies: self.rules.board_earlier().to_vec(),
             }));
         }
-        if counts.fide >= 2 && counts.fen < counts.fide {
-            self.stats.hidden += 1;
+        if seen.fide >= 2 && seen.fen < seen.fide {
+            self.findings.hidden += 1;
             self.events.push(event(Detail::HiddenRepetition {
-                fen_occurrence: counts.fen,
-                fide_occurrence: counts.fide,
-                earlier_plies: self.tracker.fide_earlier().to_vec(),
+                fen_occurrence: seen.fen,
+                fide_occurrence: seen.fide,
+                earlier_plies: self.rules.fide_earlier().to_vec(),
             }));
         }
     }
@@ -370,58 +341,40 @@ impl Replay {
     /// Notes the first plies at which the fifty- and seventy-five-move counts were reached.
     #[cold]
     fn fifty_moves(&mut self, ply: u32, halfmove_clock: u32) {
-        let st = &mut self.stats;
-        if st.first_halfmove_100.is_none() {
-            st.first_halfmove_100 = Some(ply);
+        let found = &mut self.findings;
+        if found.first_halfmove_100.is_none() {
+            found.first_halfmove_100 = Some(ply);
         }
-        if halfmove_clock >= 150 && st.first_halfmove_150.is_none() {
-            st.first_halfmove_150 = Some(ply);
+        if halfmove_clock >= 150 && found.first_halfmove_150.is_none() {
+            found.first_halfmove_150 = Some(ply);
         }
     }
 
     /// Records a `claim_by_move` event for each legal move that would make a position occur for
-    /// the third time or more. Returns whether there was one. The caller has checked that a
-    /// position with the opponent to move occurred twice and may follow this one.
+    /// the third time or more. Returns whether there was one.
     #[inline(never)]
     fn claims_by_move(&mut self, ply: u32, fullmove: u32, turn: Color, halfmove_clock: u32) -> bool {
-        let mode = self.mode();
-        let mut found = false;
-        for m in self.pos.legal_moves() {
-            // A pawn move or capture reaches a position never seen before; other moves are
-            // tried only when their pieces-and-side key matches a position seen twice.
-            if m.is_zeroing() {
-                continue;
-            }
-            let board_zobrist = self.board_zobrist ^ identity::move_zobrist_change(m, turn);
-            if !self.tracker.repeated_board(board_zobrist) {
-                continue;
-            }
-            let mut after = self.pos.clone();
-            after.play_unchecked(m);
-            let key = Key::new(&after, board_zobrist);
-            let seen = self.tracker.lookup_repeated(&key, &mut self.scratch);
-            if seen < 2 {
-                continue;
-            }
-            found = true;
-            self.pending.push((self.events.len(), m));
-            self.events.push(Event {
+        let (events, pending) = (&mut self.events, &mut self.pending);
+        let before = events.len();
+        self.rules.claims_by_move(|claim| {
+            pending.push((events.len(), claim.mv));
+            events.push(Event {
                 ply,
                 fullmove,
                 turn,
                 halfmove_clock,
-                identity: Identity::of(&key, mode),
+                identity: claim.identity,
                 clocks: Default::default(),
                 detail: Detail::ClaimByMove {
-                    san: SanPlus::from_move(self.pos.clone(), m).to_string(),
-                    uci: UciMove::from_move(m, mode).to_string(),
-                    occurrence: seen + 1,
-                    earlier_plies: self.scratch.clone(),
+                    san: claim.san,
+                    uci: claim.uci,
+                    occurrence: claim.occurrence,
+                    earlier_plies: claim.earlier_plies,
                     played: false,
                 },
             });
-        }
-        found
+        });
+        events.len() > before
     }
 
     /// Ends the game and returns what was found. `result` is the game's result.
@@ -433,50 +386,27 @@ impl Replay {
         }
         self.pending.clear();
         let error = self.error.take();
-        if self.mode.is_none() {
+        if !self.started {
             return Analysis { error, summary: Summary::empty(), events };
         }
-        let st = std::mem::take(&mut self.stats);
-        let start_turn = self.start_turn.unwrap_or(Color::White);
-
-        let final_status = final_status(&self.pos);
-        let draw_reason = (result == GameResult::Draw && error.is_none())
-            .then(|| self.draw_reason(final_status, st.last_counts.fide, st.last_claim_by_move));
-        let summary =
-            st.summary(self.ply, start_turn, error.is_some(), result, &self.annotations, final_status, draw_reason);
-        Analysis { error, summary, events }
-    }
-
-    fn draw_reason(&self, status: FinalStatus, occurrence: u32, claim_by_move: bool) -> DrawReason {
-        let clock = self.pos.halfmoves();
-        if status == FinalStatus::Stalemate {
-            DrawReason::Stalemate
-        } else if status == FinalStatus::InsufficientMaterial {
-            DrawReason::InsufficientMaterial
-        } else if occurrence >= 5 {
-            DrawReason::Fivefold
-        } else if clock >= 150 && status != FinalStatus::Checkmate {
-            DrawReason::SeventyFiveMoves
-        } else if occurrence >= 3 {
-            DrawReason::Threefold
-        } else if claim_by_move {
-            DrawReason::ThreefoldByMove
-        } else if status != FinalStatus::Checkmate
-            && (clock >= 100 || (clock == 99 && self.pos.legal_moves().iter().any(|m| !m.is_zeroing())))
-        {
-            // No claim after a checkmate: it ended the game (Art. 5.1.1, 9.6.2).
-            DrawReason::FiftyMoves
+        let found = std::mem::take(&mut self.findings);
+        let final_status = self.rules.final_status();
+        let draw_reason = if result == GameResult::Draw && error.is_none() {
+            self.rules.draw_reason(final_status, found.last_occurrences.fide, found.last_claim_by_move)
         } else {
-            DrawReason::Agreement
-        }
+            None
+        };
+        let summary =
+            found.summary(self.ply, self.start_turn, error.is_some(), result, &self.annotations, final_status, draw_reason);
+        Analysis { error, summary, events }
     }
 }
 
-impl Stats {
+impl Findings {
     /// The game's summary, over `plies` replayed plies from `start_turn`'s move; `stopped`: the
     /// replay stopped at an error (a further move token followed the last ply).
     #[allow(clippy::too_many_arguments)] // one call per replay, each argument a different fact
-    pub(crate) fn summary(
+    fn summary(
         self,
         plies: u32,
         start_turn: Color,
@@ -547,73 +477,5 @@ impl Stats {
             first_missed_claim_eval_cp: first_missed.1,
             first_missed_claim_eval_mate: first_missed.2,
         }
-    }
-}
-
-/// Checkmate, stalemate, insufficient material or none, as `shakmaty`'s `is_checkmate`,
-/// `is_stalemate` and `is_insufficient_material` decide them in that order. A game mostly ends
-/// with its king free to step somewhere, which shows that a legal move exists without building
-/// the whole move list (a seventh of the work at the end of each game).
-fn final_status(pos: &Chess) -> FinalStatus {
-    if !king_can_step(pos) && pos.legal_moves().is_empty() {
-        if pos.is_check() { FinalStatus::Checkmate } else { FinalStatus::Stalemate }
-    } else if pos.is_insufficient_material() {
-        FinalStatus::InsufficientMaterial
-    } else {
-        FinalStatus::None
-    }
-}
-
-/// Whether the side to move has a legal king move (by the rule SAN resolution uses).
-fn king_can_step(pos: &Chess) -> bool {
-    let (board, turn) = (pos.board(), pos.turn());
-    let Some(king) = board.king_of(turn) else { return false };
-    (shakmaty::attacks::king_attacks(king) & !pos.us())
-        .into_iter()
-        .any(|to| crate::engine::san::king_may_step(board, turn, king, to))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The shortcut through a free king square gives shakmaty's final status in every position
-    /// of pseudo-random games played to their end (mates and stalemates among them).
-    #[test]
-    fn final_status_is_shakmatys() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut seen = [0usize; 4];
-        let mut stepped = 0;
-        for _ in 0..400 {
-            let mut pos = Chess::default();
-            loop {
-                let expected = if pos.is_checkmate() {
-                    FinalStatus::Checkmate
-                } else if pos.is_stalemate() {
-                    FinalStatus::Stalemate
-                } else if pos.is_insufficient_material() {
-                    FinalStatus::InsufficientMaterial
-                } else {
-                    FinalStatus::None
-                };
-                assert_eq!(
-                    final_status(&pos),
-                    expected,
-                    "{}",
-                    shakmaty::fen::Fen::from_position(&pos, shakmaty::EnPassantMode::Legal)
-                );
-                seen[expected as usize] += 1;
-                stepped += usize::from(king_can_step(&pos));
-                let moves = pos.legal_moves();
-                if moves.is_empty() || pos.halfmoves() > 200 {
-                    break;
-                }
-                state ^= state << 13;
-                state ^= state >> 7;
-                state ^= state << 17;
-                pos.play_unchecked(moves[(state >> 8) as usize % moves.len()]);
-            }
-        }
-        assert!(seen.iter().all(|&n| n > 5) && stepped > 1000, "{seen:?} by status, {stepped} with a king step");
     }
 }

@@ -5,7 +5,7 @@ use std::fmt;
 use shakmaty::{CastlingMode, Chess, fen::Fen};
 use shakmaty_variant::{
     CastlingMode as VariantCastling,
-    variant::{Variant as Rules, VariantPosition},
+    variant::{Variant as LichessVariant, VariantPosition},
 };
 
 /// Why the replay of a game stopped.
@@ -64,8 +64,8 @@ impl fmt::Display for GameError {
 pub enum Variant {
     Standard,
     Chess960,
-    /// A Lichess variant, replayed by [`crate::engine::variant`] (never `Rules::Chess`).
-    Lichess(Rules),
+    /// A Lichess variant, replayed by [`crate::engine::variant`] (never `LichessVariant::Chess`).
+    Lichess(LichessVariant),
     /// Not replayed (Seirawan, sittuyin, ...): the tag as written.
     Other(String),
 }
@@ -80,13 +80,13 @@ impl Variant {
         match name.as_str() {
             "" | "standard" | "fromposition" | "normal" | "chess" => Variant::Standard,
             "chess960" | "fischerandom" | "fischerrandom" | "960" | "frc" => Variant::Chess960,
-            "crazyhouse" | "zh" => Variant::Lichess(Rules::Crazyhouse),
-            "threecheck" | "3check" => Variant::Lichess(Rules::ThreeCheck),
-            "atomic" | "atomicchess" => Variant::Lichess(Rules::Atomic),
-            "antichess" => Variant::Lichess(Rules::Antichess),
-            "kingofthehill" | "koth" => Variant::Lichess(Rules::KingOfTheHill),
-            "horde" => Variant::Lichess(Rules::Horde),
-            "racingkings" => Variant::Lichess(Rules::RacingKings),
+            "crazyhouse" | "zh" => Variant::Lichess(LichessVariant::Crazyhouse),
+            "threecheck" | "3check" => Variant::Lichess(LichessVariant::ThreeCheck),
+            "atomic" | "atomicchess" => Variant::Lichess(LichessVariant::Atomic),
+            "antichess" => Variant::Lichess(LichessVariant::Antichess),
+            "kingofthehill" | "koth" => Variant::Lichess(LichessVariant::KingOfTheHill),
+            "horde" => Variant::Lichess(LichessVariant::Horde),
+            "racingkings" => Variant::Lichess(LichessVariant::RacingKings),
             _ => Variant::Other(raw.trim().to_owned()),
         }
     }
@@ -97,14 +97,14 @@ impl Variant {
             Variant::Standard => "standard",
             Variant::Chess960 => "chess960",
             Variant::Lichess(rules) => match rules {
-                Rules::Chess => "standard",
-                Rules::Crazyhouse => "crazyhouse",
-                Rules::ThreeCheck => "threeCheck",
-                Rules::Atomic => "atomic",
-                Rules::Antichess => "antichess",
-                Rules::KingOfTheHill => "kingOfTheHill",
-                Rules::Horde => "horde",
-                Rules::RacingKings => "racingKings",
+                LichessVariant::Chess => "standard",
+                LichessVariant::Crazyhouse => "crazyhouse",
+                LichessVariant::ThreeCheck => "threeCheck",
+                LichessVariant::Atomic => "atomic",
+                LichessVariant::Antichess => "antichess",
+                LichessVariant::KingOfTheHill => "kingOfTheHill",
+                LichessVariant::Horde => "horde",
+                LichessVariant::RacingKings => "racingKings",
             },
             Variant::Other(name) => name,
         }
@@ -153,7 +153,7 @@ pub struct VariantStart {
 impl VariantStart {
     /// The start of a game in `rules` from its `FEN` tag (or the variant's start position). As
     /// in standard chess, a FEN whose castling rights are valid only in Chess960 is read so.
-    pub fn new(rules: Rules, fen: Option<&str>) -> Result<VariantStart, GameError> {
+    pub fn new(rules: LichessVariant, fen: Option<&str>) -> Result<VariantStart, GameError> {
         let Some(fen_text) = fen.map(str::trim).filter(|f| !f.is_empty()) else {
             return Ok(VariantStart { pos: VariantPosition::new(rules), mode: VariantCastling::Standard });
         };

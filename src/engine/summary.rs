@@ -16,6 +16,24 @@ pub enum FinalStatus {
 }
 
 impl FinalStatus {
+    /// The status a position's own tests give, asked in shakmaty's order: checkmate, stalemate,
+    /// insufficient material (each only when the ones before said no).
+    pub fn first_of(
+        checkmate: impl FnOnce() -> bool,
+        stalemate: impl FnOnce() -> bool,
+        insufficient_material: impl FnOnce() -> bool,
+    ) -> FinalStatus {
+        if checkmate() {
+            FinalStatus::Checkmate
+        } else if stalemate() {
+            FinalStatus::Stalemate
+        } else if insufficient_material() {
+            FinalStatus::InsufficientMaterial
+        } else {
+            FinalStatus::None
+        }
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             FinalStatus::Checkmate => "checkmate",

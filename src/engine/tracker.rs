@@ -32,7 +32,7 @@ struct Entry {
 
 /// Occurrence counts of one position among the window, itself included.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
-pub struct Counts {
+pub struct Occurrences {
     /// Same placement and side to move.
     pub board: u32,
     /// Same FIDE identity.
@@ -105,13 +105,13 @@ impl Tracker {
     /// and FIDE-equal positions are then available from [`Self::board_earlier`] and
     /// [`Self::fide_earlier`].
     #[inline(always)]
-    pub fn observe(&mut self, key: Key, ply: u32) -> Counts {
+    pub fn observe(&mut self, key: Key, ply: u32) -> Occurrences {
         if self.window.len() >= self.long_from {
             return self.observe_long(key, ply);
         }
         self.board_earlier.clear();
         self.fide_earlier.clear();
-        let mut counts = Counts { board: 1, fide: 1, fen: 1, ..Counts::default() };
+        let mut counts = Occurrences { board: 1, fide: 1, fen: 1, ..Occurrences::default() };
         for e in &self.window {
             if !e.key.same_board(&key) {
                 continue;
@@ -153,7 +153,7 @@ impl Tracker {
 
     /// [`Self::observe`] in a long window (made one first if the window just grew too long).
     #[inline(never)]
-    fn observe_long(&mut self, key: Key, ply: u32) -> Counts {
+    fn observe_long(&mut self, key: Key, ply: u32) -> Occurrences {
         if !self.is_long {
             self.lengthen();
         }
@@ -286,7 +286,7 @@ const NONE: u32 = u32::MAX;
 #[derive(Default)]
 struct Long {
     placements: Vec<Placement>,
-    identities: Vec<Identity>,
+    identities: Vec<Rights>,
     fens: Vec<Fen>,
     /// Placements by Zobrist key: the latest of each chain ([`Placement::next`]).
     index: HashMap<u64, u32, BuildHasherDefault<ZobristHasher>>,
@@ -297,7 +297,7 @@ struct Placement {
     /// The key of its first occurrence (its board and side are what count here).
     key: Key,
     seen: Seen,
-    /// Its latest identity in `identities`; the others follow through [`Identity::next`].
+    /// Its latest identity in `identities`; the others follow through [`Rights::next`].
     identities: u32,
     /// Some identity of it occurred at least twice.
     twice: bool,
@@ -306,7 +306,7 @@ struct Placement {
 }
 
 /// One FIDE identity of a placement: castling rights and legal e.p. square.
-struct Identity {
+struct Rights {
     castling: Bitboard,
     legal_ep: Option<Square>,
     seen: Seen,
@@ -420,7 +420,7 @@ impl Long {
     fn new_identity(&mut self, key: &Key, ply: u32, next: u32) -> u32 {
         self.fens.push(Fen { ep: key.fen_ep, count: 1, next: NONE });
         let fens = index(self.fens.len() - 1);
-        self.identities.push(Identity {
+        self.identities.push(Rights {
             castling: key.castling,
             legal_ep: key.legal_ep,
             seen: Seen::first(ply),
@@ -440,8 +440,8 @@ impl Long {
         board_earlier: &mut Vec<u32>,
         fide_earlier: &mut Vec<u32>,
         previous: &mut u32,
-    ) -> Counts {
-        let mut counts = Counts { board: 1, fide: 1, fen: 1, ..Counts::default() };
+    ) -> Occurrences {
+        let mut counts = Occurrences { board: 1, fide: 1, fen: 1, ..Occurrences::default() };
         let Some(p) = self.find(key) else {
             let identities = self.new_identity(key, ply, NONE);
             let i = index(self.placements.len());
@@ -546,7 +546,7 @@ mod tests {
     /// Everything a tracker tells about the position `pos` just observed at `ply` (with the
     /// perpetual check since its previous occurrence), and about the positions each of its quiet
     /// moves would reach.
-    fn answers(tracker: &Tracker, pos: &Chess, counts: Counts, ply: u32) -> String {
+    fn answers(tracker: &Tracker, pos: &Chess, counts: Occurrences, ply: u32) -> String {
         let mut out = format!(
             "{counts:?} {:?} {:?} {} {} {:?}",
             tracker.board_earlier(),

@@ -1,8 +1,8 @@
-//! The Lichess variants (crazyhouse, three-check, atomic, antichess, king of the hill, horde,
-//! racing kings): their games replayed with `shakmaty`'s variant positions, with the same events
-//! and summary as [`crate::engine::replay`] gives standard chess.
+//! The [`Rules`] of the Lichess variants (crazyhouse, three-check, atomic, antichess, king of the
+//! hill, horde, racing kings): their games replayed by the same [`crate::engine::replay`] as
+//! standard chess, with `shakmaty`'s variant positions and a window of their own.
 //!
-//! A separate replay, so that standard chess keeps its fast paths (SAN without a move list, the
+//! Rules of their own, so that standard chess keeps its fast paths (SAN without a move list, the
 //! incremental Zobrist key, a window cleared on every pawn move or capture), which assume its
 //! rules: here pieces come back by drops, captures explode, checks are counted. Its positions
 //! are those of a shakmaty of their own (the `shakmaty_variant` dependency, 0.29 with the
@@ -22,23 +22,22 @@ use shakmaty_variant::{
     self as v, ByColor, ByRole, Move, Position, RemainingChecks, Role,
     san::{San, SanError},
     uci::UciMove,
-    variant::{Variant as Rules, VariantPosition},
+    variant::{Variant as LichessVariant, VariantPosition},
 };
 
-use crate::{
-    engine::clocks::{Annotations, Eval},
-    engine::event::{Detail, Differs, Event, Perpetual},
-    engine::identity::{self, Identity, Key},
-    engine::replay::{Analysis, GameResult, MAX_PLIES, Replayer, Stats},
-    engine::start::{ErrorKind, GameError, VariantStart},
-    engine::summary::{FinalStatus, Summary},
-    engine::tracker::{Counts, EARLIER_PLIES_MAX},
+use crate::engine::{
+    event::Perpetual,
+    identity::{self, Identity, Key},
+    rules::{Claim, Rules},
+    start::{ErrorKind, VariantStart},
+    summary::{DrawReason, FinalStatus},
+    tracker::{EARLIER_PLIES_MAX, Occurrences},
 };
 
 /// Whether the fifty- and seventy-five-move counts apply in `rules` (`first_ply_halfmove_100`,
 /// `_150`): everywhere but in crazyhouse, as python-chess's `_is_halfmoves` has it.
-pub fn halfmove_rules_apply(rules: Rules) -> bool {
-    rules != Rules::Crazyhouse
+pub fn halfmove_rules_apply(rules: LichessVariant) -> bool {
+    rules != LichessVariant::Crazyhouse
 }
 
 /// Whether no position before `m` (played in `pos`) can occur again after it, so that the window
@@ -48,8 +47,8 @@ pub fn halfmove_rules_apply(rules: Rules) -> bool {
 /// there, and that makes every later position differ from the earlier ones anyway).
 pub fn ends_window(pos: &VariantPosition, m: Move) -> bool {
     match pos.variant() {
-        Rules::Crazyhouse => false,
-        Rules::ThreeCheck => m.is_zeroing() || gives_check(pos, m),
+        LichessVariant::Crazyhouse => false,
+        LichessVariant::ThreeCheck => m.is_zeroing() || gives_check(pos, m),
         _ => m.is_zeroing(),
     }
 }
@@ -130,18 +129,23 @@ struct VKey {
     group: u64,
 }
 
+/// The standard parts of a variant position's key, in the common types.
+fn standard_key(pos: &VariantPosition) -> Key {
+    let (board, turn) = (board(pos.board()), color(pos.turn()));
+    let board_zobrist = identity::board_zobrist(&board, turn);
+    Key {
+        board,
+        turn,
+        castling: Bitboard(pos.castles().castling_rights().0),
+        legal_ep: pos.legal_ep_square().map(square),
+        fen_ep: pos.maybe_ep_square().map(square),
+        board_zobrist,
+    }
+}
+
 impl VKey {
     fn of(pos: &VariantPosition) -> VKey {
-        let (board, turn) = (board(pos.board()), color(pos.turn()));
-        let board_zobrist = identity::board_zobrist(&board, turn);
-        let std = Key {
-            board,
-            turn,
-            castling: Bitboard(pos.castles().castling_rights().0),
-            legal_ep: pos.legal_ep_square().map(square),
-            fen_ep: pos.maybe_ep_square().map(square),
-            board_zobrist,
-        };
+        let std = standard_key(pos);
         let pockets = pos.pockets().copied();
         let checks = pos.remaining_checks().copied();
         let mut group = std.board_zobrist;
@@ -174,10 +178,10 @@ impl VKey {
     }
 }
 
-/// The positions that can still recur: each identity once, with its occurrences, found by its
-/// board's group (a long shuffle costs a lookup per ply, not a scan of the window).
+/// The window: the positions that can still recur, each identity once, with its occurrences,
+/// found by its board's group (a long shuffle costs a lookup per ply, not a scan of the window).
 #[derive(Default)]
-struct Window {
+struct VariantTracker {
     seen: Vec<Seen>,
     /// Indices into `seen` by [`VKey::group`].
     groups: HashMap<u64, Vec<usize>>,
@@ -199,7 +203,7 @@ struct Seen {
     fens: Vec<(Option<Square>, u32)>,
 }
 
-impl Window {
+impl VariantTracker {
     fn clear(&mut self) {
         self.seen.clear();
         self.groups.clear();
@@ -208,10 +212,10 @@ impl Window {
 
     /// Records `key` at `ply` and returns its counts (earlier plies in `board_earlier`,
     /// `fide_earlier`, the latest FIDE-equal one in `previous`).
-    fn observe(&mut self, key: VKey, ply: u32) -> Counts {
+    fn observe(&mut self, key: VKey, ply: u32) -> Occurrences {
         self.board_earlier.clear();
         self.fide_earlier.clear();
-        let mut counts = Counts { board: 1, fide: 1, fen: 1, ..Counts::default() };
+        let mut counts = Occurrences { board: 1, fide: 1, fen: 1, ..Occurrences::default() };
         let group = self.groups.entry(key.group).or_default();
         let mut same = None;
         for &i in group.iter() {
@@ -279,111 +283,100 @@ impl Window {
     }
 }
 
-/// Replays one game of a Lichess variant (the counterpart of [`crate::engine::replay::Replay`]).
-#[derive(Default)]
-pub struct VariantReplay {
+/// The [`Rules`] of the Lichess variants: a variant position and its window.
+pub struct VariantRules {
     pos: VariantPosition,
-    mode: Option<v::CastlingMode>,
-    start_turn: Option<Color>,
-    ply: u32,
-    window: Window,
+    mode: v::CastlingMode,
+    tracker: VariantTracker,
     /// Per ply of the game: the side to move and whether it is in check (for perpetual checks).
     checks: Vec<(Color, bool)>,
-    events: Vec<Event>,
-    /// Claim-by-move events of the current ply, with their moves, to mark the one played.
-    pending: Vec<(usize, Move)>,
-    stats: Stats,
-    error: Option<GameError>,
     scratch: Vec<u32>,
-    annotations: Annotations,
 }
 
-impl VariantReplay {
-    fn reset(&mut self, base_seconds: Option<u32>) {
-        self.annotations.reset(base_seconds);
-        self.window.clear();
-        self.checks.clear();
-        self.events.clear();
-        self.pending.clear();
-        self.stats = Stats::default();
-        self.error = None;
-        self.ply = 0;
-    }
-
-    /// Starts a game from `start` and records its first position.
-    pub fn start(&mut self, start: VariantStart, base_seconds: Option<u32>) {
-        self.reset(base_seconds);
-        self.mode = Some(start.mode);
-        self.start_turn = Some(color(start.pos.turn()));
-        self.pos = start.pos;
-        self.visit();
-    }
-
-    /// Starts a game that cannot be replayed (its FEN is impossible in its variant).
-    pub fn start_failed(&mut self, error: GameError) {
-        self.reset(None);
-        self.mode = None;
-        self.error = Some(error);
-    }
-
-    fn mode(&self) -> v::CastlingMode {
-        self.mode.unwrap_or(v::CastlingMode::Standard)
-    }
-
-    /// Plays a legal move.
-    pub fn play(&mut self, m: Move) {
-        for &(i, pm) in &self.pending {
-            if pm == m
-                && let Detail::ClaimByMove { played, .. } = &mut self.events[i].detail
-            {
-                *played = true;
-                self.stats.claim_move_played();
-            }
+impl Default for VariantRules {
+    fn default() -> VariantRules {
+        VariantRules {
+            pos: VariantPosition::default(),
+            mode: v::CastlingMode::Standard,
+            tracker: VariantTracker::default(),
+            checks: Vec::new(),
+            scratch: Vec::new(),
         }
-        self.pending.clear();
-        let fresh = ends_window(&self.pos, m);
-        self.pos.play_unchecked(m);
-        if fresh {
-            self.window.clear();
-        }
-        self.ply += 1;
-        self.visit();
     }
+}
 
-    fn identity(&self, key: &VKey, pos: &VariantPosition) -> Identity {
-        let mut identity = Identity::of(&key.std, mode(self.mode()));
+impl VariantRules {
+    fn identity_of(&self, key: &VKey, pos: &VariantPosition) -> Identity {
+        let mut identity = Identity::of(&key.std, mode(self.mode));
         identity.variant_state = variant_state(pos);
         identity
     }
+}
 
-    /// Counts the current position and records its events.
-    fn visit(&mut self) {
-        let (ply, turn) = (self.ply, color(self.pos.turn()));
-        let halfmove_clock = self.pos.halfmoves();
-        let fullmove = self.pos.fullmoves().get();
-        let key = VKey::of(&self.pos);
-        self.checks.push((turn, self.pos.is_check()));
-        let counts = self.window.observe(key, ply);
-        self.stats.last_counts = counts;
-        self.stats.max_occurrence = self.stats.max_occurrence.max(counts.fide);
-        if counts.board >= 2 {
-            self.repeated(counts, ply, fullmove, turn, halfmove_clock);
-        }
-        if halfmove_clock >= 100 && halfmove_rules_apply(self.pos.variant()) {
-            let st = &mut self.stats;
-            st.first_halfmove_100.get_or_insert(ply);
-            if halfmove_clock >= 150 {
-                st.first_halfmove_150.get_or_insert(ply);
-            }
-        }
-        let by_move = self.window.twice[!turn] > 0 && self.claims_by_move(ply, fullmove, turn, halfmove_clock);
-        self.stats.last_claim_by_move = by_move;
-        if counts.fide >= 3 || by_move {
-            self.stats.opportunity(ply, counts.fide >= 3, by_move);
+impl Rules for VariantRules {
+    type Start = VariantStart;
+    type Move = Move;
+
+    fn start(&mut self, start: VariantStart) {
+        self.tracker.clear();
+        self.checks.clear();
+        self.mode = start.mode;
+        self.pos = start.pos;
+    }
+
+    fn turn(&self) -> Color {
+        color(self.pos.turn())
+    }
+
+    fn halfmoves(&self) -> u32 {
+        self.pos.halfmoves()
+    }
+
+    fn fullmoves(&self) -> u32 {
+        self.pos.fullmoves().get()
+    }
+
+    /// The move as this module's shakmaty reads it: from its text, which both read alike.
+    fn to_move(&self, san: &shakmaty::san::San) -> Result<Move, ErrorKind> {
+        match San::from_ascii(san.to_string().as_bytes()) {
+            Ok(San::Null) => Err(ErrorKind::NullMove),
+            Ok(parsed) => parsed.to_move(&self.pos).map_err(|e| match e {
+                SanError::AmbiguousSan => ErrorKind::AmbiguousMove,
+                SanError::IllegalSan => ErrorKind::IllegalMove,
+            }),
+            Err(_) => Err(ErrorKind::InvalidMove),
         }
     }
 
-    /// Who gave check with every move from ply `from` to ply `to`.
+    fn play(&mut self, m: Move) {
+        let fresh = ends_window(&self.pos, m);
+        self.pos.play_unchecked(m);
+        if fresh {
+            self.tracker.clear();
+        }
+    }
+
+    fn observe(&mut self, ply: u32) -> Occurrences {
+        self.checks.push((color(self.pos.turn()), self.pos.is_check()));
+        self.tracker.observe(VKey::of(&self.pos), ply)
+    }
+
+    fn identity(&self) -> Identity {
+        self.identity_of(self.tracker.last(), &self.pos)
+    }
+
+    fn board_earlier(&self) -> &[u32] {
+        &self.tracker.board_earlier
+    }
+
+    fn fide_earlier(&self) -> &[u32] {
+        &self.tracker.fide_earlier
+    }
+
+    fn previous(&self) -> u32 {
+        self.tracker.previous
+    }
+
     fn perpetual(&self, from: u32, to: u32) -> Option<Perpetual> {
         let (mut white, mut black) = (true, true);
         for j in from + 1..=to {
@@ -396,71 +389,16 @@ impl VariantReplay {
         Perpetual::of(white, black)
     }
 
-    fn repeated(&mut self, counts: Counts, ply: u32, fullmove: u32, turn: Color, halfmove_clock: u32) {
-        for (i, n) in [2, 3, 5].into_iter().enumerate() {
-            if counts.fide >= n && self.stats.first_occurrence[i].is_none() {
-                self.stats.first_occurrence[i] = Some(ply);
-            }
-        }
-        if counts.fide == 3 {
-            self.stats.positions_reaching_3 += 1;
-            if self.stats.first_threefold.is_none() {
-                let first = self.window.fide_earlier[0];
-                self.stats.first_threefold = Some((ply - first, self.perpetual(first, ply)));
-            }
-        }
-        let identity = self.identity(self.window.last(), &self.pos);
-        let event = |detail| Event {
-            ply,
-            fullmove,
-            turn,
-            halfmove_clock,
-            identity: identity.clone(),
-            clocks: Default::default(),
-            detail,
-        };
-        let w = &self.window;
-        let mut found = Vec::new();
-        if counts.fide >= 2 {
-            found.push(event(Detail::Repetition {
-                occurrence: counts.fide,
-                earlier_plies: w.fide_earlier.clone(),
-                claimable: counts.fide >= 3,
-                automatic: counts.fide >= 5,
-                cycle_plies: ply - w.previous,
-                perpetual: self.perpetual(w.previous, ply),
-            }));
-        }
-        if counts.board > counts.fide {
-            let differs = match (counts.castling_differs, counts.ep_differs) {
-                (true, true) => Differs::Both,
-                (true, false) => Differs::Castling,
-                _ => Differs::EnPassant,
-            };
-            self.stats.pseudo += 1;
-            found.push(event(Detail::PseudoRepetition {
-                differs,
-                board_occurrence: counts.board,
-                fide_occurrence: counts.fide,
-                earlier_plies: w.board_earlier.clone(),
-            }));
-        }
-        if counts.fide >= 2 && counts.fen < counts.fide {
-            self.stats.hidden += 1;
-            found.push(event(Detail::HiddenRepetition {
-                fen_occurrence: counts.fen,
-                fide_occurrence: counts.fide,
-                earlier_plies: w.fide_earlier.clone(),
-            }));
-        }
-        self.events.append(&mut found);
+    fn counts_halfmoves(&self) -> bool {
+        halfmove_rules_apply(self.pos.variant())
     }
 
-    /// Records a `claim_by_move` event for each legal move (a drop too) that would make a
-    /// position occur for the third time or more; returns whether there was one.
-    fn claims_by_move(&mut self, ply: u32, fullmove: u32, turn: Color, halfmove_clock: u32) -> bool {
-        let castling = self.mode();
-        let mut found = false;
+    fn may_claim_by_move(&self) -> bool {
+        self.tracker.twice[!color(self.pos.turn())] > 0
+    }
+
+    /// Every legal move counts, drops too.
+    fn claims_by_move(&mut self, mut claim: impl FnMut(Claim<Move>)) {
         for m in self.pos.legal_moves() {
             if ends_window(&self.pos, m) {
                 continue;
@@ -468,107 +406,30 @@ impl VariantReplay {
             let mut after = self.pos.clone();
             after.play_unchecked(m);
             let key = VKey::of(&after);
-            let seen = self.window.lookup(&key, &mut self.scratch);
+            let seen = self.tracker.lookup(&key, &mut self.scratch);
             if seen < 2 {
                 continue;
             }
-            found = true;
-            self.pending.push((self.events.len(), m));
-            let identity = self.identity(&key, &after);
-            self.events.push(Event {
-                ply,
-                fullmove,
-                turn,
-                halfmove_clock,
-                identity,
-                clocks: Default::default(),
-                detail: Detail::ClaimByMove {
-                    san: v::san::SanPlus::from_move(self.pos.clone(), m).to_string(),
-                    uci: UciMove::from_move(m, castling).to_string(),
-                    occurrence: seen + 1,
-                    earlier_plies: self.scratch.clone(),
-                    played: false,
-                },
+            claim(Claim {
+                mv: m,
+                identity: self.identity_of(&key, &after),
+                san: v::san::SanPlus::from_move(self.pos.clone(), m).to_string(),
+                uci: UciMove::from_move(m, self.mode).to_string(),
+                occurrence: seen + 1,
+                earlier_plies: self.scratch.clone(),
             });
         }
-        found
-    }
-}
-
-impl Replayer for VariantReplay {
-    fn is_replaying(&self) -> bool {
-        self.mode.is_some() && self.error.is_none()
     }
 
-    fn play_san(&mut self, san: &SanPlus) {
-        if !self.is_replaying() {
-            return;
-        }
-        if self.ply >= MAX_PLIES {
-            return self.fail(ErrorKind::TooLong, san.san.to_string());
-        }
-        // The move as this module's shakmaty reads it: its text, which both read alike.
-        let text = san.san.to_string();
-        let found = match San::from_ascii(text.as_bytes()) {
-            Ok(San::Null) => Err(ErrorKind::NullMove),
-            Ok(parsed) => parsed.to_move(&self.pos).map_err(|e| match e {
-                SanError::AmbiguousSan => ErrorKind::AmbiguousMove,
-                SanError::IllegalSan => ErrorKind::IllegalMove,
-            }),
-            Err(_) => Err(ErrorKind::InvalidMove),
-        };
-        match found {
-            Ok(m) => self.play(m),
-            Err(kind) => self.fail(kind, text),
-        }
-    }
-
-    fn note_comment(&mut self, clock_ms: Option<i64>, eval: Option<Eval>) {
-        if self.is_replaying() && self.ply > 0 {
-            self.annotations.note(self.ply, clock_ms, eval);
-        }
-    }
-
-    fn fail(&mut self, kind: ErrorKind, token: String) {
-        if self.is_replaying() {
-            let kind = if self.ply >= MAX_PLIES { ErrorKind::TooLong } else { kind };
-            self.error = Some(GameError { kind, ply: self.ply, token });
-        }
-    }
-
-    /// Ends the game. The draw reason is left null: its inference follows the FIDE Laws, and
-    /// the variants end games otherwise (a stalemate wins in antichess, a king explodes, ...).
-    fn finish(&mut self, result: GameResult) -> Analysis {
-        let mut events = std::mem::take(&mut self.events);
-        for event in &mut events {
-            event.clocks = self.annotations.at(event.ply);
-        }
-        self.pending.clear();
-        let error = self.error.take();
-        if self.mode.is_none() {
-            return Analysis { error, summary: Summary::empty(), events };
-        }
+    fn final_status(&self) -> FinalStatus {
         let pos = &self.pos;
-        let final_status = if pos.is_checkmate() {
-            FinalStatus::Checkmate
-        } else if pos.is_stalemate() {
-            FinalStatus::Stalemate
-        } else if pos.is_insufficient_material() {
-            FinalStatus::InsufficientMaterial
-        } else {
-            FinalStatus::None
-        };
-        let st = std::mem::take(&mut self.stats);
-        let summary = st.summary(
-            self.ply,
-            self.start_turn.unwrap_or(Color::White),
-            error.is_some(),
-            result,
-            &self.annotations,
-            final_status,
-            None,
-        );
-        Analysis { error, summary, events }
+        FinalStatus::first_of(|| pos.is_checkmate(), || pos.is_stalemate(), || pos.is_insufficient_material())
+    }
+
+    /// None: its inference follows the FIDE Laws, and the variants end games otherwise (a
+    /// stalemate wins in antichess, a king explodes, ...).
+    fn draw_reason(&self, _: FinalStatus, _: u32, _: bool) -> Option<DrawReason> {
+        None
     }
 }
 
@@ -590,16 +451,7 @@ pub struct Drawn {
 }
 
 fn drawn(pos: &VariantPosition, mode: CastlingMode, reached_by: Option<(Option<Square>, Square, String)>) -> Drawn {
-    let (board, turn) = (board(pos.board()), color(pos.turn()));
-    let board_zobrist = identity::board_zobrist(&board, turn);
-    let key = Key {
-        board,
-        turn,
-        castling: Bitboard(pos.castles().castling_rights().0),
-        legal_ep: pos.legal_ep_square().map(square),
-        fen_ep: pos.maybe_ep_square().map(square),
-        board_zobrist,
-    };
+    let key = standard_key(pos);
     let pockets = pos.pockets().map(|p| {
         let count =
             |c: v::Color| [Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn].map(|r| *p.get(c).get(r));
@@ -612,7 +464,7 @@ fn drawn(pos: &VariantPosition, mode: CastlingMode, reached_by: Option<(Option<S
 /// The positions of a variant game's mainline, its start first, up to the first move that
 /// cannot be played (the replay's events name plies of these). `None` when the start cannot be
 /// set up.
-pub fn drawn_positions(rules: Rules, fen: Option<&str>, moves: &[SanPlus]) -> Option<Vec<Drawn>> {
+pub fn drawn_positions(rules: LichessVariant, fen: Option<&str>, moves: &[SanPlus]) -> Option<Vec<Drawn>> {
     let start = VariantStart::new(rules, fen).ok()?;
     let (mut pos, castling) = (start.pos, mode(start.mode));
     let mut out = vec![drawn(&pos, castling, None)];
@@ -640,25 +492,25 @@ mod tests {
 
     use super::*;
 
-    fn pos(rules: Rules, fen: &str) -> VariantPosition {
+    fn pos(rules: LichessVariant, fen: &str) -> VariantPosition {
         let fen: Fen = fen.parse().unwrap();
         VariantPosition::from_setup(rules, fen.into_setup(), CastlingMode::Standard).unwrap()
     }
 
     #[test]
     fn variant_state_spells_pockets_promotions_and_checks() {
-        let zh = pos(Rules::Crazyhouse, "4k3/8/8/8/8/8/8/4K2R~[QPPn] w - - 0 1");
+        let zh = pos(LichessVariant::Crazyhouse, "4k3/8/8/8/8/8/8/4K2R~[QPPn] w - - 0 1");
         assert_eq!(zh.promoted(), v::Bitboard::from(Square::H1));
         assert_eq!(variant_state(&zh).as_deref(), Some("[QPPn]~h1"));
-        let three = pos(Rules::ThreeCheck, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 2+3 0 1");
+        let three = pos(LichessVariant::ThreeCheck, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 2+3 0 1");
         assert_eq!(variant_state(&three).as_deref(), Some("2+3"));
-        assert_eq!(variant_state(&VariantPosition::new(Rules::Atomic)), None);
+        assert_eq!(variant_state(&VariantPosition::new(LichessVariant::Atomic)), None);
     }
 
     /// In crazyhouse a capture does not end the window: the pieces come back by drops.
     #[test]
     fn crazyhouse_window_survives_captures() {
-        let zh = VariantPosition::new(Rules::Crazyhouse);
+        let zh = VariantPosition::new(LichessVariant::Crazyhouse);
         let capture = Move::Normal {
             role: Role::Pawn,
             from: Square::E4,
@@ -667,6 +519,6 @@ mod tests {
             promotion: None,
         };
         assert!(!ends_window(&zh, capture));
-        assert!(ends_window(&VariantPosition::new(Rules::Atomic), capture));
+        assert!(ends_window(&VariantPosition::new(LichessVariant::Atomic), capture));
     }
 }

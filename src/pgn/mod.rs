@@ -19,10 +19,10 @@ use pgn_reader::{Outcome, RawComment, RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::{CastlingMode, Color, KnownOutcome};
 
 use crate::{
-    engine::replay::{Analysis, GameResult, Replay, Replayer},
+    engine::replay::{Analysis, GameResult, Replay, VariantReplay},
+    engine::rules::Rules,
     engine::start::{ErrorKind, GameError, Start, Variant, VariantStart},
     engine::summary::Summary,
-    engine::variant::VariantReplay,
     pgn::movetext::{Mainline, Token},
     pgn::tags::Tags,
     read::chunk::{CHUNK_BYTES, Chunk, Splitter},
@@ -324,7 +324,7 @@ impl GameVisitor {
 
 /// Plays a move with `replay` (kept in `movetext` when asked).
 #[inline]
-fn play<R: Replayer>(replay: &mut R, keep_moves: bool, movetext: &mut Movetext, san: SanPlus) {
+fn play<R: Rules>(replay: &mut Replay<R>, keep_moves: bool, movetext: &mut Movetext, san: SanPlus) {
     if keep_moves && replay.is_replaying() {
         movetext.moves.push(san);
     }
@@ -332,7 +332,7 @@ fn play<R: Replayer>(replay: &mut R, keep_moves: bool, movetext: &mut Movetext, 
 }
 
 /// Hands a mainline comment's clock and evaluation to `replay`.
-fn note_comment<R: Replayer>(replay: &mut R, comment: &[u8]) {
+fn note_comment<R: Rules>(replay: &mut Replay<R>, comment: &[u8]) {
     let found = commands::read(comment);
     if found.clock_ms.is_some() || found.eval.is_some() {
         replay.note_comment(found.clock_ms, found.eval);
@@ -345,8 +345,8 @@ fn note_comment<R: Replayer>(replay: &mut R, comment: &[u8]) {
 /// reader finds inside a token it skips does not). Generic, so that each replay gets a loop of
 /// its own. Returns the movetext, the marker and where the game's text ends in `game`
 /// ([`Mainline::finish_at`]).
-fn replay_mainline<R: Replayer>(
-    replay: &mut R,
+fn replay_mainline<R: Rules>(
+    replay: &mut Replay<R>,
     keep_moves: bool,
     mut movetext: Movetext,
     game: &[u8],
