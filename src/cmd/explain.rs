@@ -21,6 +21,7 @@ use super::{
 use crate::{
     engine::{
         event::{Detail, Event, Perpetual},
+        replay::GameEnd,
         start::{Start, Variant},
         vocabulary::printable,
     },
@@ -112,7 +113,7 @@ fn repetition(t: &Timeline, e: &Event) -> String {
     line
 }
 
-fn describe(t: &Timeline, end: &End, e: &Event, out: &mut String) {
+fn describe(t: &Timeline, end: &GameEnd, e: &Event, out: &mut String) {
     let here = t.label(e.ply);
     let mover = color_name(e.turn);
     let _ = match &e.detail {
@@ -158,34 +159,22 @@ fn describe(t: &Timeline, end: &End, e: &Event, out: &mut String) {
             "  {here}: {mover} may claim a draw by declaring {san} (9.2.1.1): the position after it would occur for the {} time (as after {}){}.",
             ordinal(*occurrence),
             t.labels(earlier_plies),
-            end.of_declared_move(e.ply, *played)
+            of_declared_move(end, e.ply, *played)
         ),
     };
 }
 
-/// How the game ended, for saying whether a claim was made or missed (the rule of
-/// `Summary::missed_claims`).
-struct End {
-    plies: u32,
-    /// A further (bad) move token followed the last replayed ply.
-    stopped: bool,
-    decisive: bool,
-}
-
-impl End {
-    fn went_on_after(&self, ply: u32) -> bool {
-        ply < self.plies || self.stopped
-    }
-
-    fn of_declared_move(&self, ply: u32, played: bool) -> &'static str {
-        match (played, self.went_on_after(ply + u32::from(played)), self.decisive) {
-            (true, true, _) => "; the move was played and play went on: missed",
-            (true, false, false) => "; the move was played and the game ended there: claimed",
-            (true, false, true) => "; the move was played and the game ended there, decided: missed",
-            (false, true, _) => "; another move was played: missed",
-            (false, false, true) => "; the game ended here, decided: missed",
-            (false, false, false) => "; the game ended here",
-        }
+/// Whether a claim by a declared move at `ply` was made or missed, in words: the engine's rule
+/// ([`GameEnd::missed_by_move`]), with what happened.
+fn of_declared_move(end: &GameEnd, ply: u32, played: bool) -> &'static str {
+    let went_on = end.went_on_after(ply + u32::from(played));
+    match (played, went_on, end.missed_by_move(ply, played)) {
+        (true, true, _) => "; the move was played and play went on: missed",
+        (true, false, false) => "; the move was played and the game ended there: claimed",
+        (true, false, true) => "; the move was played and the game ended there, decided: missed",
+        (false, true, _) => "; another move was played: missed",
+        (false, false, true) => "; the game ended here, decided: missed",
+        (false, false, false) => "; the game ended here",
     }
 }
 
@@ -230,7 +219,7 @@ pub fn explain(game: &Game) -> String {
     if analysis.events.is_empty() {
         let _ = writeln!(out, "No position occurs twice.");
     }
-    let end = End { plies: s.plies, stopped: analysis.error.is_some(), decisive: game.result.is_decisive() };
+    let end = GameEnd { plies: s.plies, stopped: analysis.error.is_some(), decisive: game.result.is_decisive() };
     for e in &analysis.events {
         describe(&timeline, &end, e, &mut out);
     }
@@ -365,5 +354,25 @@ mod tests {
         );
         let text = explained("1. Nf3 Nf6 2. Ng1 Ng8 *\n");
         assert!(text.contains("occurs for the 2nd time.\n") && !text.contains("Perpetual"), "{text}");
+    }
+
+    /// The declared-move verdicts follow the engine's missed-claim rule: Black may declare
+    /// 4...Ng8, which makes the start position occur for the third time.
+    #[test]
+    fn a_declared_move_is_claimed_or_missed_as_the_summary_counts_it() {
+        let shuffle = "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1";
+        for (rest, verdict) in [
+            ("Ng8 1/2-1/2", "; the move was played and the game ended there: claimed."),
+            ("Ng8 0-1", "; the move was played and the game ended there, decided: missed."),
+            ("Ng8 5. Nf3 1/2-1/2", "; the move was played and play went on: missed."),
+            ("Nc6 1/2-1/2", "; another move was played: missed."),
+            ("1/2-1/2", "; the game ended here.\n"),
+            ("0-1", "; the game ended here, decided: missed."),
+        ] {
+            let text = explained(&format!("{shuffle} {rest}\n"));
+            let claim = "4.Ng1: Black may claim a draw by declaring Ng8 (9.2.1.1): the position after it would \
+                         occur for the 3rd time (as after the start position, 2...Ng8)";
+            assert!(text.contains(&format!("{claim}{verdict}")), "{rest}: {text}");
+        }
     }
 }

@@ -396,9 +396,45 @@ impl<R: Rules> Replay<R> {
         } else {
             None
         };
-        let summary =
-            found.summary(self.ply, self.start_turn, error.is_some(), result, &self.annotations, final_status, draw_reason);
+        let summary = found.summary(
+            self.ply,
+            self.start_turn,
+            error.is_some(),
+            result,
+            &self.annotations,
+            final_status,
+            draw_reason,
+        );
         Analysis { error, summary, events }
+    }
+}
+
+/// How a game ended, as far as the missed-claim rule asks (`Summary::missed_claims`): a claim
+/// is missed when the game went on past the position it is about (an erroneous move token
+/// counts as going on), or when the game was decisive.
+pub struct GameEnd {
+    /// Plies replayed.
+    pub plies: u32,
+    /// A further (bad) move token followed the last replayed ply.
+    pub stopped: bool,
+    pub decisive: bool,
+}
+
+impl GameEnd {
+    /// Whether the game went on after the position at `ply`.
+    pub fn went_on_after(&self, ply: u32) -> bool {
+        ply < self.plies || self.stopped
+    }
+
+    /// Whether a claim of the position standing on the board at `ply` was missed.
+    pub fn missed_on_board(&self, ply: u32) -> bool {
+        self.decisive || self.went_on_after(ply)
+    }
+
+    /// Whether a claim by a declared move at `ply` was missed: it is about the position that
+    /// move makes if it was `played` next, else the claimant's own.
+    pub fn missed_by_move(&self, ply: u32, played: bool) -> bool {
+        self.decisive || self.went_on_after(ply + u32::from(played))
     }
 }
 
@@ -418,14 +454,10 @@ impl Findings {
     ) -> Summary {
         let st = self;
         let color_at = |ply: u32| if ply.is_multiple_of(2) { start_turn } else { !start_turn };
-        // A claim is missed when the game went on past the position it is about (an erroneous
-        // move token counts as going on), or when the game was decisive: on the board, the
-        // position at its ply; by a declared move, the position that move makes if it was played
-        // next, else the claimant's own. An opportunity is missed when each claim it had was.
-        let went_on_after = |ply: u32| ply < plies || stopped;
-        let decisive = result.is_decisive();
-        let board_missed = |o: &Opportunity| o.on_board && (decisive || went_on_after(o.ply));
-        let move_missed = |o: &Opportunity| o.by_move && (decisive || went_on_after(o.ply + u32::from(o.move_played)));
+        // An opportunity is missed when each claim it had was.
+        let end = GameEnd { plies, stopped, decisive: result.is_decisive() };
+        let board_missed = |o: &Opportunity| o.on_board && end.missed_on_board(o.ply);
+        let move_missed = |o: &Opportunity| o.by_move && end.missed_by_move(o.ply, o.move_played);
         let missed: Vec<u32> = st
             .opportunities
             .iter()

@@ -223,8 +223,11 @@ mod tests {
         for _ in 0..400 {
             let mut pos = Chess::default();
             loop {
-                let expected =
-                    FinalStatus::first_of(|| pos.is_checkmate(), || pos.is_stalemate(), || pos.is_insufficient_material());
+                let expected = FinalStatus::first_of(
+                    || pos.is_checkmate(),
+                    || pos.is_stalemate(),
+                    || pos.is_insufficient_material(),
+                );
                 assert_eq!(
                     final_status(&pos),
                     expected,
