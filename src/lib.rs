@@ -13,7 +13,7 @@
 //! - [`read`]: [`read::input`] opens and decompresses a file; [`read::frames`] decodes a pzstd
 //!   file's frames on many threads, [`read::survey`] finds game starts in each block on the thread
 //!   that decoded it, and [`read::chunk`] / [`read::blocks`] cut the stream into chunks of whole
-//!   games (sharing the decoded blocks).
+//!   games (sharing the decoded blocks), both with the line model of [`read::line`].
 //! - [`pgn`]: each game of a chunk read with the [`pgn::movetext`] scanner, which reads exactly
 //!   the tags and mainline moves `pgn-reader` would (`pgn-reader` itself reads what the scanner
 //!   cannot be sure of).
@@ -85,7 +85,7 @@ pub mod internals {
     pub use crate::{
         engine::{san, tracker},
         pgn::{movetext, tags},
-        read::{blocks, chunk, frames, input, survey},
+        read::{blocks, chunk, frames, input, line, survey},
     };
 }
 

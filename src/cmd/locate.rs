@@ -17,10 +17,11 @@ use crate::{
     dataset::manifest::MANIFEST,
     ingest::parquet_input::{self, ParquetInput, Rendered},
     read::{
-        chunk::{CHUNK_BYTES, sure_start},
+        chunk::CHUNK_BYTES,
         frames::{decode_frame_at, frame_offsets},
         input::{self, Layout},
         key::{GameKey, SegmentLog, key_in},
+        line::sure_start,
     },
 };
 

@@ -529,7 +529,7 @@ impl<'a> Window<'a> {
     /// stream ([`Chunk::game_slices`]), so a slice that starts with one is handed over after a
     /// line break, which the reader skips as whitespace before the game, and the mark is text.
     fn show_game(&self, range: Range<usize>) {
-        let lead = self.data[range.clone()].starts_with(crate::read::chunk::BOM);
+        let lead = self.data[range.clone()].starts_with(crate::read::line::BOM);
         self.show(range);
         self.lead.set(lead);
     }
