@@ -85,7 +85,7 @@ pub mod internals {
     pub use crate::{
         engine::{san, tracker},
         pgn::{movetext, tags},
-        read::{blocks, chunk, frames, input, line, survey},
+        read::{blocks, chunk, frames, input, line, pzstd, survey},
     };
 }
 

@@ -18,10 +18,10 @@ use crate::{
     ingest::parquet_input::{self, ParquetInput, Rendered},
     read::{
         chunk::CHUNK_BYTES,
-        frames::{decode_frame_at, frame_offsets},
         input::{self, Layout},
         key::{GameKey, SegmentLog, key_in},
         line::sure_start,
+        pzstd::{decode_frame_at, frame_offsets},
     },
 };
 

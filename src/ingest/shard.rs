@@ -18,10 +18,10 @@ use std::{fs::File, io, path::Path, str::FromStr};
 
 use crate::{
     ingest::reader::Span,
-    read::frames::{decode_frame_at, frame_offsets},
     read::input::Layout,
     read::key::GameKey,
     read::line::sure_start,
+    read::pzstd::{decode_frame_at, frame_offsets},
 };
 
 /// One of N runs (`K/N`, K counted from 0).
