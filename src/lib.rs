@@ -14,8 +14,8 @@
 //!   file's frames on many threads, [`read::survey`] finds game starts in each block on the thread
 //!   that decoded it, and [`read::chunk`] / [`read::blocks`] cut the stream into chunks of whole
 //!   games (sharing the decoded blocks), both with the line model of [`read::line`].
-//! - [`pgn`]: each game of a chunk read with the [`pgn::movetext`] scanner, which reads exactly
-//!   the tags and mainline moves `pgn-reader` would (`pgn-reader` itself reads what the scanner
+//! - [`pgn`]: each game of a chunk read with the scanner ([`pgn::tag_section`], [`pgn::movetext`]),
+//!   which reads exactly the tags and mainline moves `pgn-reader` would (`pgn-reader` itself reads what the scanner
 //!   cannot be sure of).
 //! - [`engine`]: [`engine::start`] decides the variant and first position, [`engine::replay`]
 //!   plays the moves with `shakmaty`, one loop for every kind of game over its rules
@@ -84,7 +84,7 @@ pub mod internals {
     pub use crate::ingest::Threads;
     pub use crate::{
         engine::{san, tracker},
-        pgn::{movetext, tags},
+        pgn::{movetext, reference, tags},
         read::{blocks, chunk, frames, input, line, pzstd, survey},
     };
 }

@@ -1,12 +1,16 @@
-//! Reading games: the [`crate::pgn::movetext`] scanner reads each game slice's first game, tags and
-//! mainline moves, as `pgn-reader` would; `pgn-reader` reads the tags the scanner cannot be sure
+//! Reading games: the scanner reads each game slice's first game, its tags
+//! ([`crate::pgn::tag_section`]) and mainline moves ([`crate::pgn::movetext`]), as `pgn-reader` would; `pgn-reader` reads the tags the scanner cannot be sure
 //! of (unterminated, or longer than the reader's buffer is sure to hold) and any further game it
-//! finds in a slice. `GameVisitor::showing_whole_slices` is the reference: `pgn-reader` reads
-//! every slice whole and skips the first game's movetext itself.
+//! finds in a slice. `GameVisitor::showing_whole_slices` ([`reference`]) is the reference:
+//! `pgn-reader` reads every slice whole and skips the first game's movetext itself.
 
 pub mod commands;
 pub mod movetext;
 pub mod record;
+#[cfg(any(test, feature = "internals"))]
+pub mod reference;
+pub mod scan;
+pub mod tag_section;
 pub mod tags;
 
 use std::{
@@ -131,14 +135,6 @@ impl GameVisitor {
         GameVisitor { keep_moves: true, ..GameVisitor::default() }
     }
 
-    #[cfg(any(test, feature = "internals"))]
-    /// A visitor that shows `pgn-reader` every game slice whole, so that the reader skips the
-    /// first game's movetext itself: slower, and the reference that tests and the fuzz target
-    /// hold the usual reading (the reader sees only the first game's tags) to.
-    pub fn showing_whole_slices() -> GameVisitor {
-        GameVisitor { whole_slices: true, ..GameVisitor::default() }
-    }
-
     /// Reads the games of `slice`, which holds whole games as [`crate::read::chunk`] cuts them (one
     /// game, unless the reader splits it further).
     pub fn read_slice(&mut self, slice: &[u8], out: &mut Vec<Game>) -> io::Result<()> {
@@ -166,7 +162,7 @@ impl GameVisitor {
                 // The reader reads the first game's tags, shown only those: its movetext is the
                 // scanner's to read, and the reader's skip over it would cost a seventh of the
                 // replay on Lichess files with a clock comment after every move.
-                let movetext = movetext::tags_end(slice);
+                let movetext = tag_section::tags_end(slice);
                 window.show_game(range.start..if whole { range.end } else { range.start + movetext });
                 visitor.first = Some((slice, movetext));
                 out.extend(reader.read_game(&mut visitor)?);
@@ -194,13 +190,13 @@ impl GameVisitor {
     }
 
     /// Reads the slice's first game without `pgn-reader` when the scanner is sure to read its
-    /// tags as the reader would ([`movetext::read_tag_section`]): the reader's tag parsing and
+    /// tags as the reader would ([`tag_section::read_tag_section`]): the reader's tag parsing and
     /// its handing over of each tag cost as much as the scanner's whole reading of a short
     /// game. Returns where the game ends, or `None` (nothing read) for the reader to read it.
     fn read_first_game(&mut self, slice: &[u8], out: &mut Vec<Game>) -> Option<usize> {
         let found = &mut self.tag_ranges;
         found.clear();
-        let movetext = movetext::read_tag_section(slice, |name, value, escaped| found.push((name, value, escaped)))?;
+        let movetext = tag_section::read_tag_section(slice, |name, value, escaped| found.push((name, value, escaped)))?;
         // One UTF-8 check for the whole tag section rather than one per name and value (cut at
         // ASCII bytes, its tags are UTF-8 too), and not over the movetext, which is most of a
         // game's bytes; the section is copied once and its tags kept as ranges in it. A value
