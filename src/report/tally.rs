@@ -9,7 +9,7 @@ use crate::engine::{event::Perpetual, summary::DrawReason, vocabulary::TimeClass
 use super::{
     clocks::{ClockCounts, GameClocks},
     model::{Bucket, Claims, Count, EdgeCase, Group, Month, Outcome, Rates, Stats, band_label},
-    read::civil_from_days,
+    tables::civil_from_days,
 };
 
 /// How the report (and `queries/repetition_kinds.sql`) names a null `first_threefold_perpetual`.
