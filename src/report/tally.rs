@@ -8,7 +8,7 @@ use crate::engine::{event::Perpetual, summary::DrawReason, vocabulary::TimeClass
 
 use super::{
     clocks::{ClockCounts, GameClocks},
-    model::{Bucket, Claims, Count, EdgeCase, Group, Month, Outcome, Rates, Stats, band_label},
+    model::{Bucket, Claims, Count, EdgeCase, Group, Month, Rates, Scores, Stats, band_label},
     tables::civil_from_days,
 };
 
@@ -138,7 +138,7 @@ pub struct Counts {
     reasons: Reasons,
     /// Threefold and fivefold draws by [`Perpetual::ALL`], then with none.
     perpetual: [u64; 4],
-    claimant: Outcome,
+    claimant: Scores,
     claims: Claims,
     castling: EdgeCase,
     en_passant: EdgeCase,
@@ -338,7 +338,7 @@ impl Counts {
         for p in &mut t.perpetual {
             *p = next();
         }
-        t.claimant = Outcome { games: next(), wins: next(), draws: next(), losses: next() };
+        t.claimant = Scores { games: next(), wins: next(), draws: next(), losses: next() };
         t.claims = Claims {
             opportunities: next(),
             on_board: next(),
@@ -359,7 +359,7 @@ impl Counts {
         }
         t.clocks.games_with_evals = next();
         for b in &mut t.clocks.first_missed_by_eval {
-            *b = (next(), Outcome { games: next(), wins: next(), draws: next(), losses: next() });
+            *b = (next(), Scores { games: next(), wins: next(), draws: next(), losses: next() });
         }
         t.buckets = buckets.iter().filter(|(_, n)| *n > 0).copied().collect();
         t
