@@ -51,7 +51,7 @@ use crate::{
     dataset::{self, RULES_VERSION, TOOL_VERSION, lock},
     dataset::{
         Dataset,
-        partition::{self, Counts, Partition, ResumeKey},
+        partition::{self, Partition, ResumeKey, RowCounts},
     },
     engine::event::EventKind,
     ingest::progress::{Counters, Progress, RunShare},
@@ -60,8 +60,8 @@ use crate::{
     read::key::GameKey,
 };
 
-/// Counts over games ([`Counts`]), per chunk, input and run.
-type Tally = Counts;
+/// The rows written ([`RowCounts`]), per chunk, input and run.
+type Tally = RowCounts;
 
 /// Thread pools of a run.
 struct Pools {
