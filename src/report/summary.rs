@@ -1,12 +1,12 @@
 //! The `summary` table: written by `ingest` beside each part's games and events (and merged into
 //! one file per source at the commit), one row per month, time class, band of 100 Elo and
-//! variant, holding the report's own counts ([`Tally::summary_counts`]) and example candidates. A report whose filters
+//! variant, holding the report's own counts ([`SummaryCounts::summary_counts`]) and example candidates. A report whose filters
 //! fall on those keys' edges (source globs, whole months, time classes, Elo bounds on a multiple
 //! of 100) adds the rows up instead of reading every game: the same figures, from a table of
 //! hundreds of rows per source instead of millions.
 //!
 //! The counting is the report's (`aggregate`): at ingest each game is counted by the same code
-//! as in a report that reads the games, into a [`Tally`] per key (the ingest sits below the
+//! as in a report that reads the games, into [`SummaryCounts`] per key (the ingest sits below the
 //! report, so the command line hands [`summarizer`] to it).
 
 use std::{
@@ -37,7 +37,7 @@ use super::{
     group::{By, GroupFacts},
     model::{Example, Report},
     tables::{self, civil_from_days, get, get_str},
-    tally::{Counts, Tally},
+    tally::{SummaryCounts, Tally},
 };
 
 /// A summary row's key: month (year * 12 + month - 1), time class, lower Elo rounded down to a
@@ -54,7 +54,7 @@ struct Key {
 /// The games of one key.
 #[derive(Default)]
 struct Cell {
-    counts: Counts,
+    counts: SummaryCounts,
     skipped: u64,
     examples: Examples,
 }
@@ -204,7 +204,7 @@ impl Summarizer for Keyed {
             let cell = &mut self.cells[at].1;
             cell.skipped += c.skipped.value(i);
             let counts: Vec<u64> = c.counts.iter().map(|a| a.value(i)).collect();
-            cell.counts.merge(Counts::from_summary(&counts, &c.buckets(i)?));
+            cell.counts.merge(SummaryCounts::from_summary(&counts, &c.buckets(i)?));
             offer_candidates(&mut cell.examples, source, c.examples.value(i))?;
         }
         Ok(())
