@@ -138,21 +138,21 @@ impl GameVisitor {
     /// Reads the games of `slice`, which holds whole games as [`crate::read::chunk`] cuts them (one
     /// game, unless the reader splits it further).
     pub fn read_slice(&mut self, slice: &[u8], out: &mut Vec<Game>) -> io::Result<()> {
-        let window = Window::new(slice);
-        let mut reader = Reader::new(&window);
-        self.read_window(&mut reader, &window, 0..slice.len(), out)
+        let view = ReaderView::new(slice);
+        let mut reader = Reader::new(&view);
+        self.read_view(&mut reader, &view, 0..slice.len(), out)
     }
 
-    /// Reads the games of `window`'s bytes in `range` with `reader`, whose buffer is empty and
+    /// Reads the games of `view`'s bytes in `range` with `reader`, whose buffer is empty and
     /// stays empty after a successful read (the reader took every byte up to the range's end).
-    fn read_window<'w>(
+    fn read_view<'v>(
         &mut self,
-        reader: &mut Reader<&'w Window<'w>>,
-        window: &'w Window<'w>,
+        reader: &mut Reader<&'v ReaderView<'v>>,
+        view: &'v ReaderView<'v>,
         range: Range<usize>,
         out: &mut Vec<Game>,
     ) -> io::Result<()> {
-        let slice = &window.data[range.clone()];
+        let slice = &view.data[range.clone()];
         let whole = self.whole_slices;
         let mut visitor = SliceVisitor { games: self, first: None, end: None, partial: Vec::new() };
         let first = if whole { None } else { visitor.games.read_first_game(slice, out) };
@@ -163,7 +163,7 @@ impl GameVisitor {
                 // scanner's to read, and the reader's skip over it would cost a seventh of the
                 // replay on Lichess files with a clock comment after every move.
                 let movetext = tag_section::tags_end(slice);
-                window.show_game(range.start..if whole { range.end } else { range.start + movetext });
+                view.show_game(range.start..if whole { range.end } else { range.start + movetext });
                 visitor.first = Some((slice, movetext));
                 out.extend(reader.read_game(&mut visitor)?);
                 // After the tags the reader read when the scanner did not take the game (a
@@ -181,7 +181,7 @@ impl GameVisitor {
             if first.is_some() && slice[rest..].iter().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n')) {
                 return Ok(());
             }
-            window.show(range.start + rest..range.end);
+            view.show(range.start + rest..range.end);
         }
         while let Some(game) = reader.read_game(&mut visitor)? {
             out.push(game);
@@ -480,14 +480,14 @@ impl GameVisitor {
     pub fn read_chunk(&mut self, chunk: &Chunk, mut f: impl FnMut(usize, Game) -> ControlFlow<()>) -> ControlFlow<()> {
         let mut games = Vec::new();
         // One reader (and its buffer) for the whole chunk, shown one game slice at a time.
-        let window = Window::new(&chunk.data);
-        let mut reader = Reader::new(&window);
+        let view = ReaderView::new(&chunk.data);
+        let mut reader = Reader::new(&view);
         for (start, slice) in chunk.game_slices() {
             games.clear();
-            if let Err(e) = self.read_window(&mut reader, &window, start..start + slice.len(), &mut games) {
+            if let Err(e) = self.read_view(&mut reader, &view, start..start + slice.len(), &mut games) {
                 games.push(Game::unreadable(&e));
                 // The reader may hold the rest of the failed slice: start afresh.
-                reader = Reader::new(&window);
+                reader = Reader::new(&view);
             }
             let lead = slice.iter().take_while(|b| b.is_ascii_whitespace()).count();
             for game in games.drain(..) {
@@ -500,7 +500,7 @@ impl GameVisitor {
 
 /// A chunk's bytes as the reader sees them: only up to the end of the game slice being read, so
 /// the reader ends each game where the splitter cut it, while one reader serves the chunk.
-struct Window<'a> {
+struct ReaderView<'a> {
     data: &'a [u8],
     pos: Cell<usize>,
     end: Cell<usize>,
@@ -508,9 +508,9 @@ struct Window<'a> {
     lead: Cell<bool>,
 }
 
-impl<'a> Window<'a> {
-    fn new(data: &'a [u8]) -> Window<'a> {
-        Window { data, pos: Cell::new(0), end: Cell::new(data.len()), lead: Cell::new(false) }
+impl<'a> ReaderView<'a> {
+    fn new(data: &'a [u8]) -> ReaderView<'a> {
+        ReaderView { data, pos: Cell::new(0), end: Cell::new(data.len()), lead: Cell::new(false) }
     }
 
     /// Makes `range` the bytes the reader gets next.
@@ -531,7 +531,7 @@ impl<'a> Window<'a> {
     }
 }
 
-impl io::Read for &Window<'_> {
+impl io::Read for &ReaderView<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if self.lead.get() && !buf.is_empty() {
             self.lead.set(false);
