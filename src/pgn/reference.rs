@@ -114,10 +114,11 @@ pub fn reader_items(game: &[u8]) -> std::io::Result<Vec<Item>> {
 
     use pgn_reader::{RawComment, Reader, Skip, Visitor};
 
-    struct Mainline {
+    /// `pgn-reader`'s visitor that collects the mainline's items.
+    struct ItemVisitor {
         partial: Vec<u8>,
     }
-    impl Visitor for Mainline {
+    impl Visitor for ItemVisitor {
         type Tags = ();
         type Movetext = Vec<Item>;
         type Output = Vec<Item>;
@@ -148,7 +149,7 @@ pub fn reader_items(game: &[u8]) -> std::io::Result<Vec<Item>> {
             items
         }
     }
-    let mut visitor = Mainline { partial: Vec::new() };
+    let mut visitor = ItemVisitor { partial: Vec::new() };
     Ok(Reader::new((&b"\n"[..]).chain(game)).read_game(&mut visitor)?.unwrap_or_default())
 }
 
