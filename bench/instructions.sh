@@ -60,7 +60,7 @@ slices=(pgnmentor-2MB:otb/pgnmentor-players.pgn.zst clocks-2MB:lichess/lichess-2
 # Functions of the replay thread counted inclusively (a name each, and a pattern callgrind_annotate's
 # output lines match): where in the replay thread a growth is.
 groups=(
-  "replay.tags:movetext::read_tag_section ["
+  "replay.tags:tag_section::read_tag_section ["
   "replay.play_san:engine::replay::Replay<R>::play_san ["
   "replay.visit:engine::replay::Replay<R>::visit ["
   "replay.finish:engine::replay::Replay<R>::finish ["

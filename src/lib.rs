@@ -13,9 +13,9 @@
 //! - [`read`]: [`read::input`] opens and decompresses a file; [`read::frames`] decodes a pzstd
 //!   file's frames on many threads, [`read::survey`] finds game starts in each block on the thread
 //!   that decoded it, and [`read::chunk`] / [`read::blocks`] cut the stream into chunks of whole
-//!   games (sharing the decoded blocks).
-//! - [`pgn`]: each game of a chunk read with the [`pgn::movetext`] scanner, which reads exactly
-//!   the tags and mainline moves `pgn-reader` would (`pgn-reader` itself reads what the scanner
+//!   games (sharing the decoded blocks), both with the line model of [`read::line`].
+//! - [`pgn`]: each game of a chunk read with the scanner ([`pgn::tag_section`], [`pgn::movetext`]),
+//!   which reads exactly the tags and mainline moves `pgn-reader` would (`pgn-reader` itself reads what the scanner
 //!   cannot be sure of).
 //! - [`engine`]: [`engine::start`] decides the variant and first position, [`engine::replay`]
 //!   plays the moves with `shakmaty`, one loop for every kind of game over its rules
@@ -84,8 +84,8 @@ pub mod internals {
     pub use crate::ingest::Threads;
     pub use crate::{
         engine::{san, tracker},
-        pgn::{movetext, tags},
-        read::{blocks, chunk, frames, input, survey},
+        pgn::{movetext, reference, tags},
+        read::{blocks, chunk, frames, input, line, pzstd, survey},
     };
 }
 
@@ -237,9 +237,7 @@ mod tests {
                 let text = std::fs::read_to_string(&path).unwrap();
                 let code: String =
                     text.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
-                // `report` has a module of its own named `read`.
-                let above = FOLDERS[level + 1..].iter().filter(|&&f| !(folder == &"report" && f == "read"));
-                for other in above {
+                for other in &FOLDERS[level + 1..] {
                     assert!(!uses(&code, other), "{} uses {other}, a folder above {folder}", path.display());
                 }
             }

@@ -11,7 +11,7 @@ use std::ops::ControlFlow;
 use libfuzzer_sys::fuzz_target;
 use threefold::{
     Chunk, Splitter, game_json,
-    internals::{blocks::Stitcher, chunk::MAX_GAME, movetext, survey::Survey},
+    internals::{blocks::Stitcher, chunk::MAX_GAME, reference, survey::Survey},
 };
 
 /// Chunks as (offset, bytes, game starts).
@@ -20,7 +20,7 @@ fn drained(chunks: impl Iterator<Item = Chunk>) -> Vec<(u64, Vec<u8>, Vec<usize>
 }
 
 fuzz_target!(|data: &[u8]| {
-    if let Err(diff) = movetext::check_scan_against_reader(data) {
+    if let Err(diff) = reference::check_scan_against_reader(data) {
         panic!("the scanner and pgn-reader read different moves:\n{diff}");
     }
     let mut whole = Vec::new();

@@ -17,10 +17,11 @@ use crate::{
     dataset::manifest::MANIFEST,
     ingest::parquet_input::{self, ParquetInput, Rendered},
     read::{
-        chunk::{CHUNK_BYTES, sure_start},
-        frames::{decode_frame_at, frame_offsets},
+        chunk::CHUNK_BYTES,
         input::{self, Layout},
         key::{GameKey, SegmentLog, key_in},
+        line::sure_start,
+        pzstd::{decode_frame_at, frame_offsets},
     },
 };
 

@@ -72,9 +72,10 @@ pub(crate) fn empty_summary() -> Box<dyn Summarizer> {
 /// seconds to a minute of replay depending on the cores.
 pub const PART_GAMES: u64 = 1_000_000;
 
-/// Counts over games, summed over chunks, parts and inputs.
+/// The rows written, counted: games (with those whose replay stopped on an error and those
+/// skipped apart) and events by kind; summed over chunks, parts and inputs.
 #[derive(Default, Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Counts {
+pub struct RowCounts {
     pub games: u64,
     /// Games whose replay stopped on an error.
     pub errors: u64,
@@ -84,8 +85,8 @@ pub struct Counts {
     pub events: [u64; 4],
 }
 
-impl Counts {
-    pub fn add(&mut self, other: &Counts) {
+impl RowCounts {
+    pub fn add(&mut self, other: &RowCounts) {
         self.games += other.games;
         self.errors += other.errors;
         self.skipped += other.skipped;
@@ -134,7 +135,7 @@ pub struct Staging {
     pub key: ResumeKey,
     /// Counts over the staged parts, the key of their last game (the next part starts after
     /// it), and the decompressed bytes they cover.
-    pub counts: Counts,
+    pub counts: RowCounts,
     pub last: Option<GameKey>,
     pub bytes: u64,
     pub parts: u32,
@@ -254,7 +255,7 @@ pub struct Partition {
     record: PathBuf,
     staging: Staging,
     /// Counts of the part being written, its last game's key and its decompressed bytes.
-    current: Counts,
+    current: RowCounts,
     current_last: Option<GameKey>,
     current_bytes: u64,
     /// Whether a staging record exists (written by this run or the one resumed).
@@ -353,7 +354,7 @@ impl Partition {
         let staging = resumed.unwrap_or(Staging {
             source: source.to_owned(),
             key,
-            counts: Counts::default(),
+            counts: RowCounts::default(),
             last: None,
             bytes: 0,
             parts: 0,
@@ -368,7 +369,7 @@ impl Partition {
             summarize,
             record,
             staging,
-            current: Counts::default(),
+            current: RowCounts::default(),
             current_last: None,
             current_bytes: 0,
             recorded,
@@ -379,7 +380,7 @@ impl Partition {
 
     /// What staged parts already hold: their counts, the key of their last game (the input
     /// goes on after it; `None` when starting afresh), their decompressed bytes and their number.
-    pub fn resumed(&self) -> (&Counts, Option<GameKey>, u64, u32) {
+    pub fn resumed(&self) -> (&RowCounts, Option<GameKey>, u64, u32) {
         (&self.staging.counts, self.staging.last, self.staging.bytes, self.staging.parts)
     }
 
@@ -401,7 +402,7 @@ impl Partition {
 
     /// Counts the chunk just written: its last game's key and the decompressed bytes it
     /// covers; the part is staged once it holds `part_games` games.
-    pub fn chunk_done(&mut self, counts: &Counts, last: Option<GameKey>, bytes: u64) -> Result<()> {
+    pub fn chunk_done(&mut self, counts: &RowCounts, last: Option<GameKey>, bytes: u64) -> Result<()> {
         self.current.add(counts);
         self.current_bytes += bytes;
         if last.is_some() {
@@ -427,7 +428,7 @@ impl Partition {
         self.staging.counts.add(&self.current);
         self.staging.bytes += std::mem::take(&mut self.current_bytes);
         self.staging.last = self.current_last.or(self.staging.last);
-        self.current = Counts::default();
+        self.current = RowCounts::default();
         Ok(())
     }
 

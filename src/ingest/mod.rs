@@ -51,7 +51,7 @@ use crate::{
     dataset::{self, RULES_VERSION, TOOL_VERSION, lock},
     dataset::{
         Dataset,
-        partition::{self, Counts, Partition, ResumeKey},
+        partition::{self, Partition, ResumeKey, RowCounts},
     },
     engine::event::EventKind,
     ingest::progress::{Counters, Progress, RunShare},
@@ -60,8 +60,8 @@ use crate::{
     read::key::GameKey,
 };
 
-/// Counts over games ([`Counts`]), per chunk, input and run.
-type Tally = Counts;
+/// The rows written ([`RowCounts`]), per chunk, input and run.
+type Tally = RowCounts;
 
 /// Thread pools of a run.
 struct Pools {
@@ -88,7 +88,7 @@ impl Pools {
 
 /// What a run did with one input.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Outcome {
+enum Disposition {
     Ingested,
     UpToDate,
     Failed,
@@ -131,22 +131,22 @@ pub fn run(options: Options) -> Result<ExitCode> {
     for (input, size) in plan.inputs.iter().zip(&sizes) {
         let leftovers = leftovers.remove(&input.source).unwrap_or_default();
         let context = Run { dataset: &mut dataset, pools: &pools, plan: &plan, leftovers: &leftovers, share };
-        let (outcome, tally) = match plan.shard {
+        let (disposition, tally) = match plan.shard {
             None => ingest_one(input, Unit::whole(&input.source), context)?,
             Some(shard) => sharded::ingest_shard(input, shard, &mut whole_inputs, context)?,
         };
         share.before += size;
-        if outcome == Outcome::Ingested {
+        if disposition == Disposition::Ingested {
             share.read_before += size;
         }
         run.games.add(&tally);
-        match outcome {
-            Outcome::Ingested => run.ingested += 1,
-            Outcome::UpToDate => run.up_to_date += 1,
-            Outcome::Failed => run.failed += 1,
-            Outcome::Busy => run.busy += 1,
-            Outcome::Staged => run.staged += 1,
-            Outcome::OtherShard => run.other_shard += 1,
+        match disposition {
+            Disposition::Ingested => run.ingested += 1,
+            Disposition::UpToDate => run.up_to_date += 1,
+            Disposition::Failed => run.failed += 1,
+            Disposition::Busy => run.busy += 1,
+            Disposition::Staged => run.staged += 1,
+            Disposition::OtherShard => run.other_shard += 1,
         }
     }
     dataset.flush_manifest()?;
@@ -168,7 +168,7 @@ struct Run<'a> {
 
 /// Ingests one input unless another run holds its source or it is up to date, and records it in
 /// the manifest.
-fn ingest_one(input: &Input, unit: Unit, context: Run) -> Result<(Outcome, Tally)> {
+fn ingest_one(input: &Input, unit: Unit, context: Run) -> Result<(Disposition, Tally)> {
     let Run { dataset, pools, plan, leftovers, share } = context;
     let _lock = match lock::try_source(dataset.root(), &input.source)? {
         Ok(lock) => lock,
@@ -179,7 +179,7 @@ fn ingest_one(input: &Input, unit: Unit, context: Run) -> Result<(Outcome, Tally
                 input.path.display(),
                 input.source
             );
-            return Ok((Outcome::Busy, Tally::default()));
+            return Ok((Disposition::Busy, Tally::default()));
         }
     };
     dataset::remove_leftovers(leftovers)?;
@@ -191,10 +191,10 @@ fn ingest_one(input: &Input, unit: Unit, context: Run) -> Result<(Outcome, Tally
             eprintln!("threefold: {}: up to date (source {:?})", input.path.display(), input.source);
         }
         dataset.update_manifest(entry, None)?;
-        return Ok((Outcome::UpToDate, Tally::default()));
+        return Ok((Disposition::UpToDate, Tally::default()));
     }
     let (entry, tally, committed) = ingest_input(input, &unit, dataset, pools, plan, fingerprint, share)?;
-    let outcome = if entry.status == InputStatus::Ok { Outcome::Ingested } else { Outcome::Failed };
+    let disposition = if entry.status == InputStatus::Ok { Disposition::Ingested } else { Disposition::Failed };
     if let Some(error) = &entry.error {
         eprintln!("threefold: {error}");
     }
@@ -204,7 +204,7 @@ fn ingest_one(input: &Input, unit: Unit, context: Run) -> Result<(Outcome, Tally
     // kill right after a commit leaves its entry in the commit's record, which the next run
     // writes to the manifest.
     dataset.update_manifest(entry, committed)?;
-    Ok((outcome, tally))
+    Ok((disposition, tally))
 }
 
 /// What identifies the input's content ([`Fingerprint`]); none for stdin.

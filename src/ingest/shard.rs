@@ -3,7 +3,7 @@
 //!
 //! - A pzstd file (the Lichess dumps) is cut by frames: shard K gets frames `m·K/N ..
 //!   m·(K+1)/N` of its `m`. Its span starts at the first game of its first frame that every
-//!   reading agrees on ([`crate::read::chunk::sure_start`], read from each state the text before
+//!   reading agrees on ([`crate::read::line::sure_start`], read from each state the text before
 //!   the frame may leave but an open comment: the same start whether the frame is read from the
 //!   file's start or on its own) and ends where the next shard's starts. Neither needs to decode
 //!   the frames before; the shard before checks, reading up to it, that a game starts there.
@@ -18,10 +18,10 @@ use std::{fs::File, io, path::Path, str::FromStr};
 
 use crate::{
     ingest::reader::Span,
-    read::chunk::sure_start,
-    read::frames::{decode_frame_at, frame_offsets},
     read::input::Layout,
     read::key::GameKey,
+    read::line::sure_start,
+    read::pzstd::{decode_frame_at, frame_offsets},
 };
 
 /// One of N runs (`K/N`, K counted from 0).

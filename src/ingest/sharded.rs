@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
-use super::{Outcome, Run, Tally, Unit, fingerprint_of, ingest_input, ingest_one, plan::Input, up_to_date};
+use super::{Disposition, Run, Tally, Unit, fingerprint_of, ingest_input, ingest_one, plan::Input, up_to_date};
 use crate::{
     dataset::{
         Dataset, lock,
@@ -29,7 +29,7 @@ pub(super) fn ingest_shard(
     shard: Shard,
     whole_inputs: &mut u32,
     context: Run,
-) -> Result<(Outcome, Tally)> {
+) -> Result<(Disposition, Tally)> {
     let path = input.path.display();
     // A Parquet input is cut by row groups, so never read whole.
     let layout = match input.parquet {
@@ -42,7 +42,7 @@ pub(super) fn ingest_shard(
         return if turn % shard.n == shard.k {
             ingest_one(input, Unit::whole(&input.source), context)
         } else {
-            Ok((Outcome::OtherShard, Tally::default()))
+            Ok((Disposition::OtherShard, Tally::default()))
         };
     }
     let Run { dataset, pools, plan, share, .. } = context;
@@ -54,7 +54,7 @@ pub(super) fn ingest_shard(
                 "threefold: {path}: skipped, shard {shard} of source {:?} is being written by {holder}",
                 input.source
             );
-            return Ok((Outcome::Busy, Tally::default()));
+            return Ok((Disposition::Busy, Tally::default()));
         }
     };
     let fingerprint = fingerprint_of(input);
@@ -63,7 +63,7 @@ pub(super) fn ingest_shard(
         if !plan.quiet {
             eprintln!("threefold: {path}: up to date (source {:?})", input.source);
         }
-        return Ok((Outcome::UpToDate, Tally::default()));
+        return Ok((Disposition::UpToDate, Tally::default()));
     }
     let staged = read_record(dataset.root(), &name).filter(|r| {
         r.complete.is_some()
@@ -75,7 +75,7 @@ pub(super) fn ingest_shard(
             if !plan.quiet {
                 eprintln!("threefold: {path}: shard {shard} of source {:?} was staged earlier", input.source);
             }
-            (Outcome::Staged, Tally::default())
+            (Disposition::Staged, Tally::default())
         }
         None => {
             let this_share = match &input.parquet {
@@ -91,9 +91,9 @@ pub(super) fn ingest_shard(
             let (entry, tally, _) = ingest_input(input, &unit, dataset, pools, plan, fingerprint, share)?;
             if entry.status != InputStatus::Ok {
                 eprintln!("threefold: {} (shard {shard})", entry.error.unwrap_or_default());
-                return Ok((Outcome::Failed, tally));
+                return Ok((Disposition::Failed, tally));
             }
-            (Outcome::Staged, tally)
+            (Disposition::Staged, tally)
         }
     };
     // The last shard to be complete commits the source.
@@ -105,7 +105,7 @@ pub(super) fn ingest_shard(
                     input.source, shard.n, entry.games
                 );
             }
-            Ok((Outcome::Ingested, outcome.1))
+            Ok((Disposition::Ingested, outcome.1))
         }
         Finished::Waiting(missing) => {
             if !plan.quiet {

@@ -1,12 +1,16 @@
-//! Reading games: the [`crate::pgn::movetext`] scanner reads each game slice's first game, tags and
-//! mainline moves, as `pgn-reader` would; `pgn-reader` reads the tags the scanner cannot be sure
+//! Reading games: the scanner reads each game slice's first game, its tags
+//! ([`crate::pgn::tag_section`]) and mainline moves ([`crate::pgn::movetext`]), as `pgn-reader` would; `pgn-reader` reads the tags the scanner cannot be sure
 //! of (unterminated, or longer than the reader's buffer is sure to hold) and any further game it
-//! finds in a slice. `GameVisitor::showing_whole_slices` is the reference: `pgn-reader` reads
-//! every slice whole and skips the first game's movetext itself.
+//! finds in a slice. `GameVisitor::showing_whole_slices` ([`reference`]) is the reference:
+//! `pgn-reader` reads every slice whole and skips the first game's movetext itself.
 
 pub mod commands;
 pub mod movetext;
 pub mod record;
+#[cfg(any(test, feature = "internals"))]
+pub mod reference;
+pub mod scan;
+pub mod tag_section;
 pub mod tags;
 
 use std::{
@@ -131,32 +135,24 @@ impl GameVisitor {
         GameVisitor { keep_moves: true, ..GameVisitor::default() }
     }
 
-    #[cfg(any(test, feature = "internals"))]
-    /// A visitor that shows `pgn-reader` every game slice whole, so that the reader skips the
-    /// first game's movetext itself: slower, and the reference that tests and the fuzz target
-    /// hold the usual reading (the reader sees only the first game's tags) to.
-    pub fn showing_whole_slices() -> GameVisitor {
-        GameVisitor { whole_slices: true, ..GameVisitor::default() }
-    }
-
     /// Reads the games of `slice`, which holds whole games as [`crate::read::chunk`] cuts them (one
     /// game, unless the reader splits it further).
     pub fn read_slice(&mut self, slice: &[u8], out: &mut Vec<Game>) -> io::Result<()> {
-        let window = Window::new(slice);
-        let mut reader = Reader::new(&window);
-        self.read_window(&mut reader, &window, 0..slice.len(), out)
+        let view = ReaderView::new(slice);
+        let mut reader = Reader::new(&view);
+        self.read_view(&mut reader, &view, 0..slice.len(), out)
     }
 
-    /// Reads the games of `window`'s bytes in `range` with `reader`, whose buffer is empty and
+    /// Reads the games of `view`'s bytes in `range` with `reader`, whose buffer is empty and
     /// stays empty after a successful read (the reader took every byte up to the range's end).
-    fn read_window<'w>(
+    fn read_view<'v>(
         &mut self,
-        reader: &mut Reader<&'w Window<'w>>,
-        window: &'w Window<'w>,
+        reader: &mut Reader<&'v ReaderView<'v>>,
+        view: &'v ReaderView<'v>,
         range: Range<usize>,
         out: &mut Vec<Game>,
     ) -> io::Result<()> {
-        let slice = &window.data[range.clone()];
+        let slice = &view.data[range.clone()];
         let whole = self.whole_slices;
         let mut visitor = SliceVisitor { games: self, first: None, end: None, partial: Vec::new() };
         let first = if whole { None } else { visitor.games.read_first_game(slice, out) };
@@ -166,8 +162,8 @@ impl GameVisitor {
                 // The reader reads the first game's tags, shown only those: its movetext is the
                 // scanner's to read, and the reader's skip over it would cost a seventh of the
                 // replay on Lichess files with a clock comment after every move.
-                let movetext = movetext::tags_end(slice);
-                window.show_game(range.start..if whole { range.end } else { range.start + movetext });
+                let movetext = tag_section::tags_end(slice);
+                view.show_game(range.start..if whole { range.end } else { range.start + movetext });
                 visitor.first = Some((slice, movetext));
                 out.extend(reader.read_game(&mut visitor)?);
                 // After the tags the reader read when the scanner did not take the game (a
@@ -185,7 +181,7 @@ impl GameVisitor {
             if first.is_some() && slice[rest..].iter().all(|b| matches!(b, b' ' | b'\t' | b'\r' | b'\n')) {
                 return Ok(());
             }
-            window.show(range.start + rest..range.end);
+            view.show(range.start + rest..range.end);
         }
         while let Some(game) = reader.read_game(&mut visitor)? {
             out.push(game);
@@ -194,13 +190,13 @@ impl GameVisitor {
     }
 
     /// Reads the slice's first game without `pgn-reader` when the scanner is sure to read its
-    /// tags as the reader would ([`movetext::read_tag_section`]): the reader's tag parsing and
+    /// tags as the reader would ([`tag_section::read_tag_section`]): the reader's tag parsing and
     /// its handing over of each tag cost as much as the scanner's whole reading of a short
     /// game. Returns where the game ends, or `None` (nothing read) for the reader to read it.
     fn read_first_game(&mut self, slice: &[u8], out: &mut Vec<Game>) -> Option<usize> {
         let found = &mut self.tag_ranges;
         found.clear();
-        let movetext = movetext::read_tag_section(slice, |name, value, escaped| found.push((name, value, escaped)))?;
+        let movetext = tag_section::read_tag_section(slice, |name, value, escaped| found.push((name, value, escaped)))?;
         // One UTF-8 check for the whole tag section rather than one per name and value (cut at
         // ASCII bytes, its tags are UTF-8 too), and not over the movetext, which is most of a
         // game's bytes; the section is copied once and its tags kept as ranges in it. A value
@@ -484,14 +480,14 @@ impl GameVisitor {
     pub fn read_chunk(&mut self, chunk: &Chunk, mut f: impl FnMut(usize, Game) -> ControlFlow<()>) -> ControlFlow<()> {
         let mut games = Vec::new();
         // One reader (and its buffer) for the whole chunk, shown one game slice at a time.
-        let window = Window::new(&chunk.data);
-        let mut reader = Reader::new(&window);
+        let view = ReaderView::new(&chunk.data);
+        let mut reader = Reader::new(&view);
         for (start, slice) in chunk.game_slices() {
             games.clear();
-            if let Err(e) = self.read_window(&mut reader, &window, start..start + slice.len(), &mut games) {
+            if let Err(e) = self.read_view(&mut reader, &view, start..start + slice.len(), &mut games) {
                 games.push(Game::unreadable(&e));
                 // The reader may hold the rest of the failed slice: start afresh.
-                reader = Reader::new(&window);
+                reader = Reader::new(&view);
             }
             let lead = slice.iter().take_while(|b| b.is_ascii_whitespace()).count();
             for game in games.drain(..) {
@@ -504,7 +500,7 @@ impl GameVisitor {
 
 /// A chunk's bytes as the reader sees them: only up to the end of the game slice being read, so
 /// the reader ends each game where the splitter cut it, while one reader serves the chunk.
-struct Window<'a> {
+struct ReaderView<'a> {
     data: &'a [u8],
     pos: Cell<usize>,
     end: Cell<usize>,
@@ -512,9 +508,9 @@ struct Window<'a> {
     lead: Cell<bool>,
 }
 
-impl<'a> Window<'a> {
-    fn new(data: &'a [u8]) -> Window<'a> {
-        Window { data, pos: Cell::new(0), end: Cell::new(data.len()), lead: Cell::new(false) }
+impl<'a> ReaderView<'a> {
+    fn new(data: &'a [u8]) -> ReaderView<'a> {
+        ReaderView { data, pos: Cell::new(0), end: Cell::new(data.len()), lead: Cell::new(false) }
     }
 
     /// Makes `range` the bytes the reader gets next.
@@ -529,13 +525,13 @@ impl<'a> Window<'a> {
     /// stream ([`Chunk::game_slices`]), so a slice that starts with one is handed over after a
     /// line break, which the reader skips as whitespace before the game, and the mark is text.
     fn show_game(&self, range: Range<usize>) {
-        let lead = self.data[range.clone()].starts_with(crate::read::chunk::BOM);
+        let lead = self.data[range.clone()].starts_with(crate::read::line::BOM);
         self.show(range);
         self.lead.set(lead);
     }
 }
 
-impl io::Read for &Window<'_> {
+impl io::Read for &ReaderView<'_> {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         if self.lead.get() && !buf.is_empty() {
             self.lead.set(false);

@@ -9,25 +9,19 @@
 //!
 //! The scan also collects the mainline's moves, so the replay need not have the reader parse the
 //! movetext a second time; `tests/engine/scan_agrees.rs` and the `pgn_to_events` fuzz target check that
-//! these are the moves `pgn-reader` itself reads. It reads the tag section too (where the
-//! movetext starts, and the tags themselves when it is sure the reader would read them so), and
-//! says where the reader would end the game.
+//! these are the moves `pgn-reader` itself reads ([`crate::pgn::reference`]). It says where the
+//! reader would end the game. The tag section before the movetext is read in
+//! [`crate::pgn::tag_section`], both with the cursor of [`crate::pgn::scan`].
 
 use std::ops::Range;
 
-use shakmaty::{
-    CastlingSide,
-    san::{San, SanPlus, Suffix},
+use memchr::memchr;
+use shakmaty::san::SanPlus;
+
+use crate::{
+    engine::replay::GameResult,
+    pgn::scan::{Digits, Scan},
 };
-
-use crate::engine::replay::GameResult;
-
-/// What a digit-led token was.
-enum Digits {
-    Result(GameResult),
-    Castling(SanPlus),
-    Other,
-}
 
 /// What the scan of one game's movetext found.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -48,246 +42,6 @@ pub struct BadToken {
     pub token: String,
     /// A null move written in a form the reader does not know (`0000`, `@@@@`).
     pub null_move: bool,
-}
-
-/// Bytes that end a token, as `pgn-reader` defines them, as a table: the scan looks up every
-/// byte of every token.
-static TOKEN_END: [bool; 256] = {
-    let mut table = [false; 256];
-    let ends = b" \t\n\r{}()!?$;.*";
-    let mut i = 0;
-    while i < ends.len() {
-        table[ends[i] as usize] = true;
-        i += 1;
-    }
-    table
-};
-
-fn is_token_end(b: u8) -> bool {
-    TOKEN_END[b as usize]
-}
-
-struct Scan<'a> {
-    s: &'a [u8],
-    i: usize,
-}
-
-impl Scan<'_> {
-    fn peek(&self) -> Option<u8> {
-        self.s.get(self.i).copied()
-    }
-    fn at(&self, k: usize) -> Option<u8> {
-        self.s.get(self.i + k).copied()
-    }
-    fn starts_with(&self, p: &[u8]) -> bool {
-        self.s[self.i..].starts_with(p)
-    }
-    fn skip_past(&mut self, b: u8) {
-        self.i = memchr(b, &self.s[self.i..]).map_or(self.s.len(), |p| self.i + p + 1);
-    }
-    fn skip_until(&mut self, b: u8) {
-        self.i = memchr(b, &self.s[self.i..]).map_or(self.s.len(), |p| self.i + p);
-    }
-    /// End of the token starting here.
-    fn token_end(&self) -> usize {
-        let mut j = self.i;
-        while j < self.s.len() && !is_token_end(self.s[j]) {
-            j += 1;
-        }
-        j
-    }
-    /// Whether the token starting here is exactly `token`.
-    fn is_token(&self, token: &[u8]) -> bool {
-        self.starts_with(token) && self.s.get(self.i + token.len()).is_none_or(|&c| is_token_end(c))
-    }
-    fn skip_token(&mut self) {
-        self.i = self.token_end();
-    }
-    fn eat(&mut self, p: &[u8]) -> bool {
-        let ok = self.starts_with(p);
-        if ok {
-            self.i += p.len();
-        }
-        ok
-    }
-    fn eat_dash(&mut self) -> bool {
-        self.eat(b"-") || self.eat("\u{2013}".as_bytes()) || self.eat("\u{2014}".as_bytes())
-    }
-
-    /// Reads a token starting with a digit (or `½`) exactly as `pgn-reader` does.
-    fn number_result_or_castling(&mut self) -> Digits {
-        let first = self.s[self.i];
-        self.i += 1;
-        match first {
-            b'0' => {
-                if self.eat_dash() {
-                    if self.eat(b"1") {
-                        return Digits::Result(GameResult::BlackWins);
-                    }
-                    if self.eat(b"0") {
-                        let side = if self.eat_dash() && self.eat(b"0") {
-                            CastlingSide::QueenSide
-                        } else {
-                            CastlingSide::KingSide
-                        };
-                        let suffix = if self.eat(b"+") {
-                            Some(Suffix::Check)
-                        } else if self.eat(b"#") {
-                            Some(Suffix::Checkmate)
-                        } else {
-                            None
-                        };
-                        return Digits::Castling(SanPlus { san: San::Castle(side), suffix });
-                    }
-                }
-            }
-            b'1' => {
-                if self.eat_dash() {
-                    if self.eat(b"0") {
-                        return Digits::Result(GameResult::WhiteWins);
-                    }
-                } else if self.eat(b"/2") && self.eat_dash() && self.eat(b"1/2") {
-                    return Digits::Result(GameResult::Draw);
-                } else {
-                    self.skip_digits_and_dots();
-                }
-            }
-            b'\xc2' => {
-                if self.eat(b"\xbd") && self.eat_dash() && self.eat("\u{bd}".as_bytes()) {
-                    return Digits::Result(GameResult::Draw);
-                }
-            }
-            _ => self.skip_digits_and_dots(),
-        }
-        Digits::Other
-    }
-    fn skip_digits_and_dots(&mut self) {
-        while self.peek().is_some_and(|c| c.is_ascii_digit()) {
-            self.i += 1;
-        }
-        while matches!(self.peek(), Some(b'.' | b' ')) {
-            self.i += 1;
-        }
-    }
-
-    /// Passes over a space and the move number after it (` 2. `, ` 1... `) as the arms for a
-    /// space and for a move number would, if they come next; these change nothing else.
-    fn skip_spaced_move_number(&mut self) {
-        if self.peek() == Some(b' ')
-            && let Some(c @ b'1'..=b'9') = self.at(1)
-            && (c != b'1' || matches!(self.at(2), Some(b'0'..=b'9' | b'.')))
-        {
-            self.i += 2;
-            self.skip_digits_and_dots();
-        }
-    }
-
-    fn skip_whitespace(&mut self, mut new_line: bool) {
-        while let Some(c) = self.peek() {
-            match c {
-                b' ' | b'\t' | b'\r' => self.i += 1,
-                b'\n' => {
-                    new_line = true;
-                    self.i += 1;
-                }
-                b'%' if new_line => self.skip_past(b'\n'),
-                _ => return,
-            }
-        }
-    }
-}
-
-use memchr::{memchr, memchr3};
-
-/// A tag that ends within this many bytes of its `[` is read by `pgn-reader` as by the scan: the
-/// reader has at least 255 bytes in its buffer at each `[`, and a tag that ends further on may
-/// read differently there (unterminated).
-const SURE_TAG_BYTES: usize = 200;
-
-/// Reads the tag section as `pgn-reader` reads it, passing each tag's name, raw (still escaped)
-/// value, as ranges of the game's bytes, and whether the value has a backslash to `tag`;
-/// movetext may start on a tag's line. Returns whether the reader is
-/// sure to read the section so (every tag terminated, and ended within [`SURE_TAG_BYTES`]), and
-/// whether there was a tag line at all.
-///
-/// A byte-order mark is not skipped: the reader skips one only at the start of the stream,
-/// which [`crate::read::chunk::Chunk::game_slices`] leaves out of the game slices; anywhere else it
-/// is text (a token of the movetext).
-fn read_tags(sc: &mut Scan, tag: &mut impl FnMut(Range<usize>, Range<usize>, bool)) -> (bool, bool) {
-    sc.skip_whitespace(true);
-    let (mut sure, any) = (true, sc.peek() == Some(b'['));
-    while sc.peek() == Some(b'[') {
-        let open = sc.i;
-        sc.i += 1;
-        let rest = &sc.s[sc.i..];
-        match memchr3(b'"', b'\n', b']', rest) {
-            Some(p) if rest[p] == b'"' => {
-                let value = sc.i + p + 1;
-                // The name is what precedes the quote, less one space.
-                let name = sc.i..sc.i + if p > 0 && rest[p - 1] == b' ' { p - 1 } else { p };
-                let mut escaped = false;
-                sc.i = value;
-                // the value, with backslash escapes, ends at a quote or the line's end
-                loop {
-                    let Some(p) = memchr3(b'\\', b'"', b'\n', &sc.s[sc.i..]) else {
-                        sc.i = sc.s.len();
-                        return (false, any);
-                    };
-                    sc.i += p;
-                    match sc.s[sc.i] {
-                        b'\\' => {
-                            escaped = true;
-                            sc.i = (sc.i + 2).min(sc.s.len());
-                        }
-                        b'"' => {
-                            tag(name, value..sc.i, escaped);
-                            sc.i += 1;
-                            break;
-                        }
-                        _ => {
-                            tag(name, value..sc.i, escaped);
-                            break;
-                        }
-                    }
-                }
-            }
-            Some(p) => sc.i += p + 1,
-            None => {
-                sc.i = sc.s.len();
-                return (false, any);
-            }
-        }
-        sure &= sc.i - open <= SURE_TAG_BYTES;
-        // after the value: spaces, then `]` or a line break end the tag
-        while let Some(c) = sc.peek() {
-            match c {
-                b' ' | b'\t' | b'\r' => sc.i += 1,
-                b']' => {
-                    sc.i += 1;
-                    sc.skip_whitespace(false);
-                    break;
-                }
-                b'\n' => {
-                    sc.i += 1;
-                    sc.skip_whitespace(true);
-                    break;
-                }
-                _ => break,
-            }
-        }
-    }
-    (sure, any)
-}
-
-/// Reads the tags of `game` (a game slice, tags included) as `pgn-reader` would, passing
-/// each tag's name and raw value (ranges of `game`) and whether the value has a backslash to
-/// `tag`. Returns where the movetext starts (also when there is no tag: a game of movetext
-/// only), or `None` (after some tags perhaps) when the reader itself must read the section: a
-/// tag left unterminated or too long to be sure, or nothing but whitespace (no game).
-pub fn read_tag_section(game: &[u8], mut tag: impl FnMut(Range<usize>, Range<usize>, bool)) -> Option<usize> {
-    let mut sc = Scan { s: game, i: 0 };
-    let (sure, any) = read_tags(&mut sc, &mut tag);
-    (sure && (any || sc.i < game.len())).then_some(sc.i)
 }
 
 /// Where a comment of exactly 16 bytes ends (Lichess's ` [%clk 0:01:00] `), its text and the
@@ -340,28 +94,6 @@ fn skip_variation(sc: &mut Scan) -> bool {
     false
 }
 
-#[cfg(any(test, feature = "internals"))]
-/// The first mainline token of `game` (one game's bytes, tags included) that `pgn-reader` would
-/// skip, if any.
-pub fn first_bad_token(game: &[u8]) -> Option<BadToken> {
-    scan(game, &mut Vec::new()).bad
-}
-
-#[cfg(any(test, feature = "internals"))]
-/// Scans one game's mainline with the reader's tokenization: its first bad token, its last
-/// result marker, and whether a comment is left open. The mainline's moves, as the reader would
-/// pass them to a visitor, are put in `moves` (cleared first).
-pub fn scan(game: &[u8], moves: &mut Vec<SanPlus>) -> Scanned {
-    moves.clear();
-    let mut mainline = Mainline::new(game);
-    while let Some(token) = mainline.next_token() {
-        if let Token::Move(san) = token {
-            moves.push(san);
-        }
-    }
-    mainline.finish()
-}
-
 /// A token of the mainline.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Token {
@@ -386,21 +118,7 @@ pub struct Mainline<'a> {
     out: Scanned,
 }
 
-/// Where the movetext of `game` (a game slice, tags included) starts: after its tag section
-/// as `pgn-reader` reads it (a byte-order mark is text, see [`read_tag_section`]).
-pub fn tags_end(game: &[u8]) -> usize {
-    let mut sc = Scan { s: game, i: 0 };
-    read_tags(&mut sc, &mut |_, _, _| {});
-    sc.i
-}
-
 impl<'a> Mainline<'a> {
-    #[cfg(any(test, feature = "internals"))]
-    /// Starts after the tag section of `game` (one game's bytes, tags included).
-    pub fn new(game: &'a [u8]) -> Mainline<'a> {
-        Mainline::at(game, tags_end(game))
-    }
-
     /// Starts at `movetext`, where [`tags_end`] says the movetext of `game` starts.
     pub fn at(game: &'a [u8], movetext: usize) -> Mainline<'a> {
         let sc = Scan { s: game, i: movetext };
@@ -442,13 +160,6 @@ impl<'a> Mainline<'a> {
     #[inline(always)]
     pub fn next_token(&mut self) -> Option<Token> {
         self.step(true)
-    }
-
-    #[cfg(any(test, feature = "internals"))]
-    /// Reads the rest of the mainline without reading moves (its result marker, a comment left
-    /// open) and returns what the scan found.
-    pub fn finish(self) -> Scanned {
-        self.finish_at().0
     }
 
     /// Like [`Mainline::finish`], also returning where the game's text ends as `pgn-reader`
@@ -614,160 +325,21 @@ impl<'a> Mainline<'a> {
     }
 }
 
-#[cfg(any(test, feature = "internals"))]
-/// A move or a comment's text, as the scanner and `pgn-reader` pass them on.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Item {
-    Move(SanPlus),
-    Comment(Vec<u8>),
-}
-
 /// Whether a comment (its text's range) is of the form after which a replay tries each ply in
 /// Lichess's form first ([`Mainline::lichess_ply`]): 16 bytes, as ` [%clk 0:03:00] `.
 pub fn lichess_form(text: &Range<usize>) -> bool {
     text.len() == 16
 }
 
-#[cfg(any(test, feature = "internals"))]
-/// The mainline moves and comments of `game` as [`Mainline`] reads them in the replay (plies in
-/// Lichess's form read at once after a comment of that form), up to the first token the reader
-/// would skip (not included), and what the scan found.
-pub fn scan_items(game: &[u8]) -> (Vec<Item>, Scanned) {
-    scan_items_with(game, true)
-}
-
-#[cfg(any(test, feature = "internals"))]
-/// [`scan_items`], with or without [`Mainline::lichess_ply`]: both must read the same.
-pub fn scan_items_with(game: &[u8], lichess_plies: bool) -> (Vec<Item>, Scanned) {
-    let mut items = Vec::new();
-    let mut mainline = Mainline::new(game);
-    let mut lichess = false;
-    loop {
-        if lichess && let Some((san, text)) = mainline.lichess_ply() {
-            items.push(Item::Move(san));
-            items.push(Item::Comment(game[text].to_vec()));
-            continue;
-        }
-        match mainline.next_token() {
-            None | Some(Token::Bad(_)) => break,
-            Some(Token::Move(san)) => items.push(Item::Move(san)),
-            Some(Token::Comment(text)) => {
-                lichess = lichess_plies && lichess_form(&text);
-                items.push(Item::Comment(game[text].to_vec()));
-            }
-        }
-    }
-    (items, mainline.finish())
-}
-
-#[cfg(any(test, feature = "internals"))]
-/// The mainline moves of the first game in `game` (a game slice) as `pgn-reader`'s own movetext
-/// parser reads them: the reference that tests and the `pgn_to_events` fuzz target hold [`scan`]
-/// to. The reader is handed a line break first, so that it reads a byte-order mark at the start
-/// of `game` as text, as in a stream and as the scanner does.
-pub fn reader_mainline(game: &[u8]) -> std::io::Result<Vec<SanPlus>> {
-    let items = reader_items(game)?;
-    Ok(items
-        .into_iter()
-        .filter_map(|i| match i {
-            Item::Move(san) => Some(san),
-            Item::Comment(_) => None,
-        })
-        .collect())
-}
-
-#[cfg(any(test, feature = "internals"))]
-/// The mainline moves and comments of the first game in `game` as `pgn-reader` reads them (a
-/// comment longer than its buffer, passed on in parts, put together).
-pub fn reader_items(game: &[u8]) -> std::io::Result<Vec<Item>> {
-    use std::{io::Read, ops::ControlFlow};
-
-    use pgn_reader::{RawComment, Reader, Skip, Visitor};
-
-    struct Mainline {
-        partial: Vec<u8>,
-    }
-    impl Visitor for Mainline {
-        type Tags = ();
-        type Movetext = Vec<Item>;
-        type Output = Vec<Item>;
-        fn begin_tags(&mut self) -> ControlFlow<Self::Output> {
-            ControlFlow::Continue(())
-        }
-        fn begin_movetext(&mut self, _tags: ()) -> ControlFlow<Self::Output, Self::Movetext> {
-            ControlFlow::Continue(Vec::new())
-        }
-        fn san(&mut self, items: &mut Vec<Item>, san: SanPlus) -> ControlFlow<Self::Output> {
-            items.push(Item::Move(san));
-            ControlFlow::Continue(())
-        }
-        fn partial_comment(&mut self, _items: &mut Vec<Item>, comment: RawComment<'_>) -> ControlFlow<Self::Output> {
-            self.partial.extend_from_slice(comment.as_bytes());
-            ControlFlow::Continue(())
-        }
-        fn comment(&mut self, items: &mut Vec<Item>, comment: RawComment<'_>) -> ControlFlow<Self::Output> {
-            let mut text = std::mem::take(&mut self.partial);
-            text.extend_from_slice(comment.as_bytes());
-            items.push(Item::Comment(text));
-            ControlFlow::Continue(())
-        }
-        fn begin_variation(&mut self, _items: &mut Vec<Item>) -> ControlFlow<Self::Output, Skip> {
-            ControlFlow::Continue(Skip(true))
-        }
-        fn end_game(&mut self, items: Vec<Item>) -> Vec<Item> {
-            items
-        }
-    }
-    let mut visitor = Mainline { partial: Vec::new() };
-    Ok(Reader::new((&b"\n"[..]).chain(game)).read_game(&mut visitor)?.unwrap_or_default())
-}
-
-#[cfg(any(test, feature = "internals"))]
-/// Checks [`scan`] against [`reader_mainline`] on one game slice, moves and comments (whose
-/// commands the replay reads) in order; `Err` says how they differ. Up to the first bad token
-/// the two must give the same (after it the reader may read a move inside the token the
-/// scanner rejects whole; the replay stops there anyway).
-pub fn check_scan_against_reader(slice: &[u8]) -> Result<(), String> {
-    let (scanned, found) = scan_items(slice);
-    // The replay's reading (Lichess plies at once) and the token-by-token one agree.
-    let token_by_token = scan_items_with(slice, false);
-    if (&scanned, &found) != (&token_by_token.0, &token_by_token.1) {
-        return Err(format!(
-            "with Lichess plies: {scanned:?} {found:?}\ntoken by token: {:?} {:?}",
-            token_by_token.0, token_by_token.1
-        ));
-    }
-    let closed;
-    let text = if found.open_comment {
-        closed = [slice, b"}\n"].concat();
-        &closed[..]
-    } else {
-        slice
-    };
-    let Ok(read) = reader_items(text) else { return Ok(()) }; // unreadable: an invalid_pgn row
-    let same = match &found.bad {
-        None => scanned == read,
-        Some(_) => read.starts_with(&scanned),
-    };
-    if same {
-        Ok(())
-    } else {
-        let show = |m: &[Item]| {
-            m.iter()
-                .map(|i| match i {
-                    Item::Move(san) => san.to_string(),
-                    Item::Comment(text) => format!("{{{}}}", String::from_utf8_lossy(text)),
-                })
-                .collect::<Vec<_>>()
-                .join(" ")
-        };
-        Err(format!("scanner: {}\nreader:  {}\nbad token: {:?}", show(&scanned), show(&read), found.bad))
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use memchr::memchr;
+
     use super::*;
+    use crate::pgn::reference::{
+        Item, check_scan_against_reader, first_bad_token, reader_items, reader_mainline, scan, scan_items,
+        scan_items_with,
+    };
 
     fn bad(pgn: &str) -> Option<(u32, String)> {
         first_bad_token(pgn.as_bytes()).map(|b| (b.moves_before, b.token))

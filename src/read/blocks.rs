@@ -4,7 +4,7 @@
 //! machine (docs/performance.md, "Figures behind the code"). Here the stream comes as
 //! blocks (a pzstd file's frames, or pieces of a plain file) whose lines are read on the
 //! threads that decode them: a [`Survey`] ([`crate::read::survey`]) reads a block's whole lines from each state the text
-//! before it may have left the line model in (few: `chunk::CANDIDATES`). The runs agree as soon as
+//! before it may have left the line model in (few: `line::CANDIDATES`). The runs agree as soon as
 //! they reach the same state, mostly within a game, so a survey costs little more than one
 //! reading. The [`Stitcher`] then takes the blocks in order on one thread: it reads the line
 //! that straddles two blocks, picks the run that starts from the state really reached, and
@@ -21,8 +21,9 @@ use std::{collections::VecDeque, io, sync::Arc};
 use memchr::{memchr, memrchr};
 
 use crate::read::{
-    chunk::{Chunk, ChunkBytes, Lines, MAX_GAME, ReadError, game_too_long},
+    chunk::{Chunk, ChunkBytes, MAX_GAME, ReadError, game_too_long},
     frames::FrameDecoder,
+    line::Lines,
     survey::Survey,
 };
 

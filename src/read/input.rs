@@ -19,8 +19,9 @@ use std::{
 use crate::{
     read::blocks::{BlockSplitter, Chunker},
     read::chunk::Splitter,
-    read::frames::{FrameDecoder, Origin, Positional, is_pzstd},
+    read::frames::{FrameDecoder, Origin, Positional},
     read::key::{GameKey, SegmentLog},
+    read::pzstd::is_pzstd,
 };
 
 /// Compression of an input, detected from its magic bytes.

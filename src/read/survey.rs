@@ -1,14 +1,14 @@
 //! Where games start in one block of text, read on the thread that decoded the block.
 //!
 //! The text before a block may have left the line model in one of a few states
-//! (`chunk::CANDIDATES`); a [`Survey`] reads the block's whole lines from each of them. The runs
+//! (`line::CANDIDATES`); a [`Survey`] reads the block's whole lines from each of them. The runs
 //! agree as soon as they reach the same state, mostly within a game, so a survey costs little more
 //! than one reading. [`crate::read::blocks::Stitcher`] later picks the run that starts from the
 //! state really reached.
 
 use memchr::{memchr, memrchr};
 
-use crate::read::chunk::{CANDIDATES, Lines};
+use crate::read::line::{CANDIDATES, Lines};
 
 /// Game starts in one block, from each state the text before it may leave.
 #[derive(Debug)]

@@ -27,7 +27,7 @@ use super::{
     filter::{self, Filter, GameFacts},
     group::{By, GroupFacts, Sort},
     model::{Example, GroupStats, Report, band_from},
-    read::{self, get, get_bool, get_str},
+    tables::{self, get, get_bool, get_str},
     tally::{GameRecord, Played, Tally},
 };
 
@@ -189,15 +189,15 @@ pub(super) struct EventColumns {
 
 impl EventColumns {
     fn of(b: &RecordBatch) -> Result<EventColumns> {
-        let u32s = |name| read::numbers::<UInt32Type>(b, name).cloned();
+        let u32s = |name| tables::numbers::<UInt32Type>(b, name).cloned();
         Ok(EventColumns {
-            frame_offset: read::numbers::<UInt64Type>(b, col::FRAME_OFFSET)?.clone(),
-            byte_offset: read::numbers::<UInt64Type>(b, col::BYTE_OFFSET)?.clone(),
+            frame_offset: tables::numbers::<UInt64Type>(b, col::FRAME_OFFSET)?.clone(),
+            byte_offset: tables::numbers::<UInt64Type>(b, col::BYTE_OFFSET)?.clone(),
             ply: u32s(col::PLY)?,
-            kind: read::strings(b, col::KIND)?.clone(),
-            claimable: read::bools(b, col::CLAIMABLE)?.clone(),
-            played: read::bools(b, col::PLAYED)?.clone(),
-            differs: read::strings(b, col::DIFFERS)?.clone(),
+            kind: tables::strings(b, col::KIND)?.clone(),
+            claimable: tables::bools(b, col::CLAIMABLE)?.clone(),
+            played: tables::bools(b, col::PLAYED)?.clone(),
+            differs: tables::strings(b, col::DIFFERS)?.clone(),
             board: u32s(col::BOARD_OCCURRENCE)?,
             fide: u32s(col::FIDE_OCCURRENCE)?,
             fen: u32s(col::FEN_OCCURRENCE)?,
@@ -363,8 +363,8 @@ pub(super) struct GameColumns<'a> {
 
 impl<'a> GameColumns<'a> {
     pub(super) fn of(batch: &'a RecordBatch) -> Result<GameColumns<'a>> {
-        let s = |name| read::strings(batch, name);
-        let u32s = |name| read::numbers::<UInt32Type>(batch, name);
+        let s = |name| tables::strings(batch, name);
+        let u32s = |name| tables::numbers::<UInt32Type>(batch, name);
         let mut tags = Vec::new();
         for name in EXAMPLE_TAGS {
             tags.push(s(name)?);
@@ -377,12 +377,12 @@ impl<'a> GameColumns<'a> {
             draw_reason: s(col::DRAW_REASON)?,
             perpetual: s(col::FIRST_THREEFOLD_PERPETUAL)?,
             tags: tags.try_into().map_err(|_| anyhow::anyhow!("internal error: tag columns"))?,
-            frame_offset: read::numbers::<UInt64Type>(batch, col::FRAME_OFFSET)?,
-            byte_offset: read::numbers::<UInt64Type>(batch, col::BYTE_OFFSET)?,
-            utc_date: read::numbers::<Date32Type>(batch, "UTCDate")?,
-            white_elo: read::numbers::<Int16Type>(batch, "WhiteElo")?,
-            black_elo: read::numbers::<Int16Type>(batch, "BlackElo")?,
-            score: read::numbers::<Float64Type>(batch, col::CLAIMANT_SCORE_AFTER_FIRST_MISSED)?,
+            frame_offset: tables::numbers::<UInt64Type>(batch, col::FRAME_OFFSET)?,
+            byte_offset: tables::numbers::<UInt64Type>(batch, col::BYTE_OFFSET)?,
+            utc_date: tables::numbers::<Date32Type>(batch, "UTCDate")?,
+            white_elo: tables::numbers::<Int16Type>(batch, "WhiteElo")?,
+            black_elo: tables::numbers::<Int16Type>(batch, "BlackElo")?,
+            score: tables::numbers::<Float64Type>(batch, col::CLAIMANT_SCORE_AFTER_FIRST_MISSED)?,
             plies: u32s(col::PLIES)?,
             max_occurrence: u32s(col::MAX_OCCURRENCE)?,
             first3: u32s(col::FIRST_PLY_OCCURRENCE_3)?,
@@ -395,13 +395,13 @@ impl<'a> GameColumns<'a> {
             ],
             after5: u32s(col::PLIES_AFTER_FIVEFOLD)?,
             first150: u32s(col::FIRST_PLY_HALFMOVE_150)?,
-            has_clocks: read::bools(batch, col::HAS_CLOCKS)?,
-            has_evals: read::bools(batch, col::HAS_EVALS)?,
+            has_clocks: tables::bools(batch, col::HAS_CLOCKS)?,
+            has_evals: tables::bools(batch, col::HAS_EVALS)?,
             first_claim: u32s(col::FIRST_CLAIM_PLY)?,
             first_missed: u32s(col::FIRST_MISSED_CLAIM_PLY)?,
-            first_claim_clock: read::numbers::<Int64Type>(batch, col::FIRST_CLAIM_CLOCK_MS)?,
-            first_missed_cp: read::numbers::<Int64Type>(batch, col::FIRST_MISSED_CLAIM_EVAL_CP)?,
-            first_missed_mate: read::numbers::<Int32Type>(batch, col::FIRST_MISSED_CLAIM_EVAL_MATE)?,
+            first_claim_clock: tables::numbers::<Int64Type>(batch, col::FIRST_CLAIM_CLOCK_MS)?,
+            first_missed_cp: tables::numbers::<Int64Type>(batch, col::FIRST_MISSED_CLAIM_EVAL_CP)?,
+            first_missed_mate: tables::numbers::<Int32Type>(batch, col::FIRST_MISSED_CLAIM_EVAL_MATE)?,
         })
     }
 
@@ -427,7 +427,7 @@ impl<'a> GameColumns<'a> {
             white,
             black,
             event,
-            date: date.or_else(|| get(self.utc_date, i).map(read::date32_to_pgn)),
+            date: date.or_else(|| get(self.utc_date, i).map(tables::date32_to_pgn)),
             round,
             result,
             site,
@@ -481,18 +481,18 @@ enum Unit<'p> {
     Count(u64),
     /// One row group of a part's games, and the events of the keys from its first game's (the
     /// part's start for the first row group) to the next row group's first (the part's end).
-    Read { part: &'p read::Part, group: usize, from: Option<read::Key>, to: Option<read::Key> },
+    Read { part: &'p tables::Part, group: usize, from: Option<tables::Key>, to: Option<tables::Key> },
 }
 
 /// A part's units: each row group that the filter does not rule out by its statistics.
-fn units<'p>(part: &'p read::Part, filter: &Filter) -> Result<Vec<Unit<'p>>> {
+fn units<'p>(part: &'p tables::Part, filter: &Filter) -> Result<Vec<Unit<'p>>> {
     if !filter.source_matches(&part.source) {
-        return Ok(vec![Unit::Count(read::row_count(&part.games)?)]);
+        return Ok(vec![Unit::Count(tables::row_count(&part.games)?)]);
     }
-    let groups = read::row_groups(&part.games, &|g| {
-        !filter.rules_out(read::range(g, "UTCDate"), read::range(g, "WhiteElo"), read::range(g, "BlackElo"))
+    let groups = tables::row_groups(&part.games, &|g| {
+        !filter.rules_out(tables::range(g, "UTCDate"), tables::range(g, "WhiteElo"), tables::range(g, "BlackElo"))
     })?;
-    let firsts = if groups.len() > 1 { read::first_keys(&part.games)? } else { vec![None; groups.len()] };
+    let firsts = if groups.len() > 1 { tables::first_keys(&part.games)? } else { vec![None; groups.len()] };
     if firsts.iter().flatten().zip(firsts.iter().flatten().skip(1)).any(|(a, b)| a >= b) {
         bail!("{}: games are not sorted by key across row groups", part.games.display());
     }
@@ -579,13 +579,14 @@ impl<'f> Pass<'f> {
         };
         let lenient = self.unfinished.contains(&part.source);
         // The events row groups that may hold the unit's keys.
-        let (batches, _) = read::batches_where(&part.events, &EVENT_COLUMNS, &|_, g| read::may_hold_keys(g, from, to))?;
+        let (batches, _) =
+            tables::batches_where(&part.events, &EVENT_COLUMNS, &|_, g| tables::may_hold_keys(g, from, to))?;
         let mut events = EventCursor { batches, current: None, row: 0, lenient, unmatched: 0 };
         // Events of the games before this row group's (another unit's, or not read).
         if from.is_some() {
             events.pass_over(from)?;
         }
-        let (games, _) = read::batches_where(&part.games, &GAME_COLUMNS, &|i, _| i == group)?;
+        let (games, _) = tables::batches_where(&part.games, &GAME_COLUMNS, &|i, _| i == group)?;
         let mut last: Option<(u64, u64)> = None;
         for batch in games {
             let batch = batch?;
@@ -752,7 +753,7 @@ pub fn compute(
     unfinished: &[String],
     threads: Option<usize>,
 ) -> Result<Report> {
-    let parts = read::parts(dir)?;
+    let parts = tables::parts(dir)?;
     if parts.is_empty() {
         bail!("{} has no games/source=*/*.parquet: not a threefold dataset (see `threefold ingest`)", dir.display());
     }

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::{
     interval::wilson,
-    model::{Outcome, Report, Stats},
+    model::{Report, Scores, Stats},
 };
 
 /// What a row's value is.
@@ -152,7 +152,7 @@ impl Rows {
     }
 
     /// The average score of `o`.
-    pub fn score(&self, label: impl Into<String>, series: Option<&str>, o: &Outcome) -> Row {
+    pub fn score(&self, label: impl Into<String>, series: Option<&str>, o: &Scores) -> Row {
         let average = o.average();
         Row {
             label: label.into(),

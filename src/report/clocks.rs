@@ -6,7 +6,7 @@
 
 use super::{
     chart::{Chart, Kind, Row, Rows, Unit, games_text, sets, thousands},
-    model::{CLOCK_BANDS, ClockBand, Clocks, EVAL_BANDS, EvalBand, Outcome, Report},
+    model::{CLOCK_BANDS, ClockBand, Clocks, EVAL_BANDS, EvalBand, Report, Scores},
 };
 
 pub fn clock_band(ms: i64) -> usize {
@@ -52,7 +52,7 @@ pub struct ClockCounts {
     pub first_claim_by_clock: [(u64, u64); CLOCK_BANDS.len()],
     pub games_with_evals: u64,
     /// Games and the claimant's final score, by [`EVAL_BANDS`].
-    pub first_missed_by_eval: [(u64, Outcome); EVAL_BANDS.len()],
+    pub first_missed_by_eval: [(u64, Scores); EVAL_BANDS.len()],
 }
 
 impl ClockCounts {

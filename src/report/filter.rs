@@ -6,7 +6,7 @@ use anyhow::{Result, bail};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 
-use super::read::Range;
+use super::tables::Range;
 use crate::engine::vocabulary::TimeClass;
 
 /// The filters as given on the command line, checked.
@@ -224,7 +224,7 @@ fn period(text: &str, end: bool) -> Result<i32> {
 
 /// Days since 1970-01-01 as `YYYY-MM-DD`.
 pub fn iso(days: i32) -> String {
-    super::read::date32_to_pgn(days).replace('.', "-")
+    super::tables::date32_to_pgn(days).replace('.', "-")
 }
 
 #[cfg(test)]
@@ -245,7 +245,7 @@ mod tests {
         assert!(period("21-02", false).is_err() && period("2021-13", false).is_err() && period("x", true).is_err());
         assert_eq!(iso(pgn_date("2013.01.31").unwrap()), "2013-01-31");
         for d in [-700_000, -1, 0, 59, 10_000, 20_000] {
-            assert_eq!(pgn_date(&super::super::read::date32_to_pgn(d)), Some(d));
+            assert_eq!(pgn_date(&super::super::tables::date32_to_pgn(d)), Some(d));
         }
     }
 

@@ -13,7 +13,7 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use globset::{Glob, GlobMatcher};
 
-use super::{model::band_label, read::civil_from_days};
+use super::{model::band_label, tables::civil_from_days};
 use crate::engine::vocabulary::TimeClass;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]

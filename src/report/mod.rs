@@ -2,7 +2,7 @@
 //! written by `ingest`, read straight from its Parquet files (no DuckDB), in bounded memory.
 //!
 //! [`filter`] says which games count and [`group`] which group each is in; [`aggregate`] streams
-//! each part's games with their events into a [`tally::Tally`] per group and one for all, giving
+//! each part's games with their events (read back by [`tables`]) into a [`tally::Tally`] per group and one for all, giving
 //! a [`model::Report`]; [`figures`] turns it into rows with formatted values and 95% Wilson
 //! [`interval`]s ([`months`] over time, [`shares`] the distributions); [`answers`] puts the main ones in sentences; [`text`] and [`html`] (with
 //! [`svg`] charts) show those same rows, so the terminal, the page and `--json` cannot disagree.
@@ -20,10 +20,10 @@ pub mod interval;
 pub mod many;
 pub mod model;
 pub mod months;
-pub mod read;
 pub mod shares;
 pub mod summary;
 pub mod svg;
+pub mod tables;
 pub mod tally;
 pub mod text;
 

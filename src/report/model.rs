@@ -61,9 +61,10 @@ pub struct Group {
     pub rates: Rates,
 }
 
-/// Final score of the player who let the first claim pass (`claimant_score_after_first_missed`).
+/// Final scores, from one player's side, of a set of games: here the player who let the first
+/// claim pass (`claimant_score_after_first_missed`).
 #[derive(Serialize, Default, Clone, Debug)]
-pub struct Outcome {
+pub struct Scores {
     /// Games with a known score.
     pub games: u64,
     pub wins: u64,
@@ -71,8 +72,8 @@ pub struct Outcome {
     pub losses: u64,
 }
 
-impl Outcome {
-    pub fn add(&mut self, other: &Outcome) {
+impl Scores {
+    pub fn add(&mut self, other: &Scores) {
         self.games += other.games;
         self.wins += other.wins;
         self.draws += other.draws;
@@ -152,7 +153,7 @@ pub struct Stats {
     /// Games drawn by `threefold` or `fivefold`, by `first_threefold_perpetual` (`white`,
     /// `black`, `both`, `none`).
     pub repetition_draws_by_perpetual: Vec<Count>,
-    pub claimant: Outcome,
+    pub claimant: Scores,
     pub claims: Claims,
     /// Pseudo-repetitions with differs `castling` or `both`.
     pub castling: EdgeCase,
@@ -281,7 +282,7 @@ pub struct ClockBand {
 pub struct EvalBand {
     pub label: String,
     pub games: u64,
-    pub claimant: Outcome,
+    pub claimant: Scores,
 }
 
 #[derive(Serialize, Clone, Debug)]

@@ -1,12 +1,12 @@
 //! The `summary` table: written by `ingest` beside each part's games and events (and merged into
 //! one file per source at the commit), one row per month, time class, band of 100 Elo and
-//! variant, holding the report's own counts ([`Tally::summary_counts`]) and example candidates. A report whose filters
+//! variant, holding the report's own counts ([`SummaryCounts::summary_counts`]) and example candidates. A report whose filters
 //! fall on those keys' edges (source globs, whole months, time classes, Elo bounds on a multiple
 //! of 100) adds the rows up instead of reading every game: the same figures, from a table of
 //! hundreds of rows per source instead of millions.
 //!
 //! The counting is the report's (`aggregate`): at ingest each game is counted by the same code
-//! as in a report that reads the games, into a [`Tally`] per key (the ingest sits below the
+//! as in a report that reads the games, into [`SummaryCounts`] per key (the ingest sits below the
 //! report, so the command line hands [`summarizer`] to it).
 
 use std::{
@@ -36,8 +36,8 @@ use super::{
     filter::{Filter, GameFacts, days_from_civil},
     group::{By, GroupFacts},
     model::{Example, Report},
-    read::{self, civil_from_days, get, get_str},
-    tally::{Counts, Tally},
+    tables::{self, civil_from_days, get, get_str},
+    tally::{SummaryCounts, Tally},
 };
 
 /// A summary row's key: month (year * 12 + month - 1), time class, lower Elo rounded down to a
@@ -54,7 +54,7 @@ struct Key {
 /// The games of one key.
 #[derive(Default)]
 struct Cell {
-    counts: Counts,
+    counts: SummaryCounts,
     skipped: u64,
     examples: Examples,
 }
@@ -204,7 +204,7 @@ impl Summarizer for Keyed {
             let cell = &mut self.cells[at].1;
             cell.skipped += c.skipped.value(i);
             let counts: Vec<u64> = c.counts.iter().map(|a| a.value(i)).collect();
-            cell.counts.merge(Counts::from_summary(&counts, &c.buckets(i)?));
+            cell.counts.merge(SummaryCounts::from_summary(&counts, &c.buckets(i)?));
             offer_candidates(&mut cell.examples, source, c.examples.value(i))?;
         }
         Ok(())
@@ -290,7 +290,7 @@ fn summary_files(dir: &Path, source: &str) -> Result<Vec<std::path::PathBuf>> {
 /// summary existed), in the parts' order.
 pub fn missing(dir: &Path, filter: &Filter) -> Result<Vec<String>> {
     let mut missing: Vec<String> = Vec::new();
-    for part in read::parts(dir)? {
+    for part in tables::parts(dir)? {
         if filter.source_matches(&part.source)
             && !missing.contains(&part.source)
             && summary_files(dir, &part.source)?.is_empty()
@@ -316,14 +316,15 @@ struct Columns<'a> {
 
 impl<'a> Columns<'a> {
     fn of(b: &'a RecordBatch) -> Result<Columns<'a>> {
-        let counts = table::counts().iter().map(|name| read::numbers::<UInt64Type>(b, name)).collect::<Result<_>>()?;
+        let counts =
+            table::counts().iter().map(|name| tables::numbers::<UInt64Type>(b, name)).collect::<Result<_>>()?;
         Ok(Columns {
-            source: read::strings(b, table::SOURCE)?,
-            month: read::strings(b, table::MONTH)?,
-            time_class: read::strings(b, table::TIME_CLASS)?,
-            elo_band: read::numbers::<Int32Type>(b, table::ELO_BAND)?,
-            variant: read::strings(b, table::VARIANT)?,
-            skipped: read::numbers::<UInt64Type>(b, table::SKIPPED)?,
+            source: tables::strings(b, table::SOURCE)?,
+            month: tables::strings(b, table::MONTH)?,
+            time_class: tables::strings(b, table::TIME_CLASS)?,
+            elo_band: tables::numbers::<Int32Type>(b, table::ELO_BAND)?,
+            variant: tables::strings(b, table::VARIANT)?,
+            skipped: tables::numbers::<UInt64Type>(b, table::SKIPPED)?,
             counts,
             buckets: b
                 .column_by_name(table::FIRST_THREEFOLD_PLY)
@@ -331,7 +332,7 @@ impl<'a> Columns<'a> {
                 .ok_or_else(|| {
                 anyhow!("column {} is missing or of an unexpected type", table::FIRST_THREEFOLD_PLY)
             })?,
-            examples: read::strings(b, table::EXAMPLES)?,
+            examples: tables::strings(b, table::EXAMPLES)?,
         })
     }
 
@@ -349,7 +350,7 @@ impl<'a> Columns<'a> {
 /// The report from the summary: the same as [`aggregate::compute`] gives for a filter that
 /// [`unanswerable`] passes, over a dataset whose every matching part has a summary ([`missing`]).
 pub fn compute(dir: &Path, filter: &Filter, by: Option<&By>, min_games: u64) -> Result<Report> {
-    let parts = read::parts(dir)?;
+    let parts = tables::parts(dir)?;
     if parts.is_empty() {
         bail!("{} has no games/source=*/*.parquet: not a threefold dataset (see `threefold ingest`)", dir.display());
     }
@@ -361,14 +362,14 @@ pub fn compute(dir: &Path, filter: &Filter, by: Option<&By>, min_games: u64) -> 
             .chain([table::FIRST_THREEFOLD_PLY, table::EXAMPLES])
             .collect();
     for (i, part) in parts.iter().enumerate() {
-        pass.rows += read::row_count(&part.games)?;
+        pass.rows += tables::row_count(&part.games)?;
         // A source's summary once, with its first part (parts are listed source by source).
         if !filter.source_matches(&part.source) || (i > 0 && parts[i - 1].source == part.source) {
             continue;
         }
         for file in summary_files(dir, &part.source)? {
             let add = |pass: &mut Pass| -> Result<()> {
-                let (batches, _) = read::batches_where(&file, &columns, &|_, _| true)?;
+                let (batches, _) = tables::batches_where(&file, &columns, &|_, _| true)?;
                 for batch in batches {
                     let batch = batch?;
                     add_rows(pass, &part.source, &Columns::of(&batch)?, filter, by)?;

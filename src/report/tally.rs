@@ -8,8 +8,8 @@ use crate::engine::{event::Perpetual, summary::DrawReason, vocabulary::TimeClass
 
 use super::{
     clocks::{ClockCounts, GameClocks},
-    model::{Bucket, Claims, Count, EdgeCase, Group, Month, Outcome, Rates, Stats, band_label},
-    read::civil_from_days,
+    model::{Bucket, Claims, Count, EdgeCase, Group, Month, Rates, Scores, Stats, band_label},
+    tables::civil_from_days,
 };
 
 /// How the report (and `queries/repetition_kinds.sql`) names a null `first_threefold_perpetual`.
@@ -129,16 +129,16 @@ impl Reasons {
 }
 
 /// The counts of a set of games that do not depend on the games' month, time class, rating band
-/// or source: what a summary row stores ([`Counts::summary_counts`]), and the core of a
+/// or source: what a summary row stores ([`SummaryCounts::summary_counts`]), and the core of a
 /// [`Tally`]. Made without allocating (ingest makes one per summary row).
 #[derive(Default, Clone)]
-pub struct Counts {
+pub struct SummaryCounts {
     overall: Rates,
     drawn: u64,
     reasons: Reasons,
     /// Threefold and fivefold draws by [`Perpetual::ALL`], then with none.
     perpetual: [u64; 4],
-    claimant: Outcome,
+    claimant: Scores,
     claims: Claims,
     castling: EdgeCase,
     en_passant: EdgeCase,
@@ -152,7 +152,7 @@ pub struct Counts {
 /// Running counts.
 #[derive(Default, Clone)]
 pub struct Tally {
-    counts: Counts,
+    counts: SummaryCounts,
     lichess: Rates,
     /// Keyed so that bands sort by rating with `unknown` last.
     bands: BTreeMap<(bool, i32), Rates>,
@@ -162,7 +162,7 @@ pub struct Tally {
     undated: u64,
 }
 
-impl Counts {
+impl SummaryCounts {
     /// Counts one game; its rates, which a [`Tally`] adds to its groups too.
     pub fn add(&mut self, g: &GameRecord) -> Rates {
         let rates = g.rates();
@@ -215,8 +215,8 @@ impl Counts {
 
     /// Adds another set of games' counts. Every field is named here, so that a new one cannot be
     /// forgotten (the figures would be wrong as soon as a report reads two row groups).
-    pub(super) fn merge(&mut self, other: Counts) {
-        let Counts {
+    pub(super) fn merge(&mut self, other: SummaryCounts) {
+        let SummaryCounts {
             overall,
             drawn,
             reasons,
@@ -312,11 +312,11 @@ impl Counts {
         (c, self.buckets.iter().map(|(&k, &n)| (k, n)).collect())
     }
 
-    /// The counts of one summary row ([`Counts::summary_counts`]).
-    pub(super) fn from_summary(counts: &[u64], buckets: &[(u32, u64)]) -> Counts {
+    /// The counts of one summary row ([`SummaryCounts::summary_counts`]).
+    pub(super) fn from_summary(counts: &[u64], buckets: &[(u32, u64)]) -> SummaryCounts {
         let mut c = counts.iter().copied();
         let mut next = || c.next().unwrap_or(0);
-        let mut t = Counts {
+        let mut t = SummaryCounts {
             overall: Rates {
                 games: next(),
                 threefold: next(),
@@ -328,7 +328,7 @@ impl Counts {
                 with_claim_by_move: next(),
                 missed_by_move: next(),
             },
-            ..Counts::default()
+            ..SummaryCounts::default()
         };
         for r in DrawReason::ALL {
             let n = next();
@@ -338,7 +338,7 @@ impl Counts {
         for p in &mut t.perpetual {
             *p = next();
         }
-        t.claimant = Outcome { games: next(), wins: next(), draws: next(), losses: next() };
+        t.claimant = Scores { games: next(), wins: next(), draws: next(), losses: next() };
         t.claims = Claims {
             opportunities: next(),
             on_board: next(),
@@ -359,7 +359,7 @@ impl Counts {
         }
         t.clocks.games_with_evals = next();
         for b in &mut t.clocks.first_missed_by_eval {
-            *b = (next(), Outcome { games: next(), wins: next(), draws: next(), losses: next() });
+            *b = (next(), Scores { games: next(), wins: next(), draws: next(), losses: next() });
         }
         t.buckets = buckets.iter().filter(|(_, n)| *n > 0).copied().collect();
         t
@@ -416,7 +416,7 @@ impl Tally {
         self.undated += undated;
     }
 
-    /// The tally of one summary row ([`Counts::summary_counts`]): its games are of a Lichess
+    /// The tally of one summary row ([`SummaryCounts::summary_counts`]): its games are of a Lichess
     /// source or not, in rating band `band` (of 200), time class `time_class`, and month
     /// `month` (year * 12 + month - 1; `None`: undated).
     pub fn from_summary(
@@ -427,7 +427,7 @@ impl Tally {
         time_class: &str,
         month: Option<i64>,
     ) -> Tally {
-        let counts = Counts::from_summary(counts, buckets);
+        let counts = SummaryCounts::from_summary(counts, buckets);
         let rates = counts.overall.clone();
         let mut t = Tally { counts, ..Tally::default() };
         if rates.games == 0 {

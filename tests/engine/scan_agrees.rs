@@ -12,7 +12,7 @@ use std::{
 
 use threefold::{
     CHUNK_BYTES, GameError, GameVisitor, Splitter, game_json,
-    internals::{input, movetext::check_scan_against_reader},
+    internals::{input, reference::check_scan_against_reader},
 };
 
 use crate::common;

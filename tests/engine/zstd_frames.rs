@@ -87,7 +87,7 @@ fn collect(mut next: impl FnMut() -> Result<Option<Chunk>, ReadError>) -> Result
 fn many_frames_decode_in_parallel_to_exactly_the_original_bytes() {
     let (text, games) = sample();
     let file = pzstd_format(&text, &uneven_cuts(text.len(), 41));
-    assert!(threefold::internals::frames::is_pzstd(&file));
+    assert!(threefold::internals::pzstd::is_pzstd(&file));
     for threads in [1, 2, 5] {
         let (bytes, error) = drain(FrameDecoder::new(Cursor::new(file.clone()), threads).unwrap());
         assert!(error.is_none(), "{error:?}");

@@ -1,5 +1,6 @@
-//! Streaming reads of a dataset's Parquet files: only the named columns, one record batch at a
-//! time, so a report over a month of Lichess games needs the memory of one batch, not of the data.
+//! A dataset's tables read back: their Parquet files and parts, streamed with only the named
+//! columns, one record batch at a time, so a report over a month of Lichess games needs the
+//! memory of one batch, not of the data.
 
 use std::{
     fs::{self, File},
