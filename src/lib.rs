@@ -57,7 +57,7 @@ pub use dataset::schema::{BatchBuilder, col, events_schema, games_schema};
 pub use engine::{
     event::{Detail, Differs, Event, EventKind, Perpetual},
     identity::Identity,
-    replay::{Analysis, GameResult, MAX_PLIES, Replay},
+    replay::{Analysis, MAX_PLIES, Replay, result_of_tag, score},
     start::{ErrorKind, GameError, Start, Variant},
     summary::{DrawReason, FinalStatus, Summary},
     tracker::EARLIER_PLIES_MAX,

@@ -219,7 +219,7 @@ pub fn explain(game: &Game) -> String {
     if analysis.events.is_empty() {
         let _ = writeln!(out, "No position occurs twice.");
     }
-    let end = GameEnd { plies: s.plies, stopped: analysis.error.is_some(), decisive: game.result.is_decisive() };
+    let end = GameEnd { plies: s.plies, stopped: analysis.error.is_some(), decisive: game.result.winner().is_some() };
     for e in &analysis.events {
         describe(&timeline, &end, e, &mut out);
     }

@@ -7,7 +7,7 @@
 //! variant).
 
 use shakmaty::{
-    Color,
+    Color, KnownOutcome, Outcome,
     san::{San, SanPlus},
 };
 
@@ -27,38 +27,18 @@ use crate::engine::{
 /// reaches it; it bounds what one game costs in time and memory (events are kept per game).
 pub const MAX_PLIES: u32 = 20_000;
 
-/// The result of a game, from its `Result` tag.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum GameResult {
-    WhiteWins,
-    BlackWins,
-    Draw,
-    Unknown,
+/// A game's result (shakmaty's `Outcome`) from its `Result` tag: `1-0`, `0-1`, `1/2-1/2`, or
+/// unknown for `*` and anything else.
+pub fn result_of_tag(tag: &str) -> Outcome {
+    Outcome::from_ascii(tag.as_bytes()).unwrap_or(Outcome::Unknown)
 }
 
-impl GameResult {
-    pub fn from_tag(tag: &str) -> GameResult {
-        match tag {
-            "1-0" => GameResult::WhiteWins,
-            "0-1" => GameResult::BlackWins,
-            "1/2-1/2" => GameResult::Draw,
-            _ => GameResult::Unknown,
-        }
-    }
-
-    /// Final score of `color`, if known.
-    pub fn score(self, color: Color) -> Option<f64> {
-        match (self, color) {
-            (GameResult::Draw, _) => Some(0.5),
-            (GameResult::WhiteWins, Color::White) | (GameResult::BlackWins, Color::Black) => Some(1.0),
-            (GameResult::WhiteWins, Color::Black) | (GameResult::BlackWins, Color::White) => Some(0.0),
-            (GameResult::Unknown, _) => None,
-        }
-    }
-
-    pub fn is_decisive(self) -> bool {
-        matches!(self, GameResult::WhiteWins | GameResult::BlackWins)
-    }
+/// The final score of `color` in a game of `result`, if known.
+pub fn score(result: Outcome, color: Color) -> Option<f64> {
+    Some(match result.known()?.winner() {
+        None => 0.5,
+        Some(winner) => f64::from(u8::from(winner == color)),
+    })
 }
 
 /// Everything the engine found in one game.
@@ -378,7 +358,7 @@ impl<R: Rules> Replay<R> {
     }
 
     /// Ends the game and returns what was found. `result` is the game's result.
-    pub fn finish(&mut self, result: GameResult) -> Analysis {
+    pub fn finish(&mut self, result: Outcome) -> Analysis {
         let mut events = std::mem::take(&mut self.events);
         // An event's clocks are known only after the move that follows it (the opponent's).
         for event in &mut events {
@@ -391,7 +371,7 @@ impl<R: Rules> Replay<R> {
         }
         let found = std::mem::take(&mut self.findings);
         let final_status = self.rules.final_status();
-        let draw_reason = if result == GameResult::Draw && error.is_none() {
+        let draw_reason = if result == Outcome::Known(KnownOutcome::Draw) && error.is_none() {
             self.rules.draw_reason(final_status, found.last_occurrences.fide, found.last_claim_by_move)
         } else {
             None
@@ -447,7 +427,7 @@ impl Findings {
         plies: u32,
         start_turn: Color,
         stopped: bool,
-        result: GameResult,
+        result: Outcome,
         annotations: &Annotations,
         final_status: FinalStatus,
         draw_reason: Option<DrawReason>,
@@ -455,7 +435,7 @@ impl Findings {
         let st = self;
         let color_at = |ply: u32| if ply.is_multiple_of(2) { start_turn } else { !start_turn };
         // An opportunity is missed when each claim it had was.
-        let end = GameEnd { plies, stopped, decisive: result.is_decisive() };
+        let end = GameEnd { plies, stopped, decisive: result.winner().is_some() };
         let board_missed = |o: &Opportunity| o.on_board && end.missed_on_board(o.ply);
         let move_missed = |o: &Opportunity| o.by_move && end.missed_by_move(o.ply, o.move_played);
         let missed: Vec<u32> = st
@@ -490,7 +470,7 @@ impl Findings {
             missed_claims_on_board: count(&board_missed),
             missed_claims_by_move: count(&move_missed),
             first_missed_claim_ply: missed.first().copied(),
-            claimant_score_after_first_missed: missed.first().and_then(|&p| result.score(color_at(p))),
+            claimant_score_after_first_missed: missed.first().and_then(|&p| score(result, color_at(p))),
             plies_after_fivefold: st.first_occurrence[2].map(|p| plies - p),
             pseudo_repetitions: st.pseudo,
             hidden_repetitions: st.hidden,

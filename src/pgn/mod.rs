@@ -20,10 +20,10 @@ use std::{
 };
 
 use pgn_reader::{Outcome, RawComment, RawTag, Reader, SanPlus, Skip, Visitor};
-use shakmaty::{CastlingMode, Color, KnownOutcome};
+use shakmaty::CastlingMode;
 
 use crate::{
-    engine::replay::{Analysis, GameResult, Replay, VariantReplay},
+    engine::replay::{self, Analysis, Replay, VariantReplay},
     engine::rules::Rules,
     engine::start::{ErrorKind, GameError, Start, Variant, VariantStart},
     engine::summary::Summary,
@@ -60,7 +60,7 @@ pub struct Game {
     pub tags: Tags,
     /// The variant replayed (Chess960 also when only the FEN needs it), or the one skipped.
     pub variant: Variant,
-    pub result: GameResult,
+    pub result: Outcome,
     /// `None` when the variant is not replayed.
     pub analysis: Option<Analysis>,
     /// The mainline moves as written, only when the visitor was asked to keep them.
@@ -75,7 +75,7 @@ impl Game {
         Game {
             tags: Tags::default(),
             variant: Variant::Standard,
-            result: GameResult::Unknown,
+            result: Outcome::Unknown,
             analysis: None,
             moves: Vec::new(),
             time_control: None,
@@ -106,9 +106,9 @@ pub struct Movetext {
     time_control: Option<(u32, u32)>,
     tags: Tags,
     variant: Variant,
-    outcome: Option<GameResult>,
+    outcome: Option<Outcome>,
     /// The `Result` tag's result, if the game has the tag.
-    tag_result: Option<GameResult>,
+    tag_result: Option<Outcome>,
     /// The game is replayed by the variant replay (decided once per game).
     lichess: bool,
 }
@@ -228,7 +228,7 @@ impl GameVisitor {
         let [time_control, variant_tag, fen, result_tag] = tags.get_each(["TimeControl", "Variant", "FEN", "Result"]);
         let time_control = time_control.and_then(tags::time_control);
         let mut variant = Variant::from_tag(variant_tag);
-        let tag_result = result_tag.map(GameResult::from_tag);
+        let tag_result = result_tag.map(replay::result_of_tag);
         let base = time_control.map(|(base, _)| base);
         let movetext = |tags, variant, lichess| Movetext {
             moves: Vec::new(),
@@ -241,7 +241,7 @@ impl GameVisitor {
         };
         match variant {
             Variant::Other(_) => {
-                let result = tag_result.unwrap_or(GameResult::from_tag(""));
+                let result = tag_result.unwrap_or(Outcome::Unknown);
                 return Err(Game { tags, variant, result, analysis: None, moves: Vec::new(), time_control });
             }
             Variant::Lichess(rules) => {
@@ -298,10 +298,10 @@ impl GameVisitor {
 
     /// The game's record: the result is the `Result` tag's when it is decisive or a draw, else
     /// the movetext marker's.
-    fn finish(&mut self, movetext: Movetext, marker: Option<GameResult>) -> Game {
+    fn finish(&mut self, movetext: Movetext, marker: Option<Outcome>) -> Game {
         let result = match movetext.tag_result {
-            Some(r) if r != GameResult::Unknown => r,
-            _ => marker.unwrap_or(GameResult::Unknown),
+            Some(r) if r.is_known() => r,
+            _ => marker.unwrap_or(Outcome::Unknown),
         };
         let analysis = match movetext.lichess {
             false => self.replay.finish(result),
@@ -347,7 +347,7 @@ fn replay_mainline<R: Rules>(
     mut movetext: Movetext,
     game: &[u8],
     start: usize,
-) -> (Movetext, Option<GameResult>, usize) {
+) -> (Movetext, Option<Outcome>, usize) {
     let mut mainline = Mainline::at(game, start);
     // Once a 16-byte comment was read (Lichess's clock after a move), each ply is first tried
     // in Lichess's form, which skips the scanner's steps for the space, comment and number.
@@ -443,12 +443,7 @@ impl Visitor for SliceVisitor<'_, '_> {
     }
 
     fn outcome(&mut self, movetext: &mut Movetext, outcome: Outcome) -> ControlFlow<Game> {
-        movetext.outcome = Some(match outcome {
-            Outcome::Known(KnownOutcome::Decisive { winner: Color::White }) => GameResult::WhiteWins,
-            Outcome::Known(KnownOutcome::Decisive { winner: Color::Black }) => GameResult::BlackWins,
-            Outcome::Known(KnownOutcome::Draw) => GameResult::Draw,
-            Outcome::Unknown => GameResult::Unknown,
-        });
+        movetext.outcome = Some(outcome);
         ControlFlow::Continue(())
     }
 
@@ -465,7 +460,7 @@ impl Game {
         Game {
             tags: Tags::default(),
             variant: Variant::Standard,
-            result: GameResult::Unknown,
+            result: Outcome::Unknown,
             analysis: Some(Analysis { error: Some(error), summary: Summary::empty(), events: Vec::new() }),
             moves: Vec::new(),
             time_control: None,

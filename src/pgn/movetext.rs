@@ -16,12 +16,9 @@
 use std::ops::Range;
 
 use memchr::memchr;
-use shakmaty::san::SanPlus;
+use shakmaty::{Outcome, san::SanPlus};
 
-use crate::{
-    engine::replay::GameResult,
-    pgn::scan::{Digits, Scan},
-};
+use crate::pgn::scan::{Digits, Scan};
 
 /// What the scan of one game's movetext found.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -29,7 +26,7 @@ pub struct Scanned {
     /// The first mainline token the reader would skip.
     pub bad: Option<BadToken>,
     /// The last result marker of the mainline (`*` is `Unknown`).
-    pub result: Option<GameResult>,
+    pub result: Option<Outcome>,
     /// The mainline ends inside a `{` comment.
     pub open_comment: bool,
 }
@@ -247,7 +244,7 @@ impl<'a> Mainline<'a> {
                 b'*' => {
                     sc.i += 1;
                     self.after_result = true;
-                    self.out.result = Some(GameResult::Unknown);
+                    self.out.result = Some(Outcome::Unknown);
                 }
                 b' ' | b'\t' | b'\r' | b'.' | b')' | b'!' | b'?' => sc.i += 1,
                 b'$' => {
@@ -334,6 +331,7 @@ pub fn lichess_form(text: &Range<usize>) -> bool {
 #[cfg(test)]
 mod tests {
     use memchr::memchr;
+    use shakmaty::{Color, KnownOutcome};
 
     use super::*;
     use crate::pgn::reference::{
@@ -377,7 +375,7 @@ mod tests {
         let comments: Vec<&[u8]> =
             items.iter().filter_map(|i| if let Item::Comment(c) = i { Some(&c[..]) } else { None }).collect();
         assert_eq!(comments, [&b" [%clk 0:03:00] "[..], b" [%clk 0:02:59] ", b"x", b"y", b"z", b"w"]);
-        assert_eq!(scanned.result, Some(GameResult::WhiteWins));
+        assert_eq!(scanned.result, Some(Outcome::Known(KnownOutcome::Decisive { winner: Color::White })));
         assert!(check_scan_against_reader(game.as_bytes()).is_ok());
     }
 
@@ -474,7 +472,7 @@ mod tests {
         assert_eq!(scan(b"1. e4 Ng81/2-1/2", &mut Vec::new()).result, None, "a marker inside a bad token is none");
         assert_eq!(
             scan(b"1. e4 d8Q 0-1", &mut Vec::new()).result,
-            Some(GameResult::BlackWins),
+            Some(Outcome::Known(KnownOutcome::Decisive { winner: Color::Black })),
             "read on after a bad token"
         );
     }

@@ -9,11 +9,11 @@ use shakmaty::{
     san::{San, SanPlus, Suffix},
 };
 
-use crate::engine::replay::GameResult;
+use shakmaty::{Color, KnownOutcome, Outcome};
 
 /// What a digit-led token was.
 pub(super) enum Digits {
-    Result(GameResult),
+    Result(Outcome),
     Castling(SanPlus),
     Other,
 }
@@ -91,7 +91,7 @@ impl Scan<'_> {
             b'0' => {
                 if self.eat_dash() {
                     if self.eat(b"1") {
-                        return Digits::Result(GameResult::BlackWins);
+                        return Digits::Result(Outcome::Known(KnownOutcome::Decisive { winner: Color::Black }));
                     }
                     if self.eat(b"0") {
                         let side = if self.eat_dash() && self.eat(b"0") {
@@ -113,17 +113,17 @@ impl Scan<'_> {
             b'1' => {
                 if self.eat_dash() {
                     if self.eat(b"0") {
-                        return Digits::Result(GameResult::WhiteWins);
+                        return Digits::Result(Outcome::Known(KnownOutcome::Decisive { winner: Color::White }));
                     }
                 } else if self.eat(b"/2") && self.eat_dash() && self.eat(b"1/2") {
-                    return Digits::Result(GameResult::Draw);
+                    return Digits::Result(Outcome::Known(KnownOutcome::Draw));
                 } else {
                     self.skip_digits_and_dots();
                 }
             }
             b'\xc2' => {
                 if self.eat(b"\xbd") && self.eat_dash() && self.eat("\u{bd}".as_bytes()) {
-                    return Digits::Result(GameResult::Draw);
+                    return Digits::Result(Outcome::Known(KnownOutcome::Draw));
                 }
             }
             _ => self.skip_digits_and_dots(),

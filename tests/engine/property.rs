@@ -7,7 +7,7 @@
 //! checks over all plies between.
 
 use shakmaty::{CastlingMode, Chess, EnPassantMode, Move, Position, fen::Fen, san::SanPlus, zobrist::Zobrist64};
-use threefold::{Detail, EARLIER_PLIES_MAX, GameResult, Perpetual, Replay, Start};
+use threefold::{Detail, EARLIER_PLIES_MAX, Perpetual, Replay, Start};
 
 /// The earliest plies, as many as an event lists.
 fn listed(plies: &[usize]) -> &[usize] {
@@ -158,7 +158,7 @@ fn engine_events(start: &Chess, mode: CastlingMode, moves: &[Move]) -> Vec<Strin
     for &m in moves {
         replay.play(m);
     }
-    let analysis = replay.finish(GameResult::Unknown);
+    let analysis = replay.finish(shakmaty::Outcome::Unknown);
     let s = &analysis.summary;
     let first_threefold = format!("first threefold {:?} {:?}", s.first_threefold_span, s.first_threefold_perpetual);
     analysis
