@@ -235,6 +235,32 @@ impl ParquetInput {
         self.render_from(&mut reader, group, rows, out)
     }
 
+    /// Writes every row of the input as PGN, piece after piece of at most [`PIECE_ROWS`] rows
+    /// (each row group decoded once), and hands each to `f` with its row group and rows, until
+    /// `f` breaks.
+    pub fn for_each_piece(
+        &self,
+        mut f: impl FnMut(usize, Range<u64>, &mut Rendered) -> std::ops::ControlFlow<()>,
+    ) -> io::Result<()> {
+        let mut rendered = Rendered::default();
+        for (g, group) in self.groups.iter().enumerate() {
+            if group.rows == 0 {
+                continue;
+            }
+            let mut reader = self.reader(g, 0..group.rows)?;
+            let mut from = 0;
+            while from < group.rows {
+                let to = (from + PIECE_ROWS).min(group.rows);
+                self.render_from(&mut reader, g, from..to, &mut rendered)?;
+                if f(g, from..to, &mut rendered).is_break() {
+                    return Ok(());
+                }
+                from = to;
+            }
+        }
+        Ok(())
+    }
+
     /// Writes the next `rows` of `reader` (of row group `group`) as PGN text into `out`.
     fn render_from(
         &self,
@@ -337,6 +363,60 @@ impl Cursors {
             groups: input.groups.iter().map(|_| std::sync::Mutex::new(None)).collect(),
             moved: std::sync::Condvar::new(),
         }
+    }
+}
+
+/// The first bytes of a Parquet file (and its last).
+pub const MAGIC: &[u8; 4] = b"PAR1";
+
+/// A stream that fails at once, saying why, when it holds Parquet: a Parquet file is read from
+/// its footer, at its end, which says where each column's pages are, so it cannot be read as it
+/// flows through a pipe (stdin). Any other stream is read through unchanged.
+pub struct RefuseParquet<R> {
+    inner: R,
+    /// The stream's first bytes, read to look at them, and how many of them were handed on.
+    head: Vec<u8>,
+    given: usize,
+    looked: bool,
+}
+
+impl<R> RefuseParquet<R> {
+    pub fn new(inner: R) -> RefuseParquet<R> {
+        RefuseParquet { inner, head: Vec::new(), given: 0, looked: false }
+    }
+}
+
+impl<R: io::Read> io::Read for RefuseParquet<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if !self.looked {
+            let mut head = [0u8; MAGIC.len()];
+            let mut n = 0;
+            while n < head.len() {
+                match self.inner.read(&mut head[n..]) {
+                    Ok(0) => break,
+                    Ok(k) => n += k,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            self.looked = true;
+            if &head[..n] == MAGIC {
+                return Err(invalid(
+                    "the input is Parquet (it starts with PAR1), which cannot be read from stdin: a Parquet \
+                     file is read from its footer, at its end, where its columns are listed; give the file's \
+                     path (or its month's folder) instead"
+                        .to_owned(),
+                ));
+            }
+            self.head = head[..n].to_vec();
+        }
+        if self.given < self.head.len() {
+            let n = buf.len().min(self.head.len() - self.given);
+            buf[..n].copy_from_slice(&self.head[self.given..self.given + n]);
+            self.given += n;
+            return Ok(n);
+        }
+        self.inner.read(buf)
     }
 }
 
@@ -514,6 +594,19 @@ mod tests {
     fn tag_names() {
         assert!(tag_name("WhiteRatingDiff") && tag_name("FICSGamesDBGameNo"));
         assert!(!tag_name("white elo") && !tag_name(""));
+    }
+
+    #[test]
+    fn parquet_is_refused_on_a_stream_and_anything_else_read_through() {
+        use std::io::Read as _;
+        let mut text = String::new();
+        RefuseParquet::new(&b"[Event \"x\"]\n\n1. e4 *\n"[..]).read_to_string(&mut text).unwrap();
+        assert_eq!(text, "[Event \"x\"]\n\n1. e4 *\n");
+        let mut short = Vec::new();
+        RefuseParquet::new(&b"PA"[..]).read_to_end(&mut short).unwrap();
+        assert_eq!(short, b"PA");
+        let err = RefuseParquet::new(&b"PAR1\x15\x04"[..]).read_to_end(&mut Vec::new()).unwrap_err();
+        assert!(err.to_string().contains("cannot be read from stdin"), "{err}");
     }
 
     /// The digits written by hand are `format!`'s.

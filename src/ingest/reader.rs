@@ -14,7 +14,7 @@ use std::{
 use crossbeam_channel::{Receiver, Sender};
 
 use crate::{
-    ingest::parquet_input::{Cursors, PIECE_ROWS, ParquetInput, Rendered},
+    ingest::parquet_input::{Cursors, PIECE_ROWS, ParquetInput, RefuseParquet, Rendered},
     ingest::progress::Counters,
     read::chunk::{Chunk, ChunkBytes, ReadError},
     read::input::{self, Compression, Layout},
@@ -132,7 +132,9 @@ pub fn read_input(path: &Path, settings: ReadSettings, counters: Arc<Counters>, 
     let log = SegmentLog::starting_at(from);
     let opened = match digest {
         _ if stdin => {
-            input::chunker_at(input::Counted { inner: io::stdin(), count }, decoders, chunk_bytes, from, Some(&log))
+            // Parquet cannot come through a pipe: refused, saying so, rather than read as text.
+            let stdin = RefuseParquet::new(io::stdin());
+            input::chunker_at(input::Counted { inner: stdin, count }, decoders, chunk_bytes, from, Some(&log))
         }
         Some(digest) => File::open(path).and_then(|f| {
             let hashed = input::Counted { inner: input::Hashed::new(f, digest), count };
