@@ -282,18 +282,18 @@ impl ParquetInput {
         while out.starts.len() < want {
             let Some(batch) = reader.next() else { break };
             let batch = batch.map_err(|e| self.located(group, e))?;
-            let columns: Vec<&ArrayRef> = file.tags.iter().map(|c| batch.column(c.index)).collect();
-            let movetext = batch.column(file.movetext);
+            let columns: Vec<Values> = file.tags.iter().map(|c| Values::of(batch.column(c.index))).collect();
+            let movetext = Values::of(batch.column(file.movetext));
             for row in 0..batch.num_rows() {
                 out.starts.push(out.text.len());
                 let mut tags = 0;
-                for (column, array) in file.tags.iter().zip(&columns) {
-                    tags += usize::from(write_tag(&mut out.text, column, array, row));
+                for (column, values) in file.tags.iter().zip(&columns) {
+                    tags += usize::from(write_tag(&mut out.text, column, values, row));
                 }
                 if tags > 0 {
                     out.text.push(b'\n');
                 }
-                let text = string_at(movetext, row);
+                let text = movetext.str_at(row);
                 out.null_movetext.push(text.is_none());
                 out.text.extend_from_slice(text.unwrap_or_default().as_bytes());
                 out.text.extend_from_slice(b"\n\n");
@@ -457,6 +457,33 @@ impl Rendered {
     }
 }
 
+/// A batch's column, and its strings (a text column is read as string views) reached once per
+/// batch rather than by a downcast per value.
+struct Values<'a> {
+    array: &'a ArrayRef,
+    strings: Option<&'a arrow_array::StringViewArray>,
+}
+
+impl<'a> Values<'a> {
+    fn of(array: &'a ArrayRef) -> Values<'a> {
+        Values { array, strings: array.as_string_view_opt() }
+    }
+
+    fn is_null(&self, row: usize) -> bool {
+        match self.strings {
+            Some(strings) => strings.is_null(row),
+            None => self.array.is_null(row),
+        }
+    }
+
+    fn str_at(&self, row: usize) -> Option<&'a str> {
+        match self.strings {
+            Some(strings) => (!strings.is_null(row)).then(|| strings.value(row)),
+            None => string_at(self.array, row),
+        }
+    }
+}
+
 fn string_at(array: &ArrayRef, row: usize) -> Option<&str> {
     if array.is_null(row) {
         return None;
@@ -497,11 +524,12 @@ fn seconds_at(array: &ArrayRef, row: usize) -> i64 {
 
 /// Writes `[Name "value"]` and a line break for the row's value of `column`; `false` (nothing
 /// written) for a null.
-fn write_tag(out: &mut Vec<u8>, column: &Column, array: &ArrayRef, row: usize) -> bool {
+fn write_tag(out: &mut Vec<u8>, column: &Column, values: &Values, row: usize) -> bool {
     use std::io::Write as _;
-    if column.kind == Kind::Null || array.is_null(row) {
+    if column.kind == Kind::Null || values.is_null(row) {
         return false;
     }
+    let array = values.array;
     out.push(b'[');
     out.extend_from_slice(column.name.as_bytes());
     out.extend_from_slice(b" \"");
@@ -509,7 +537,7 @@ fn write_tag(out: &mut Vec<u8>, column: &Column, array: &ArrayRef, row: usize) -
         Kind::Text => {
             // The value as the PGN writes it: quotes and backslashes escaped, and no line
             // break (a tag is one line). Most values need none of it: copied whole.
-            let value = string_at(array, row).unwrap_or_default().as_bytes();
+            let value = values.str_at(row).unwrap_or_default().as_bytes();
             if value.iter().any(|b| matches!(b, b'"' | b'\\' | b'\n' | b'\r')) {
                 for &b in value {
                     match b {
