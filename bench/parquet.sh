@@ -10,8 +10,10 @@
 #
 # Inputs: the corpus's 2021 Lichess sample (a clock after every move) and the 2013 sample of
 # data-samples/ (no clocks), each repeated to GAMES games. The Parquet month has row groups of
-# 10,000 rows. BENCH_THREADS sets --threads (default: all cores). Needs the release build,
-# pzstd, and a Python with pyarrow ($THREEFOLD_PYTHON, else .venv).
+# 10,000 rows. BENCH_THREADS sets --threads (default: all cores); THREEFOLD_BIN another build
+# (default: the release build), to compare two builds on the same machine load, which the
+# table's first and last lines give (the 1-minute load average). Needs pzstd, and a Python with
+# pyarrow ($THREEFOLD_PYTHON, else .venv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
@@ -19,7 +21,7 @@ games="${1:-100000}"
 repeat="${BENCH_REPEAT:-3}"
 threads="${BENCH_THREADS:-$(nproc)}"
 py="${THREEFOLD_PYTHON:-$root/.venv/bin/python}"
-bin="$root/target/release/threefold"
+bin="${THREEFOLD_BIN:-$root/target/release/threefold}"
 corpus="${THREEFOLD_CORPUS:-$root/../shared/corpus}"
 work="$(mktemp -d)"; trap 'rm -rf "$work"' EXIT
 
@@ -31,6 +33,9 @@ best() {  # "wall cpu" of the fastest of `repeat` runs of ingest "$@"
   done | sort -n | head -1
 }
 
+load() { cut -d' ' -f1 /proc/loadavg; }
+echo "load before: $(load) on $(nproc) cores; $bin"
+echo
 echo "| input | games | PGN s (CPU s) | PGN .zst s (CPU s) | Parquet s (CPU s) | games/s Parquet | Parquet / PGN, / PGN .zst |"
 echo "|---|---:|---:|---:|---:|---:|---:|"
 for sample in "$corpus/lichess/lichess-2021-10-01-clocks-sample.pgn" "$root/data-samples/lichess_db_standard_rated_2013-01-first300.pgn"; do
@@ -48,3 +53,5 @@ for sample in "$corpus/lichess/lichess-2021-10-01-clocks-sample.pgn" "$root/data
   awk -v n="$total" -v name="$name" -v wp="$w_pgn" -v cp="$c_pgn" -v wz="$w_zst" -v cz="$c_zst" -v wq="$w_pq" -v cq="$c_pq" 'BEGIN {
     printf "| %s | %d | %.2f (%.2f) | %.2f (%.2f) | %.2f (%.2f) | %.0f | %.2f, %.2f |\n", name, n, wp, cp, wz, cz, wq, cq, n / wq, wp / wq, wz / wq }'
 done
+echo
+echo "load after: $(load)"

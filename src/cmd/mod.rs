@@ -35,7 +35,8 @@ enum Command {
     ///
     /// Example: threefold dump games.pgn.zst --limit 100 > games.jsonl
     Dump {
-        /// PGN file (plain, .zst, .bz2 or .gz; detected from its bytes), or - for stdin.
+        /// PGN file (plain, .zst, .bz2 or .gz; detected from its bytes), or - for stdin (PGN only); or
+        /// a .parquet file or folder of them (Lichess's Parquet: one game per row).
         file: PathBuf,
         /// Stop after this many games.
         #[arg(long)]

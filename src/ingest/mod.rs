@@ -20,7 +20,7 @@ pub mod parquet_input;
 pub mod plan;
 pub mod progress;
 pub mod reader;
-mod rows;
+pub(crate) mod rows;
 pub mod shard;
 mod sharded;
 

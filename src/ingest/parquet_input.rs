@@ -24,7 +24,8 @@ use std::{
 use arrow_array::{Array, ArrayRef, cast::AsArray, types::*};
 use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use parquet::arrow::arrow_reader::{
-    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder, RowSelection, RowSelector,
+    ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder, RowSelection,
+    RowSelector,
 };
 
 /// The column that holds a game's movetext.
@@ -32,10 +33,12 @@ pub const MOVETEXT: &str = "movetext";
 
 /// Rows replayed as one piece of work: bounds the text held per piece (a Lichess game with
 /// clocks is about 2 KB of PGN) whatever the writer chose as row group size.
-pub const PIECE_ROWS: u64 = 4096;
+pub const PIECE_ROWS: u64 = 1024;
 
-/// Rows decoded at a time within a piece.
-const BATCH_ROWS: usize = PIECE_ROWS as usize;
+/// Rows decoded at a time within a piece (it divides [`PIECE_ROWS`]). Small, so that a decoded
+/// page (about 1 MiB of movetext) is freed soon after its rows are written, not held with the
+/// piece's other pages until the piece is done.
+const BATCH_ROWS: usize = 256;
 
 /// Whether `path` names a Parquet file (by its extension, as `.pgn` files are found).
 pub fn is_parquet_file(path: &Path) -> bool {
@@ -185,6 +188,7 @@ impl ParquetFile {
 impl ParquetInput {
     /// Reads the footers of `files` and checks their columns.
     pub fn open(files: &[PathBuf]) -> io::Result<ParquetInput> {
+        keep_freed_memory();
         if files.is_empty() {
             return Err(invalid("no Parquet files".to_owned()));
         }
@@ -203,12 +207,10 @@ impl ParquetInput {
         Ok(ParquetInput { files: opened, groups })
     }
 
-    /// Writes rows `rows` of row group `group` as PGN text into `out`.
-    pub fn render(&self, group: usize, rows: Range<u64>, out: &mut Rendered) -> io::Result<()> {
+    /// A reader of rows `rows` of row group `group`.
+    fn reader(&self, group: usize, rows: Range<u64>) -> io::Result<ParquetRecordBatchReader> {
         let Group { file, index, rows: n, .. } = self.groups[group];
         let file = &self.files[file];
-        let located =
-            |e: parquet::errors::ParquetError| invalid(format!("{}: row group {index}: {e}", file.path.display()));
         let mut builder =
             ParquetRecordBatchReaderBuilder::new_with_metadata(File::open(&file.path)?, file.meta.clone())
                 .with_row_groups(vec![index])
@@ -218,35 +220,223 @@ impl ParquetInput {
                 vec![RowSelector::skip(rows.start as usize), RowSelector::select((rows.end - rows.start) as usize)];
             builder = builder.with_row_selection(RowSelection::from(selection));
         }
+        builder.build().map_err(|e| self.located(group, e))
+    }
+
+    /// A decoding error, with the file and row group it is in.
+    fn located(&self, group: usize, e: impl std::fmt::Display) -> io::Error {
+        let Group { file, index, .. } = self.groups[group];
+        invalid(format!("{}: row group {index}: {e}", self.files[file].path.display()))
+    }
+
+    /// Writes rows `rows` of row group `group` as PGN text into `out`.
+    pub fn render(&self, group: usize, rows: Range<u64>, out: &mut Rendered) -> io::Result<()> {
+        let mut reader = self.reader(group, rows.clone())?;
+        self.render_from(&mut reader, group, rows, out)
+    }
+
+    /// Writes every row of the input as PGN, piece after piece of at most [`PIECE_ROWS`] rows
+    /// (each row group decoded once), and hands each to `f` with its row group and rows, until
+    /// `f` breaks.
+    pub fn for_each_piece(
+        &self,
+        mut f: impl FnMut(usize, Range<u64>, &mut Rendered) -> std::ops::ControlFlow<()>,
+    ) -> io::Result<()> {
+        let mut rendered = Rendered::default();
+        for (g, group) in self.groups.iter().enumerate() {
+            if group.rows == 0 {
+                continue;
+            }
+            let mut reader = self.reader(g, 0..group.rows)?;
+            let mut from = 0;
+            while from < group.rows {
+                let to = (from + PIECE_ROWS).min(group.rows);
+                self.render_from(&mut reader, g, from..to, &mut rendered)?;
+                if f(g, from..to, &mut rendered).is_break() {
+                    return Ok(());
+                }
+                from = to;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the next `rows` of `reader` (of row group `group`) as PGN text into `out`.
+    fn render_from(
+        &self,
+        reader: &mut ParquetRecordBatchReader,
+        group: usize,
+        rows: Range<u64>,
+        out: &mut Rendered,
+    ) -> io::Result<()> {
+        let file = &self.files[self.groups[group].file];
+        let want = (rows.end - rows.start) as usize;
         out.clear();
-        for batch in builder.build().map_err(located)? {
-            let batch = batch.map_err(|e| invalid(format!("{}: row group {index}: {e}", file.path.display())))?;
-            let columns: Vec<&ArrayRef> = file.tags.iter().map(|c| batch.column(c.index)).collect();
-            let movetext = batch.column(file.movetext);
+        // The text's size is about the rows' share of the row group's uncompressed bytes (the
+        // tags' names and brackets add a little): reserved at once, not grown by doubling.
+        let Group { rows: n, bytes, .. } = self.groups[group];
+        let share = (u128::from(bytes) * want as u128 / u128::from(n.max(1))) as usize;
+        out.text.reserve(share + share / 8);
+        // Batches of `BATCH_ROWS` rows, which divides `PIECE_ROWS`: a piece's last batch ends at
+        // its last row.
+        while out.starts.len() < want {
+            let Some(batch) = reader.next() else { break };
+            let batch = batch.map_err(|e| self.located(group, e))?;
+            let columns: Vec<Values> = file.tags.iter().map(|c| Values::of(batch.column(c.index))).collect();
+            let movetext = Values::of(batch.column(file.movetext));
             for row in 0..batch.num_rows() {
                 out.starts.push(out.text.len());
                 let mut tags = 0;
-                for (column, array) in file.tags.iter().zip(&columns) {
-                    tags += usize::from(write_tag(&mut out.text, column, array, row));
+                for (column, values) in file.tags.iter().zip(&columns) {
+                    tags += usize::from(write_tag(&mut out.text, column, values, row));
                 }
                 if tags > 0 {
                     out.text.push(b'\n');
                 }
-                let text = string_at(movetext, row);
+                let text = movetext.str_at(row);
                 out.null_movetext.push(text.is_none());
                 out.text.extend_from_slice(text.unwrap_or_default().as_bytes());
                 out.text.extend_from_slice(b"\n\n");
             }
         }
-        if out.starts.len() as u64 != rows.end - rows.start {
-            return Err(invalid(format!(
-                "{}: row group {index}: {} rows read where its footer promises {}",
-                file.path.display(),
-                out.starts.len(),
-                rows.end - rows.start
-            )));
+        if out.starts.len() != want {
+            return Err(self.located(
+                group,
+                format!("{} rows read where its footer promises {want}", out.starts.len()),
+            ));
         }
         Ok(())
+    }
+
+    /// Writes rows `rows` of row group `group` as PGN text into `out`, continuing the reader
+    /// that wrote the rows before them when `first` is false: a row group's columns are
+    /// decoded once, piece after piece, whatever thread takes each piece. A piece waits for the
+    /// one before it in its row group (taken earlier, by another thread) to be written; `false`
+    /// when `stop` is set meanwhile (another piece failed).
+    pub fn render_next(
+        &self,
+        cursors: &Cursors,
+        group: usize,
+        rows: Range<u64>,
+        first: bool,
+        stop: &std::sync::atomic::AtomicBool,
+        out: &mut Rendered,
+    ) -> io::Result<bool> {
+        let mut reader = if first {
+            self.reader(group, rows.start..self.groups[group].rows)?
+        } else {
+            let mut cursor = cursors.groups[group].lock().unwrap_or_else(|e| e.into_inner());
+            loop {
+                if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    return Ok(false);
+                }
+                if let Some((next, _)) = cursor.as_ref()
+                    && *next == rows.start
+                {
+                    break cursor.take().expect("a cursor").1;
+                }
+                cursor = cursors
+                    .moved
+                    .wait_timeout(cursor, std::time::Duration::from_millis(50))
+                    .unwrap_or_else(|e| e.into_inner())
+                    .0;
+            }
+        };
+        let done = self.render_from(&mut reader, group, rows.clone(), out);
+        if done.is_ok() && rows.end < self.groups[group].rows {
+            *cursors.groups[group].lock().unwrap_or_else(|e| e.into_inner()) = Some((rows.end, reader));
+            cursors.moved.notify_all();
+        }
+        done.map(|()| true)
+    }
+}
+
+/// Each row group's reader between two pieces: the row it is at and the reader.
+pub struct Cursors {
+    groups: Vec<std::sync::Mutex<Option<(u64, ParquetRecordBatchReader)>>>,
+    moved: std::sync::Condvar,
+}
+
+impl Cursors {
+    pub fn new(input: &ParquetInput) -> Cursors {
+        Cursors {
+            groups: input.groups.iter().map(|_| std::sync::Mutex::new(None)).collect(),
+            moved: std::sync::Condvar::new(),
+        }
+    }
+}
+
+/// The first bytes of a Parquet file (and its last).
+pub const MAGIC: &[u8; 4] = b"PAR1";
+
+/// A stream that fails at once, saying why, when it holds Parquet: a Parquet file is read from
+/// its footer, at its end, which says where each column's pages are, so it cannot be read as it
+/// flows through a pipe (stdin). Any other stream is read through unchanged.
+pub struct RefuseParquet<R> {
+    inner: R,
+    /// The stream's first bytes, read to look at them, and how many of them were handed on.
+    head: Vec<u8>,
+    given: usize,
+    looked: bool,
+}
+
+impl<R> RefuseParquet<R> {
+    pub fn new(inner: R) -> RefuseParquet<R> {
+        RefuseParquet { inner, head: Vec::new(), given: 0, looked: false }
+    }
+}
+
+impl<R: io::Read> io::Read for RefuseParquet<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if !self.looked {
+            let mut head = [0u8; MAGIC.len()];
+            let mut n = 0;
+            while n < head.len() {
+                match self.inner.read(&mut head[n..]) {
+                    Ok(0) => break,
+                    Ok(k) => n += k,
+                    Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                    Err(e) => return Err(e),
+                }
+            }
+            self.looked = true;
+            if &head[..n] == MAGIC {
+                return Err(invalid(
+                    "the input is Parquet (it starts with PAR1), which cannot be read from stdin: a Parquet \
+                     file is read from its footer, at its end, where its columns are listed; give the file's \
+                     path (or its month's folder) instead"
+                        .to_owned(),
+                ));
+            }
+            self.head = head[..n].to_vec();
+        }
+        if self.given < self.head.len() {
+            let n = buf.len().min(self.head.len() - self.given);
+            buf[..n].copy_from_slice(&self.head[self.given..self.given + n]);
+            self.given += n;
+            return Ok(n);
+        }
+        self.inner.read(buf)
+    }
+}
+
+/// Has glibc's allocator keep freed memory for the next allocation rather than give it back to
+/// the system. Each Parquet page is decompressed into a block of its own (about 1 MiB of
+/// movetext), freed once its rows are written; by default glibc returns such blocks (mapped
+/// on their own, or at the top of a heap beyond twice the largest freed) and the next page's
+/// block is faulted in and zeroed again, page by page: that was a tenth of the reading's time,
+/// and ten times the page faults of a PGN input (`perf stat -e page-faults`). With blocks up to
+/// 32 MiB taken from the heap and up to 64 MiB of free heap kept, they are reused. Process-wide
+/// and set once, when a Parquet input is first opened.
+fn keep_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        // SAFETY: mallopt only changes the allocator's thresholds; any value is valid.
+        ONCE.call_once(|| unsafe {
+            libc::mallopt(libc::M_MMAP_THRESHOLD, 32 << 20);
+            libc::mallopt(libc::M_TRIM_THRESHOLD, 64 << 20);
+        });
     }
 }
 
@@ -264,6 +454,33 @@ impl Rendered {
         self.text.clear();
         self.starts.clear();
         self.null_movetext.clear();
+    }
+}
+
+/// A batch's column, and its strings (a text column is read as string views) reached once per
+/// batch rather than by a downcast per value.
+struct Values<'a> {
+    array: &'a ArrayRef,
+    strings: Option<&'a arrow_array::StringViewArray>,
+}
+
+impl<'a> Values<'a> {
+    fn of(array: &'a ArrayRef) -> Values<'a> {
+        Values { array, strings: array.as_string_view_opt() }
+    }
+
+    fn is_null(&self, row: usize) -> bool {
+        match self.strings {
+            Some(strings) => strings.is_null(row),
+            None => self.array.is_null(row),
+        }
+    }
+
+    fn str_at(&self, row: usize) -> Option<&'a str> {
+        match self.strings {
+            Some(strings) => (!strings.is_null(row)).then(|| strings.value(row)),
+            None => string_at(self.array, row),
+        }
     }
 }
 
@@ -307,41 +524,94 @@ fn seconds_at(array: &ArrayRef, row: usize) -> i64 {
 
 /// Writes `[Name "value"]` and a line break for the row's value of `column`; `false` (nothing
 /// written) for a null.
-fn write_tag(out: &mut Vec<u8>, column: &Column, array: &ArrayRef, row: usize) -> bool {
+fn write_tag(out: &mut Vec<u8>, column: &Column, values: &Values, row: usize) -> bool {
     use std::io::Write as _;
-    if column.kind == Kind::Null || array.is_null(row) {
+    if column.kind == Kind::Null || values.is_null(row) {
         return false;
     }
+    let array = values.array;
     out.push(b'[');
     out.extend_from_slice(column.name.as_bytes());
     out.extend_from_slice(b" \"");
-    let _ = match column.kind {
+    match column.kind {
         Kind::Text => {
             // The value as the PGN writes it: quotes and backslashes escaped, and no line
-            // break (a tag is one line).
-            for &b in string_at(array, row).unwrap_or_default().as_bytes() {
-                match b {
-                    b'"' | b'\\' => out.extend_from_slice(&[b'\\', b]),
-                    b'\n' | b'\r' => out.push(b' '),
-                    _ => out.push(b),
+            // break (a tag is one line). Most values need none of it: copied whole.
+            let value = values.str_at(row).unwrap_or_default().as_bytes();
+            if value.iter().any(|b| matches!(b, b'"' | b'\\' | b'\n' | b'\r')) {
+                for &b in value {
+                    match b {
+                        b'"' | b'\\' => out.extend_from_slice(&[b'\\', b]),
+                        b'\n' | b'\r' => out.push(b' '),
+                        _ => out.push(b),
+                    }
                 }
+            } else {
+                out.extend_from_slice(value);
             }
-            Ok(())
         }
-        Kind::Integer => write!(out, "{}", integer_at(array, row)),
-        Kind::Signed => write!(out, "{:+}", integer_at(array, row)),
+        Kind::Integer => push_integer(out, integer_at(array, row), false),
+        Kind::Signed => push_integer(out, integer_at(array, row), true),
         Kind::Date => {
             let (y, m, d) = crate::pgn::tags::civil_from_days(array.as_primitive::<Date32Type>().value(row).into());
-            write!(out, "{y:04}.{m:02}.{d:02}")
+            if (0..=9999).contains(&y) {
+                push_digits(out, y as u64, 4);
+                out.push(b'.');
+                push_digits(out, u64::from(m), 2);
+                out.push(b'.');
+                push_digits(out, u64::from(d), 2);
+            } else {
+                let _ = write!(out, "{y:04}.{m:02}.{d:02}");
+            }
         }
         Kind::Time => {
             let s = seconds_at(array, row);
-            write!(out, "{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+            if (0..100 * 3600).contains(&s) {
+                let s = s as u64;
+                push_digits(out, s / 3600, 2);
+                out.push(b':');
+                push_digits(out, s / 60 % 60, 2);
+                out.push(b':');
+                push_digits(out, s % 60, 2);
+            } else {
+                let _ = write!(out, "{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+            }
         }
-        Kind::Null => Ok(()),
-    };
+        Kind::Null => {}
+    }
     out.extend_from_slice(b"\"]\n");
     true
+}
+
+/// Appends `value` in decimal, with its sign when `signed` (`+0` too), as `{}` / `{:+}` write it.
+fn push_integer(out: &mut Vec<u8>, value: i128, signed: bool) {
+    if value < 0 {
+        out.push(b'-');
+    } else if signed {
+        out.push(b'+');
+    }
+    let mut digits = [0u8; 40];
+    let mut at = digits.len();
+    let mut n = value.unsigned_abs();
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&digits[at..]);
+}
+
+/// Appends `value` in decimal, padded with zeros to `width` digits (`value` has at most that many).
+fn push_digits(out: &mut Vec<u8>, mut value: u64, width: usize) {
+    let start = out.len();
+    out.resize(start + width, b'0');
+    for at in (start..start + width).rev() {
+        out[at] = b'0' + (value % 10) as u8;
+        value /= 10;
+    }
 }
 
 #[cfg(test)]
@@ -352,5 +622,35 @@ mod tests {
     fn tag_names() {
         assert!(tag_name("WhiteRatingDiff") && tag_name("FICSGamesDBGameNo"));
         assert!(!tag_name("white elo") && !tag_name(""));
+    }
+
+    #[test]
+    fn parquet_is_refused_on_a_stream_and_anything_else_read_through() {
+        use std::io::Read as _;
+        let mut text = String::new();
+        RefuseParquet::new(&b"[Event \"x\"]\n\n1. e4 *\n"[..]).read_to_string(&mut text).unwrap();
+        assert_eq!(text, "[Event \"x\"]\n\n1. e4 *\n");
+        let mut short = Vec::new();
+        RefuseParquet::new(&b"PA"[..]).read_to_end(&mut short).unwrap();
+        assert_eq!(short, b"PA");
+        let err = RefuseParquet::new(&b"PAR1\x15\x04"[..]).read_to_end(&mut Vec::new()).unwrap_err();
+        assert!(err.to_string().contains("cannot be read from stdin"), "{err}");
+    }
+
+    /// The digits written by hand are `format!`'s.
+    #[test]
+    fn numbers_as_format_writes_them() {
+        for n in [0i128, 7, -7, 12, -12, 1500, i16::MIN.into(), i64::MAX.into(), u64::MAX.into(), i128::MIN] {
+            let (mut plain, mut signed) = (Vec::new(), Vec::new());
+            push_integer(&mut plain, n, false);
+            push_integer(&mut signed, n, true);
+            assert_eq!(String::from_utf8(plain).unwrap(), format!("{n}"));
+            assert_eq!(String::from_utf8(signed).unwrap(), format!("{n:+}"));
+        }
+        for (n, width) in [(0u64, 2), (5, 2), (59, 2), (2013, 4), (7, 4)] {
+            let mut out = Vec::new();
+            push_digits(&mut out, n, width);
+            assert_eq!(String::from_utf8(out).unwrap(), format!("{n:0width$}"));
+        }
     }
 }

@@ -14,7 +14,7 @@ use std::{
 use crossbeam_channel::{Receiver, Sender};
 
 use crate::{
-    ingest::parquet_input::{PIECE_ROWS, ParquetInput, Rendered},
+    ingest::parquet_input::{Cursors, PIECE_ROWS, ParquetInput, RefuseParquet, Rendered},
     ingest::progress::Counters,
     read::chunk::{Chunk, ChunkBytes, ReadError},
     read::input::{self, Compression, Layout},
@@ -132,7 +132,9 @@ pub fn read_input(path: &Path, settings: ReadSettings, counters: Arc<Counters>, 
     let log = SegmentLog::starting_at(from);
     let opened = match digest {
         _ if stdin => {
-            input::chunker_at(input::Counted { inner: io::stdin(), count }, decoders, chunk_bytes, from, Some(&log))
+            // Parquet cannot come through a pipe: refused, saying so, rather than read as text.
+            let stdin = RefuseParquet::new(io::stdin());
+            input::chunker_at(input::Counted { inner: stdin, count }, decoders, chunk_bytes, from, Some(&log))
         }
         Some(digest) => File::open(path).and_then(|f| {
             let hashed = input::Counted { inner: input::Hashed::new(f, digest), count };
@@ -267,6 +269,7 @@ pub fn read_parquet(files: &[PathBuf], decoders: usize, counters: Arc<Counters>,
         }
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
+    let cursors = Cursors::new(&input);
     let error: std::sync::Mutex<Option<(usize, io::Error)>> = std::sync::Mutex::new(None);
     let failed = std::sync::atomic::AtomicBool::new(false);
     let decode = || {
@@ -289,13 +292,18 @@ pub fn read_parquet(files: &[PathBuf], decoders: usize, counters: Arc<Counters>,
             if let Ok(ChunkBytes::Owned(text)) = recycled.try_recv() {
                 rendered.text = text;
             }
-            if let Err(e) = input.render(group, rows.clone(), &mut rendered) {
-                let mut first = error.lock().unwrap_or_else(|e| e.into_inner());
-                if first.as_ref().is_none_or(|(at, _)| i < *at) {
-                    *first = Some((i, e));
+            let first = i == 0 || pieces[i - 1].0 != group;
+            match input.render_next(&cursors, group, rows.clone(), first, &failed, &mut rendered) {
+                Ok(true) => {}
+                Ok(false) => return,
+                Err(e) => {
+                    let mut first = error.lock().unwrap_or_else(|e| e.into_inner());
+                    if first.as_ref().is_none_or(|(at, _)| i < *at) {
+                        *first = Some((i, e));
+                    }
+                    failed.store(true, Relaxed);
+                    return;
                 }
-                failed.store(true, Relaxed);
-                return;
             }
             counters.bytes.fetch_add(bytes, Relaxed);
             counters.raw_bytes.fetch_add(compressed, Relaxed);

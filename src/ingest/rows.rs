@@ -8,7 +8,7 @@ use std::ops::ControlFlow;
 
 use anyhow::Result;
 
-use super::{Replayed, Tally, reader::Work};
+use super::{Replayed, Tally, parquet_input::Rendered, reader::Work};
 use crate::{
     dataset::schema::BatchBuilder,
     engine::{
@@ -17,7 +17,7 @@ use crate::{
         summary::Summary,
     },
     pgn::{Game, GameVisitor},
-    read::key::GameKey,
+    read::{chunk::Chunk, key::GameKey},
 };
 
 /// `game` stopped before its first move by `why`, its tags kept.
@@ -26,20 +26,19 @@ fn unreadable(game: &mut Game, why: &str) {
     game.analysis = Some(Analysis { error: Some(error), summary: Summary::empty(), events: Vec::new() });
 }
 
-/// Replays the rows of `work`'s piece, whose text the chunk holds.
-pub(super) fn replay_piece(work: &Work, source: &str, visitor: &mut GameVisitor) -> Result<Replayed> {
-    let piece = work.piece.as_ref().expect("a Parquet piece");
-    let (group, first, rendered) = (piece.group as u64, piece.rows.start, &piece.rendered);
+/// The game of each row whose text `chunk` holds (as `rendered` places the rows in it), in row
+/// order: the row's first game, or a game with an `invalid_pgn` error for a row whose text holds
+/// none or more than one, or whose movetext is null.
+pub(crate) fn row_games(visitor: &mut GameVisitor, chunk: &Chunk, rendered: &Rendered) -> Vec<Game> {
     // The games of each row's text, in row order.
     let mut games: Vec<(usize, Game)> = Vec::with_capacity(rendered.starts.len());
-    let _ = visitor.read_chunk(&work.chunk, |offset, game| {
+    let _ = visitor.read_chunk(chunk, |offset, game| {
         let row = rendered.starts.partition_point(|&s| s <= offset).saturating_sub(1);
         games.push((row, game));
         ControlFlow::Continue(())
     });
-    let mut batch = BatchBuilder::with_capacity(rendered.starts.len());
-    let mut tally = Tally::default();
     let mut games = games.into_iter().peekable();
+    let mut out = Vec::with_capacity(rendered.starts.len());
     for row in 0..rendered.starts.len() {
         let mut game = match games.next_if(|(r, _)| *r == row) {
             Some((_, game)) => game,
@@ -58,6 +57,18 @@ pub(super) fn replay_piece(work: &Work, source: &str, visitor: &mut GameVisitor)
         } else if extra > 0 {
             unreadable(&mut game, &format!("the movetext holds {extra} more game(s) (a line that starts with a tag)"));
         }
+        out.push(game);
+    }
+    out
+}
+
+/// Replays the rows of `work`'s piece, whose text the chunk holds.
+pub(super) fn replay_piece(work: &Work, source: &str, visitor: &mut GameVisitor) -> Result<Replayed> {
+    let piece = work.piece.as_ref().expect("a Parquet piece");
+    let (group, first, rendered) = (piece.group as u64, piece.rows.start, &piece.rendered);
+    let mut batch = BatchBuilder::with_capacity(rendered.starts.len());
+    let mut tally = Tally::default();
+    for (row, game) in row_games(visitor, &work.chunk, rendered).into_iter().enumerate() {
         tally.add_game(&game);
         batch.append(GameKey { frame_offset: group, byte_offset: first + row as u64 }, game);
     }

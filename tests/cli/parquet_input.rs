@@ -311,3 +311,63 @@ open(f"{d}/corrupt.parquet", "wb").write(bytes(corrupt))
         stderr(&dump)
     );
 }
+
+/// `dump` reads a Parquet file or month as `ingest` does, one game per row: the records of the
+/// same PGN, in key order. Row groups of more rows than a piece holds are decoded once, piece
+/// after piece, and may be handed from one decoder thread to another: `ingest` with several
+/// threads still gives the PGN's games and events.
+#[test]
+fn dump_reads_parquet_as_the_pgn() {
+    let what = "dump of Parquet input";
+    let Some(python) = common::python_with(&["pyarrow", "duckdb"], what) else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    // The 2013 sample eight times over (2,400 games): row groups of 2,000 rows, more than a piece.
+    let sample = fs::read(common::sample("lichess_db_standard_rated_2013-01-first300.pgn")).unwrap();
+    let pgn = tmp.path().join("eight.pgn");
+    fs::write(&pgn, sample.repeat(8)).unwrap();
+    let month = write_month(&python, &pgn, &tmp.path().join("hf"), "standard-chess-games", ("2013", "01"), 1, 2000);
+    let from_pgn = run(&["dump", s(&pgn)]);
+    assert!(from_pgn.status.success(), "{}", stderr(&from_pgn));
+    assert_eq!(String::from_utf8_lossy(&from_pgn.stdout).lines().count(), 2400);
+    for input in [month.clone(), month.join("train-00000-of-00001.parquet")] {
+        let from_parquet = run(&["dump", s(&input)]);
+        assert!(from_parquet.status.success(), "{}", stderr(&from_parquet));
+        assert!(from_parquet.stdout == from_pgn.stdout, "dump {} differs from the PGN's", input.display());
+    }
+    let limited = run(&["dump", s(&month), "--limit", "1500"]);
+    let lines: Vec<&[u8]> = from_pgn.stdout.split_inclusive(|&b| b == b'\n').take(1500).collect();
+    assert!(limited.status.success() && limited.stdout == lines.concat(), "{}", stderr(&limited));
+    for threads in ["1", "4"] {
+        let (a, b) = (tmp.path().join(format!("pq-{threads}")), tmp.path().join(format!("pgn-{threads}")));
+        assert!(run(&["ingest", s(&month), "--out", s(&a), "--threads", threads, "--quiet"]).status.success());
+        assert!(run(&["ingest", s(&pgn), "--out", s(&b), "--threads", threads, "--quiet"]).status.success());
+        compare(&python, "tests/harness/parquet_input/compare.py", &a, &b);
+    }
+}
+
+/// Parquet on stdin cannot be read (its footer, at the end, says where its columns are): `dump -`
+/// and `ingest -` fail with exit status 1 and say so, rather than read it as text.
+#[test]
+fn parquet_on_stdin_is_refused_saying_why() {
+    let what = "Parquet on stdin";
+    let Some(python) = common::python_with(&["pyarrow"], what) else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let file = sample_month(&python, tmp.path()).join("train-00000-of-00003.parquet");
+    let says = "cannot be read from stdin";
+    let with_stdin = |args: &[&str]| {
+        Command::new(common::bin()).args(args).stdin(fs::File::open(&file).unwrap()).output().unwrap()
+    };
+    let dump = with_stdin(&["dump", "-"]);
+    assert_eq!(dump.status.code(), Some(1), "{}", stderr(&dump));
+    assert!(stderr(&dump).contains(says) && dump.stdout.is_empty(), "{}", stderr(&dump));
+    let out = tmp.path().join("out");
+    let ingest = with_stdin(&["ingest", "-", "--source", "piped", "--out", s(&out), "--quiet"]);
+    assert_eq!(ingest.status.code(), Some(1), "{}", stderr(&ingest));
+    let e = entry(&out, "piped");
+    assert_eq!((e["status"].as_str(), e["games"].as_u64()), (Some("failed"), Some(0)), "{e}");
+    assert!(e["error"].as_str().unwrap().contains(says), "{e}");
+    // PGN on stdin is read as before.
+    let pgn = common::sample("lichess_db_standard_rated_2013-01-first300.pgn");
+    let piped = Command::new(common::bin()).args(["dump", "-"]).stdin(fs::File::open(&pgn).unwrap()).output().unwrap();
+    assert!(piped.status.success() && piped.stdout == run(&["dump", s(&pgn)]).stdout, "{}", stderr(&piped));
+}
