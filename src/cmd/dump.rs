@@ -72,7 +72,9 @@ pub fn run(file: &Path, limit: Option<u64>) -> Result<ExitCode> {
 fn run_parquet(file: &Path, limit: Option<u64>) -> Result<ExitCode> {
     let input = match parquet_input::files_of(file).and_then(|files| ParquetInput::open(&files)) {
         Ok(input) => input,
-        Err(err) => return Ok(input_failed(anyhow::Error::new(err).context(format!("cannot open {}", file.display())))),
+        Err(err) => {
+            return Ok(input_failed(anyhow::Error::new(err).context(format!("cannot open {}", file.display()))));
+        }
     };
     let mut out = BufWriter::new(io::stdout().lock());
     let mut visitor = GameVisitor::new();

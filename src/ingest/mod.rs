@@ -60,9 +60,6 @@ use crate::{
     read::key::GameKey,
 };
 
-/// The rows written ([`RowCounts`]), per chunk, input and run.
-type Tally = RowCounts;
-
 /// Thread pools of a run.
 struct Pools {
     replay: rayon::ThreadPool,
@@ -103,7 +100,7 @@ enum Disposition {
 /// What a run did, input by input.
 #[derive(Default)]
 struct RunTally {
-    games: Tally,
+    games: RowCounts,
     ingested: usize,
     up_to_date: usize,
     failed: usize,
@@ -168,7 +165,7 @@ struct Run<'a> {
 
 /// Ingests one input unless another run holds its source or it is up to date, and records it in
 /// the manifest.
-fn ingest_one(input: &Input, unit: Unit, context: Run) -> Result<(Disposition, Tally)> {
+fn ingest_one(input: &Input, unit: Unit, context: Run) -> Result<(Disposition, RowCounts)> {
     let Run { dataset, pools, plan, leftovers, share } = context;
     let _lock = match lock::try_source(dataset.root(), &input.source)? {
         Ok(lock) => lock,
@@ -179,7 +176,7 @@ fn ingest_one(input: &Input, unit: Unit, context: Run) -> Result<(Disposition, T
                 input.path.display(),
                 input.source
             );
-            return Ok((Disposition::Busy, Tally::default()));
+            return Ok((Disposition::Busy, RowCounts::default()));
         }
     };
     dataset::remove_leftovers(leftovers)?;
@@ -191,7 +188,7 @@ fn ingest_one(input: &Input, unit: Unit, context: Run) -> Result<(Disposition, T
             eprintln!("threefold: {}: up to date (source {:?})", input.path.display(), input.source);
         }
         dataset.update_manifest(entry, None)?;
-        return Ok((Disposition::UpToDate, Tally::default()));
+        return Ok((Disposition::UpToDate, RowCounts::default()));
     }
     let (entry, tally, committed) = ingest_input(input, &unit, dataset, pools, plan, fingerprint, share)?;
     let disposition = if entry.status == InputStatus::Ok { Disposition::Ingested } else { Disposition::Failed };
@@ -275,14 +272,14 @@ struct Replayed {
     bytes: u64,
     games: RecordBatch,
     events: RecordBatch,
-    tally: Tally,
+    tally: RowCounts,
 }
 
 /// Replays the games of one chunk, each named by its key.
 fn replay_chunk(work: &Work, source: &str, visitor: &mut GameVisitor) -> Result<Replayed> {
     // A game slice mostly holds one game (the reader may find more in one).
     let mut batch = BatchBuilder::with_capacity(work.chunk.games.len());
-    let mut tally = Tally::default();
+    let mut tally = RowCounts::default();
     let _ = visitor.read_chunk(&work.chunk, |offset, game| {
         tally.add_game(&game);
         batch.append(work.key(offset), game);
@@ -343,7 +340,7 @@ fn write_in_order(
     slots: &Sender<()>,
     partition: &mut Partition,
     counters: &Counters,
-) -> Result<Tally> {
+) -> Result<RowCounts> {
     let mut tally = partition.resumed().0.clone();
     let mut waiting: BTreeMap<u64, Replayed> = BTreeMap::new();
     let mut next = 0u64;
@@ -390,7 +387,7 @@ fn ingest_input(
     plan: &Plan,
     fingerprint: Option<Fingerprint>,
     share: RunShare,
-) -> Result<(ManifestEntry, Tally, Option<Committed>)> {
+) -> Result<(ManifestEntry, RowCounts, Option<Committed>)> {
     let started = Instant::now();
     let size = fingerprint.as_ref().map(|f| f.size);
     let digest: Option<Digest> = input.sha256.as_ref().map(|_| Arc::default());
@@ -455,7 +452,7 @@ fn ingest_input(
                 input.source,
                 if dataset.has_partition(&input.source) { ", its previous partition is kept" } else { "" }
             ));
-            Ok((entry, Tally::default(), None))
+            Ok((entry, RowCounts::default(), None))
         }
     }
 }
@@ -522,7 +519,7 @@ fn manifest_entry(
     input: &Input,
     fingerprint: Option<&Fingerprint>,
     read_end: &ReadEnd,
-    tally: &Tally,
+    tally: &RowCounts,
     seconds: f64,
 ) -> ManifestEntry {
     ManifestEntry {

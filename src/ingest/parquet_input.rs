@@ -300,10 +300,7 @@ impl ParquetInput {
             }
         }
         if out.starts.len() != want {
-            return Err(self.located(
-                group,
-                format!("{} rows read where its footer promises {want}", out.starts.len()),
-            ));
+            return Err(self.located(group, format!("{} rows read where its footer promises {want}", out.starts.len())));
         }
         Ok(())
     }

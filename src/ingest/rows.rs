@@ -8,7 +8,7 @@ use std::ops::ControlFlow;
 
 use anyhow::Result;
 
-use super::{Replayed, Tally, parquet_input::Rendered, reader::Work};
+use super::{Replayed, RowCounts, parquet_input::Rendered, reader::Work};
 use crate::{
     dataset::schema::BatchBuilder,
     engine::{
@@ -67,7 +67,7 @@ pub(super) fn replay_piece(work: &Work, source: &str, visitor: &mut GameVisitor)
     let piece = work.piece.as_ref().expect("a Parquet piece");
     let (group, first, rendered) = (piece.group as u64, piece.rows.start, &piece.rendered);
     let mut batch = BatchBuilder::with_capacity(rendered.starts.len());
-    let mut tally = Tally::default();
+    let mut tally = RowCounts::default();
     for (row, game) in row_games(visitor, &work.chunk, rendered).into_iter().enumerate() {
         tally.add_game(&game);
         batch.append(GameKey { frame_offset: group, byte_offset: first + row as u64 }, game);

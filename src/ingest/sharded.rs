@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
-use super::{Disposition, Run, Tally, Unit, fingerprint_of, ingest_input, ingest_one, plan::Input, up_to_date};
+use super::{Disposition, RowCounts, Run, Unit, fingerprint_of, ingest_input, ingest_one, plan::Input, up_to_date};
 use crate::{
     dataset::{
         Dataset, lock,
@@ -29,7 +29,7 @@ pub(super) fn ingest_shard(
     shard: Shard,
     whole_inputs: &mut u32,
     context: Run,
-) -> Result<(Disposition, Tally)> {
+) -> Result<(Disposition, RowCounts)> {
     let path = input.path.display();
     // A Parquet input is cut by row groups, so never read whole.
     let layout = match input.parquet {
@@ -42,7 +42,7 @@ pub(super) fn ingest_shard(
         return if turn % shard.n == shard.k {
             ingest_one(input, Unit::whole(&input.source), context)
         } else {
-            Ok((Disposition::OtherShard, Tally::default()))
+            Ok((Disposition::OtherShard, RowCounts::default()))
         };
     }
     let Run { dataset, pools, plan, share, .. } = context;
@@ -54,7 +54,7 @@ pub(super) fn ingest_shard(
                 "threefold: {path}: skipped, shard {shard} of source {:?} is being written by {holder}",
                 input.source
             );
-            return Ok((Disposition::Busy, Tally::default()));
+            return Ok((Disposition::Busy, RowCounts::default()));
         }
     };
     let fingerprint = fingerprint_of(input);
@@ -63,7 +63,7 @@ pub(super) fn ingest_shard(
         if !plan.quiet {
             eprintln!("threefold: {path}: up to date (source {:?})", input.source);
         }
-        return Ok((Disposition::UpToDate, Tally::default()));
+        return Ok((Disposition::UpToDate, RowCounts::default()));
     }
     let staged = read_record(dataset.root(), &name).filter(|r| {
         r.complete.is_some()
@@ -75,7 +75,7 @@ pub(super) fn ingest_shard(
             if !plan.quiet {
                 eprintln!("threefold: {path}: shard {shard} of source {:?} was staged earlier", input.source);
             }
-            (Disposition::Staged, Tally::default())
+            (Disposition::Staged, RowCounts::default())
         }
         None => {
             let this_share = match &input.parquet {
