@@ -149,7 +149,8 @@ pub fn date32(value: &str) -> Option<i32> {
     i32::try_from(days_from_civil(y, m, d)).ok()
 }
 
-fn days_in_month(y: i64, m: u32) -> u32 {
+/// Days in month `m` (1 to 12) of year `y` of the proleptic Gregorian calendar.
+pub fn days_in_month(y: i64, m: u32) -> u32 {
     match m {
         2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
         2 => 28,

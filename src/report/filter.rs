@@ -170,18 +170,9 @@ pub fn days_from_civil(year: i64, month: u32, day: u32) -> i32 {
     crate::pgn::tags::days_from_civil(year, month, day) as i32
 }
 
-fn days_in_month(year: i64, month: u32) -> u32 {
-    match month {
-        4 | 6 | 9 | 11 => 30,
-        2 if (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 => 29,
-        2 => 28,
-        _ => 31,
-    }
-}
-
 /// `(year, month, day)` as days, if it is a calendar date.
 fn civil(year: i64, month: u32, day: u32) -> Option<i32> {
-    ((1..=12).contains(&month) && day >= 1 && day <= days_in_month(year, month))
+    ((1..=12).contains(&month) && day >= 1 && day <= crate::pgn::tags::days_in_month(year, month))
         .then(|| days_from_civil(year, month, day))
 }
 
@@ -218,7 +209,7 @@ fn period(text: &str, end: bool) -> Result<i32> {
     if !(1..=12).contains(&month) {
         return Err(bad());
     }
-    let day = day.unwrap_or(if end { days_in_month(year, month) } else { 1 });
+    let day = day.unwrap_or(if end { crate::pgn::tags::days_in_month(year, month) } else { 1 });
     civil(year, month, day).ok_or_else(bad)
 }
 
