@@ -27,6 +27,13 @@ pub struct GameKey {
 }
 
 impl GameKey {
+    /// `(frame_offset, byte_offset)`, which orders as the key does.
+    pub fn pair(self) -> (u64, u64) {
+        (self.frame_offset, self.byte_offset)
+    }
+}
+
+impl GameKey {
     /// The key as a user writes it: `BYTE`, or `FRAME:BYTE` when the frame is not 0 (as
     /// `threefold report` prints it after `@` and `explain --game` reads it).
     pub fn text(&self) -> String {

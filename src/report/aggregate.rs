@@ -20,6 +20,7 @@ use crate::{
         vocabulary::TimeClass,
     },
     pgn::GameStatus,
+    read::key::GameKey,
 };
 
 use super::{
@@ -35,7 +36,7 @@ use super::{
 pub const EXAMPLES_PER_CASE: usize = 5;
 
 /// Which game: sorts as the queries' `ORDER BY source, frame_offset, byte_offset`.
-pub type Key = (String, u64, u64);
+pub type DatasetGameKey = (String, u64, u64);
 
 /// The `limit` smallest items seen so far.
 #[derive(Clone)]
@@ -63,7 +64,7 @@ impl<T: Ord> Smallest<T> {
 }
 
 /// Example candidates rank flagged games first (`false` sorts before `true`, hence "not flagged").
-pub type Candidate = (bool, Key, Example);
+pub type Candidate = (bool, DatasetGameKey, Example);
 
 /// One game's events.
 #[derive(Default)]
@@ -481,7 +482,7 @@ enum Unit<'p> {
     Count(u64),
     /// One row group of a part's games, and the events of the keys from its first game's (the
     /// part's start for the first row group) to the next row group's first (the part's end).
-    Read { part: &'p tables::Part, group: usize, from: Option<tables::Key>, to: Option<tables::Key> },
+    Read { part: &'p tables::Part, group: usize, from: Option<GameKey>, to: Option<GameKey> },
 }
 
 /// A part's units: each row group that the filter does not rule out by its statistics.
@@ -582,6 +583,8 @@ impl<'f> Pass<'f> {
         let (batches, _) =
             tables::batches_where(&part.events, &EVENT_COLUMNS, &|_, g| tables::may_hold_keys(g, from, to))?;
         let mut events = EventCursor { batches, current: None, row: 0, lenient, unmatched: 0 };
+        // The columns' keys are read as pairs: compared as such.
+        let (from, to) = (from.map(GameKey::pair), to.map(GameKey::pair));
         // Events of the games before this row group's (another unit's, or not read).
         if from.is_some() {
             events.pass_over(from)?;

@@ -44,7 +44,7 @@ use super::{
 /// multiple of 100, variant; the two names by their numbers in [`Keyed`]'s [`Names`] (looking
 /// a game's key up then allocates nothing). Rows sort by the key with the names themselves.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
-struct Key {
+struct RowKey {
     month: Option<i64>,
     time_class: Option<u32>,
     elo_band: Option<i32>,
@@ -92,17 +92,17 @@ struct Keyed {
     time_classes: Names,
     variants: Names,
     /// Where each key's cell is in `cells`.
-    rows: HashMap<Key, usize, FxBuildHasher>,
-    cells: Vec<(Key, Cell)>,
+    rows: HashMap<RowKey, usize, FxBuildHasher>,
+    cells: Vec<(RowKey, Cell)>,
     /// The last game's key and cell.
-    last: Option<(Key, usize)>,
+    last: Option<(RowKey, usize)>,
     events: GameEvents,
 }
 
 impl Keyed {
     /// Where `key`'s cell is in `cells` (a new one when the key is new).
     #[inline]
-    fn at(&mut self, key: Key) -> usize {
+    fn at(&mut self, key: RowKey) -> usize {
         let at = match self.last {
             Some((last, at)) if last == key => at,
             _ => match self.rows.entry(key) {
@@ -167,7 +167,7 @@ impl Summarizer for Keyed {
             game_events.clear();
             cursor.take(c.key(i), |e, row| game_events.add(e, row))?;
             let (date, time_class, lower_elo) = c.facts(i);
-            let key = Key {
+            let key = RowKey {
                 month: date.map(month_of),
                 time_class: time_class.map(|t| self.time_classes.number(t)),
                 elo_band: lower_elo.map(|e| e.div_euclid(100) * 100),
@@ -194,7 +194,7 @@ impl Summarizer for Keyed {
         for i in 0..summary.num_rows() {
             let (source, month) = (c.source.value(i), month_key(get_str(c.month, i))?);
             let (time_class, elo_band) = (get_str(c.time_class, i), get(c.elo_band, i));
-            let key = Key {
+            let key = RowKey {
                 month: month.map(|m| m.0),
                 time_class: time_class.map(|t| self.time_classes.number(t)),
                 elo_band,

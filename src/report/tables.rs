@@ -14,6 +14,8 @@ use parquet::{
     file::{metadata::RowGroupMetaData, statistics::Statistics},
 };
 
+use crate::read::key::GameKey;
+
 /// Rows per batch: large enough to amortise decoding, small enough to keep memory flat.
 const BATCH_ROWS: usize = 8192;
 
@@ -67,9 +69,6 @@ pub fn parts(dir: &Path) -> Result<Vec<Part>> {
     Ok(parts)
 }
 
-/// A game's key in its source: `(frame_offset, byte_offset)`, the order of both tables.
-pub type Key = (u64, u64);
-
 fn builder(path: &Path) -> Result<ParquetRecordBatchReaderBuilder<File>> {
     let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     ParquetRecordBatchReaderBuilder::try_new(file).with_context(|| format!("cannot read {} as Parquet", path.display()))
@@ -82,7 +81,7 @@ pub fn row_groups(path: &Path, keep: &dyn Fn(&RowGroupMetaData) -> bool) -> Resu
 
 /// The key of each row group's first row (its key columns' first values; an empty row group
 /// has none).
-pub fn first_keys(path: &Path) -> Result<Vec<Option<Key>>> {
+pub fn first_keys(path: &Path) -> Result<Vec<Option<GameKey>>> {
     let groups = builder(path)?.metadata().num_row_groups();
     let mut keys = Vec::with_capacity(groups);
     for g in 0..groups {
@@ -93,7 +92,7 @@ pub fn first_keys(path: &Path) -> Result<Vec<Option<Key>>> {
             Some(batch) if batch.num_rows() > 0 => {
                 let frame = numbers::<arrow_array::types::UInt64Type>(&batch, "frame_offset")?;
                 let byte = numbers::<arrow_array::types::UInt64Type>(&batch, "byte_offset")?;
-                Some((frame.value(0), byte.value(0)))
+                Some(GameKey { frame_offset: frame.value(0), byte_offset: byte.value(0) })
             }
             _ => None,
         });
@@ -104,12 +103,13 @@ pub fn first_keys(path: &Path) -> Result<Vec<Option<Key>>> {
 /// Whether a row group sorted by key may hold a key in `from..to` (`None`: unbounded), from its
 /// key columns' statistics: its first key is at least (least frame, least byte), its last at
 /// most (greatest frame, greatest byte). Without statistics it may.
-pub fn may_hold_keys(group: &RowGroupMetaData, from: Option<Key>, to: Option<Key>) -> bool {
+pub fn may_hold_keys(group: &RowGroupMetaData, from: Option<GameKey>, to: Option<GameKey>) -> bool {
     let (Some(frame), Some(byte)) = (range(group, "frame_offset"), range(group, "byte_offset")) else {
         return true;
     };
     // Offsets are stored as unsigned 64-bit integers: compare them as such.
-    let (lowest, highest) = ((frame.min as u64, byte.min as u64), (frame.max as u64, byte.max as u64));
+    let lowest = GameKey { frame_offset: frame.min as u64, byte_offset: byte.min as u64 };
+    let highest = GameKey { frame_offset: frame.max as u64, byte_offset: byte.max as u64 };
     from.is_none_or(|f| highest >= f) && to.is_none_or(|t| lowest < t)
 }
 
