@@ -37,41 +37,32 @@ pub type Build<R> = fn(&[Option<&R>]) -> ArrayRef;
 /// `Option<i32>`, `Option<i64>`, `Option<f64>`, `Option<bool>`, `Option<Cow<str>>` for `Str`,
 /// `&[u32]` for `U32List`. A macro, so that each column's loop over the rows is compiled with
 /// its accessor inlined rather than called through a pointer per row (−8.5 M instructions on
-/// 8 MB of pgnmentor, a quarter of the columns' loops; docs/performance.md).
+/// 8 MB of pgnmentor, a quarter of the columns' loops; docs/performance.md). Its paths start at
+/// `column`, which the caller imports (`use crate::dataset::column`).
 macro_rules! value {
     (U32, $get:expr) => {
-        $crate::dataset::column::Value::U32(|rows| {
-            $crate::dataset::column::primitive_column::<arrow_array::types::UInt32Type, _>(rows, $get)
-        })
+        column::Value::U32(|rows| column::primitive_column::<arrow_array::types::UInt32Type, _>(rows, $get))
     };
     (U64, $get:expr) => {
-        $crate::dataset::column::Value::U64(|rows| {
-            $crate::dataset::column::primitive_column::<arrow_array::types::UInt64Type, _>(rows, $get)
-        })
+        column::Value::U64(|rows| column::primitive_column::<arrow_array::types::UInt64Type, _>(rows, $get))
     };
     (I32, $get:expr) => {
-        $crate::dataset::column::Value::I32(|rows| {
-            $crate::dataset::column::primitive_column::<arrow_array::types::Int32Type, _>(rows, $get)
-        })
+        column::Value::I32(|rows| column::primitive_column::<arrow_array::types::Int32Type, _>(rows, $get))
     };
     (I64, $get:expr) => {
-        $crate::dataset::column::Value::I64(|rows| {
-            $crate::dataset::column::primitive_column::<arrow_array::types::Int64Type, _>(rows, $get)
-        })
+        column::Value::I64(|rows| column::primitive_column::<arrow_array::types::Int64Type, _>(rows, $get))
     };
     (F64, $get:expr) => {
-        $crate::dataset::column::Value::F64(|rows| {
-            $crate::dataset::column::primitive_column::<arrow_array::types::Float64Type, _>(rows, $get)
-        })
+        column::Value::F64(|rows| column::primitive_column::<arrow_array::types::Float64Type, _>(rows, $get))
     };
     (Bool, $get:expr) => {
-        $crate::dataset::column::Value::Bool(|rows| $crate::dataset::column::bool_column(rows, $get))
+        column::Value::Bool(|rows| column::bool_column(rows, $get))
     };
     (Str, $get:expr) => {
-        $crate::dataset::column::Value::Str(|rows| $crate::dataset::column::str_column(rows, $get))
+        column::Value::Str(|rows| column::str_column(rows, $get))
     };
     (U32List, $get:expr) => {
-        $crate::dataset::column::Value::U32List(|rows| $crate::dataset::column::u32_list_column(rows, $get))
+        column::Value::U32List(|rows| column::u32_list_column(rows, $get))
     };
 }
 pub(crate) use value;
