@@ -276,9 +276,9 @@ struct Replayed {
 }
 
 /// Replays the games of one chunk, each named by its key.
-fn replay_chunk(work: &Work, source: &str, visitor: &mut GameVisitor) -> Result<Replayed> {
+fn replay_chunk(work: &Work, source: &str, visitor: &mut GameVisitor, batch: &mut BatchBuilder) -> Result<Replayed> {
     // A game slice mostly holds one game (the reader may find more in one).
-    let mut batch = BatchBuilder::with_capacity(work.chunk.games.len());
+    batch.reserve(work.chunk.games.len());
     let mut tally = RowCounts::default();
     let _ = visitor.read_chunk(&work.chunk, |offset, game| {
         tally.add_game(&game);
@@ -319,10 +319,12 @@ fn spawn_workers(pool: &rayon::ThreadPool, workers: usize, source: &str, pipes: 
         let source = source.to_owned();
         pool.spawn(move || {
             let mut visitor = GameVisitor::new();
+            // Reused from chunk to chunk, as the visitor is.
+            let mut batch = BatchBuilder::new();
             while let Ok(work) = chunks.recv() {
                 let replayed = match &work.piece {
                     Some(_) => rows::replay_piece(&work, &source, &mut visitor),
-                    None => replay_chunk(&work, &source, &mut visitor),
+                    None => replay_chunk(&work, &source, &mut visitor, &mut batch),
                 };
                 let _ = recycle.try_send(work.chunk.data);
                 if results.send(replayed).is_err() {

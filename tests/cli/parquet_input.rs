@@ -354,9 +354,8 @@ fn parquet_on_stdin_is_refused_saying_why() {
     let tmp = tempfile::tempdir().unwrap();
     let file = sample_month(&python, tmp.path()).join("train-00000-of-00003.parquet");
     let says = "cannot be read from stdin";
-    let with_stdin = |args: &[&str]| {
-        Command::new(common::bin()).args(args).stdin(fs::File::open(&file).unwrap()).output().unwrap()
-    };
+    let with_stdin =
+        |args: &[&str]| Command::new(common::bin()).args(args).stdin(fs::File::open(&file).unwrap()).output().unwrap();
     let dump = with_stdin(&["dump", "-"]);
     assert_eq!(dump.status.code(), Some(1), "{}", stderr(&dump));
     assert!(stderr(&dump).contains(says) && dump.stdout.is_empty(), "{}", stderr(&dump));
