@@ -102,6 +102,7 @@ pub fn read_tag_section(game: &[u8], mut tag: impl FnMut(Range<usize>, Range<usi
 
 /// Where the movetext of `game` (a game slice, tags included) starts: after its tag section
 /// as `pgn-reader` reads it (a byte-order mark is text, see [`read_tag_section`]).
+#[inline]
 pub fn tags_end(game: &[u8]) -> usize {
     let mut sc = Scan { s: game, i: 0 };
     read_tags(&mut sc, &mut |_, _, _| {});
