@@ -22,7 +22,7 @@ const RECORD_PREFIX: &str = ".commit-source=";
 
 /// What a commit will have done once finished.
 #[derive(Serialize, Deserialize, Debug, PartialEq)]
-struct Record {
+struct CommitRecord {
     source: String,
     /// The machine and process that committed: only there can one tell whether it still runs.
     host: String,
@@ -42,11 +42,11 @@ struct Record {
     entry: ManifestEntry,
 }
 
-impl Record {
+impl CommitRecord {
     /// The record of a commit by process `pid` of this machine.
-    fn new(source: &str, pid: u32, inodes: Vec<u64>, entry: ManifestEntry) -> Record {
+    fn new(source: &str, pid: u32, inodes: Vec<u64>, entry: ManifestEntry) -> CommitRecord {
         let here = Here::now();
-        Record {
+        CommitRecord {
             source: source.to_owned(),
             host: here.host,
             pid,
@@ -75,7 +75,7 @@ pub fn begin(root: &Path, source: &str, temps: &[&Path], entry: &ManifestEntry) 
     let pid = std::process::id();
     let inodes =
         temps.iter().map(|temp| inode(temp)?.context("a new partition folder is missing")).collect::<Result<_>>()?;
-    let record = Record::new(source, pid, inodes, entry.clone());
+    let record = CommitRecord::new(source, pid, inodes, entry.clone());
     let path = root.join(format!("{RECORD_PREFIX}{source}-{pid}.json"));
     // Written whole in the new folder, then renamed: a kill leaves a complete record or none (and
     // a half-written one in a temporary folder, which the next run for the source removes).
@@ -114,7 +114,7 @@ pub fn interrupted(root: &Path) -> Result<Vec<String>> {
 }
 
 /// The commit records in `root` of runs on this machine no longer alive, by path.
-fn abandoned(root: &Path) -> Result<Vec<(PathBuf, Record)>> {
+fn abandoned(root: &Path) -> Result<Vec<(PathBuf, CommitRecord)>> {
     let (mut records, here) = (Vec::new(), Here::now());
     for dir_entry in fs::read_dir(root).with_context(|| format!("cannot list {}", root.display()))? {
         let path = dir_entry?.path();
@@ -122,7 +122,7 @@ fn abandoned(root: &Path) -> Result<Vec<(PathBuf, Record)>> {
         if !name.starts_with(RECORD_PREFIX) || !name.ends_with(".json") {
             continue;
         }
-        let record: Record =
+        let record: CommitRecord =
             match fs::read(&path).map_err(anyhow::Error::from).and_then(|b| Ok(serde_json::from_slice(&b)?)) {
                 Ok(record) => record,
                 // Not one of ours, or not complete (records are written atomically): left alone.
@@ -137,7 +137,7 @@ fn abandoned(root: &Path) -> Result<Vec<(PathBuf, Record)>> {
 }
 
 /// Puts the record's folders in place where they are not yet; false if they are gone.
-fn finish(root: &Path, tables: &[&str], record: &Record) -> Result<bool> {
+fn finish(root: &Path, tables: &[&str], record: &CommitRecord) -> Result<bool> {
     // A record of an earlier version names the first tables only (no `summary`).
     if record.inodes.len() > tables.len() || record.inodes.is_empty() {
         bail!("{} folders recorded for {} tables", record.inodes.len(), tables.len());
@@ -201,7 +201,7 @@ impl Here {
     /// for this run to finish. Another machine's (a dataset on a shared file system), or another
     /// PID namespace's on this machine (a container that shares its host name), cannot be told
     /// from here: left to it.
-    fn outlived(&self, record: &Record) -> bool {
+    fn outlived(&self, record: &CommitRecord) -> bool {
         if record.host != self.host {
             return false;
         }
@@ -365,7 +365,7 @@ mod tests {
             folder(&temp, "new");
             inodes.push(inode(&temp).unwrap().unwrap());
         }
-        let record = Record::new("x", pid, inodes, entry("x", 2, 5));
+        let record = CommitRecord::new("x", pid, inodes, entry("x", 2, 5));
         let path = root.join(format!("{RECORD_PREFIX}x-{pid}.json"));
         fs::write(&path, serde_json::to_vec(&record).unwrap()).unwrap();
         path

@@ -127,7 +127,7 @@ pub fn run(options: Options) -> Result<ExitCode> {
     let mut whole_inputs = 0;
     for (input, size) in plan.inputs.iter().zip(&sizes) {
         let leftovers = leftovers.remove(&input.source).unwrap_or_default();
-        let context = Run { dataset: &mut dataset, pools: &pools, plan: &plan, leftovers: &leftovers, share };
+        let context = RunContext { dataset: &mut dataset, pools: &pools, plan: &plan, leftovers: &leftovers, share };
         let (disposition, tally) = match plan.shard {
             None => ingest_one(input, Unit::whole(&input.source), context)?,
             Some(shard) => sharded::ingest_shard(input, shard, &mut whole_inputs, context)?,
@@ -154,7 +154,7 @@ pub fn run(options: Options) -> Result<ExitCode> {
 }
 
 /// What ingesting one input needs of the run.
-struct Run<'a> {
+struct RunContext<'a> {
     dataset: &'a mut Dataset,
     pools: &'a Pools,
     plan: &'a Plan,
@@ -165,8 +165,8 @@ struct Run<'a> {
 
 /// Ingests one input unless another run holds its source or it is up to date, and records it in
 /// the manifest.
-fn ingest_one(input: &Input, unit: Unit, context: Run) -> Result<(Disposition, RowCounts)> {
-    let Run { dataset, pools, plan, leftovers, share } = context;
+fn ingest_one(input: &Input, unit: Unit, context: RunContext) -> Result<(Disposition, RowCounts)> {
+    let RunContext { dataset, pools, plan, leftovers, share } = context;
     let _lock = match lock::try_source(dataset.root(), &input.source)? {
         Ok(lock) => lock,
         Err(holder) => {

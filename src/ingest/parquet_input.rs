@@ -64,7 +64,7 @@ pub fn files_of(path: &Path) -> io::Result<Vec<PathBuf>> {
 
 /// How a column's values become tag values.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-enum Kind {
+enum Conversion {
     Text,
     Integer,
     /// An integer written with its sign, as Lichess writes rating changes.
@@ -75,15 +75,15 @@ enum Kind {
     Null,
 }
 
-fn kind_of(data_type: &DataType) -> Option<Kind> {
+fn kind_of(data_type: &DataType) -> Option<Conversion> {
     use DataType::*;
     Some(match data_type {
-        Utf8 | LargeUtf8 | Utf8View => Kind::Text,
-        Dictionary(_, value) if matches!(**value, Utf8 | LargeUtf8 | Utf8View) => Kind::Text,
-        Int8 | Int16 | Int32 | Int64 | UInt8 | UInt16 | UInt32 | UInt64 => Kind::Integer,
-        Date32 => Kind::Date,
-        Time32(_) | Time64(_) => Kind::Time,
-        Null => Kind::Null,
+        Utf8 | LargeUtf8 | Utf8View => Conversion::Text,
+        Dictionary(_, value) if matches!(**value, Utf8 | LargeUtf8 | Utf8View) => Conversion::Text,
+        Int8 | Int16 | Int32 | Int64 | UInt8 | UInt16 | UInt32 | UInt64 => Conversion::Integer,
+        Date32 => Conversion::Date,
+        Time32(_) | Time64(_) => Conversion::Time,
+        Null => Conversion::Null,
         _ => return None,
     })
 }
@@ -91,7 +91,7 @@ fn kind_of(data_type: &DataType) -> Option<Kind> {
 struct Column {
     index: usize,
     name: String,
-    kind: Kind,
+    kind: Conversion,
 }
 
 /// One file: its footer, read once, and what each column is.
@@ -104,7 +104,7 @@ struct ParquetFile {
 
 /// A row group of the input.
 #[derive(Copy, Clone, Debug)]
-pub struct Group {
+pub struct RowGroup {
     file: usize,
     index: usize,
     pub rows: u64,
@@ -116,7 +116,7 @@ pub struct Group {
 /// An input's Parquet files, opened (footers read and columns checked).
 pub struct ParquetInput {
     files: Vec<ParquetFile>,
-    pub groups: Vec<Group>,
+    pub groups: Vec<RowGroup>,
 }
 
 fn invalid(what: String) -> io::Error {
@@ -146,7 +146,7 @@ impl ParquetFile {
             let name = field.name();
             let kind = kind_of(field.data_type());
             if index == movetext {
-                if kind != Some(Kind::Text) {
+                if kind != Some(Conversion::Text) {
                     return Err(invalid(format!("column `{MOVETEXT}` is {}, not a string", field.data_type())));
                 }
                 continue;
@@ -166,7 +166,8 @@ impl ParquetFile {
                     "column `{name}` cannot be a PGN tag name (letters, digits, _+#=:- only)"
                 )));
             }
-            let kind = if kind == Kind::Integer && name.ends_with("RatingDiff") { Kind::Signed } else { kind };
+            let kind =
+                if kind == Conversion::Integer && name.ends_with("RatingDiff") { Conversion::Signed } else { kind };
             tags.push(Column { index, name: name.clone(), kind });
         }
         // Strings (plain or dictionary-typed) read as views into the decompressed pages, not
@@ -175,7 +176,7 @@ impl ParquetFile {
             .fields()
             .iter()
             .map(|f| match kind_of(f.data_type()) {
-                Some(Kind::Text) => f.as_ref().clone().with_data_type(DataType::Utf8View),
+                Some(Conversion::Text) => f.as_ref().clone().with_data_type(DataType::Utf8View),
                 _ => f.as_ref().clone(),
             })
             .collect();
@@ -200,7 +201,7 @@ impl ParquetInput {
             for (index, group) in file.meta.metadata().row_groups().iter().enumerate() {
                 let (rows, bytes) = (group.num_rows().max(0) as u64, group.total_byte_size().max(0) as u64);
                 let compressed = group.compressed_size().max(0) as u64;
-                groups.push(Group { file: i, index, rows, bytes, compressed });
+                groups.push(RowGroup { file: i, index, rows, bytes, compressed });
             }
             opened.push(file);
         }
@@ -209,7 +210,7 @@ impl ParquetInput {
 
     /// A reader of rows `rows` of row group `group`.
     fn reader(&self, group: usize, rows: Range<u64>) -> io::Result<ParquetRecordBatchReader> {
-        let Group { file, index, rows: n, .. } = self.groups[group];
+        let RowGroup { file, index, rows: n, .. } = self.groups[group];
         let file = &self.files[file];
         let mut builder =
             ParquetRecordBatchReaderBuilder::new_with_metadata(File::open(&file.path)?, file.meta.clone())
@@ -225,7 +226,7 @@ impl ParquetInput {
 
     /// A decoding error, with the file and row group it is in.
     fn located(&self, group: usize, e: impl std::fmt::Display) -> io::Error {
-        let Group { file, index, .. } = self.groups[group];
+        let RowGroup { file, index, .. } = self.groups[group];
         invalid(format!("{}: row group {index}: {e}", self.files[file].path.display()))
     }
 
@@ -274,7 +275,7 @@ impl ParquetInput {
         out.clear();
         // The text's size is about the rows' share of the row group's uncompressed bytes (the
         // tags' names and brackets add a little): reserved at once, not grown by doubling.
-        let Group { rows: n, bytes, .. } = self.groups[group];
+        let RowGroup { rows: n, bytes, .. } = self.groups[group];
         let share = (u128::from(bytes) * want as u128 / u128::from(n.max(1))) as usize;
         out.text.reserve(share + share / 8);
         // Batches of `BATCH_ROWS` rows, which divides `PIECE_ROWS`: a piece's last batch ends at
@@ -523,7 +524,7 @@ fn seconds_at(array: &ArrayRef, row: usize) -> i64 {
 /// written) for a null.
 fn write_tag(out: &mut Vec<u8>, column: &Column, values: &Values, row: usize) -> bool {
     use std::io::Write as _;
-    if column.kind == Kind::Null || values.is_null(row) {
+    if column.kind == Conversion::Null || values.is_null(row) {
         return false;
     }
     let array = values.array;
@@ -531,7 +532,7 @@ fn write_tag(out: &mut Vec<u8>, column: &Column, values: &Values, row: usize) ->
     out.extend_from_slice(column.name.as_bytes());
     out.extend_from_slice(b" \"");
     match column.kind {
-        Kind::Text => {
+        Conversion::Text => {
             // The value as the PGN writes it: quotes and backslashes escaped, and no line
             // break (a tag is one line). Most values need none of it: copied whole.
             let value = values.str_at(row).unwrap_or_default().as_bytes();
@@ -547,9 +548,9 @@ fn write_tag(out: &mut Vec<u8>, column: &Column, values: &Values, row: usize) ->
                 out.extend_from_slice(value);
             }
         }
-        Kind::Integer => push_integer(out, integer_at(array, row), false),
-        Kind::Signed => push_integer(out, integer_at(array, row), true),
-        Kind::Date => {
+        Conversion::Integer => push_integer(out, integer_at(array, row), false),
+        Conversion::Signed => push_integer(out, integer_at(array, row), true),
+        Conversion::Date => {
             let (y, m, d) = crate::pgn::tags::civil_from_days(array.as_primitive::<Date32Type>().value(row).into());
             if (0..=9999).contains(&y) {
                 push_digits(out, y as u64, 4);
@@ -561,7 +562,7 @@ fn write_tag(out: &mut Vec<u8>, column: &Column, values: &Values, row: usize) ->
                 let _ = write!(out, "{y:04}.{m:02}.{d:02}");
             }
         }
-        Kind::Time => {
+        Conversion::Time => {
             let s = seconds_at(array, row);
             if (0..100 * 3600).contains(&s) {
                 let s = s as u64;
@@ -574,7 +575,7 @@ fn write_tag(out: &mut Vec<u8>, column: &Column, values: &Values, row: usize) ->
                 let _ = write!(out, "{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
             }
         }
-        Kind::Null => {}
+        Conversion::Null => {}
     }
     out.extend_from_slice(b"\"]\n");
     true

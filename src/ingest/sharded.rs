@@ -7,7 +7,9 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
-use super::{Disposition, RowCounts, Run, Unit, fingerprint_of, ingest_input, ingest_one, plan::Input, up_to_date};
+use super::{
+    Disposition, RowCounts, RunContext, Unit, fingerprint_of, ingest_input, ingest_one, plan::Input, up_to_date,
+};
 use crate::{
     dataset::{
         Dataset, lock,
@@ -28,7 +30,7 @@ pub(super) fn ingest_shard(
     input: &Input,
     shard: Shard,
     whole_inputs: &mut u32,
-    context: Run,
+    context: RunContext,
 ) -> Result<(Disposition, RowCounts)> {
     let path = input.path.display();
     // A Parquet input is cut by row groups, so never read whole.
@@ -45,7 +47,7 @@ pub(super) fn ingest_shard(
             Ok((Disposition::OtherShard, RowCounts::default()))
         };
     }
-    let Run { dataset, pools, plan, share, .. } = context;
+    let RunContext { dataset, pools, plan, share, .. } = context;
     let name = unit_name(&input.source, Some((shard.k, shard.n)));
     let _lock = match lock::try_unit(dataset.root(), &name)? {
         Ok(lock) => lock,

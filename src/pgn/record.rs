@@ -14,7 +14,7 @@ use crate::engine::start::GameError;
 /// `Value` (whose keys are sorted). Events are made one at a time while they are written: a game
 /// of thousands of shuffling moves has hundreds of thousands of them.
 #[derive(Serialize)]
-struct Record<'a> {
+struct DumpRecord<'a> {
     base_seconds: Option<u32>,
     black: Option<&'a str>,
     error: Option<&'a GameError>,
@@ -30,10 +30,10 @@ struct Record<'a> {
     white: Option<&'a str>,
 }
 
-impl<'a> Record<'a> {
-    fn of(index: u64, game: &'a Game) -> Record<'a> {
+impl<'a> DumpRecord<'a> {
+    fn of(index: u64, game: &'a Game) -> DumpRecord<'a> {
         let time_control = game.time_control;
-        Record {
+        DumpRecord {
             base_seconds: time_control.map(|(base, _)| base),
             black: game.tag("Black"),
             error: game.error(),
@@ -68,10 +68,10 @@ fn events<S: Serializer>(game: &&Game, s: S) -> Result<S::Ok, S::Error> {
 
 /// A game's record as one `Value`.
 pub fn game_json(index: u64, game: &Game) -> serde_json::Result<Value> {
-    serde_json::to_value(Record::of(index, game))
+    serde_json::to_value(DumpRecord::of(index, game))
 }
 
 /// Writes a game's record as one line of JSON (without the newline).
 pub fn write_game(out: impl Write, index: u64, game: &Game) -> io::Result<()> {
-    serde_json::to_writer(out, &Record::of(index, game)).map_err(io::Error::from)
+    serde_json::to_writer(out, &DumpRecord::of(index, game)).map_err(io::Error::from)
 }

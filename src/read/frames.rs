@@ -65,14 +65,14 @@ struct Job {
     seq: u64,
     /// A frame's compressed bytes, or a block of plain text already read.
     compressed: Vec<u8>,
-    work: Work,
+    work: BlockJob,
     error: Option<io::Error>,
     /// A frame's compressed offset and the decompressed bytes to leave out at its start.
     frame: Option<GameKey>,
 }
 
 #[derive(Copy, Clone, PartialEq, Eq)]
-enum Work {
+enum BlockJob {
     /// Decode the frame.
     Frame,
     /// Survey the block of plain text.
@@ -394,9 +394,9 @@ struct FrameWorker {
     bulk: Option<zstd::bulk::Decompressor<'static>>,
     recycled: Receiver<Vec<u8>>,
     largest: usize,
-    /// The file that blocks are read from ([`Work::ReadBlock`]).
+    /// The file that blocks are read from ([`BlockJob::ReadBlock`]).
     source: Option<Arc<Positional>>,
-    staging: Option<Staging>,
+    staging: Option<StagingBuffer>,
 }
 
 impl FrameWorker {
@@ -429,10 +429,10 @@ impl FrameWorker {
 
     fn decode_frame(&mut self, job: Job) -> Decoded {
         match (job.work, &self.source) {
-            (Work::Block, _) => return Decoded::new(job.seq, job.compressed, job.error),
-            (Work::ReadBlock, Some(source)) => return self.read_block(&source.clone(), job.seq),
-            (Work::ReadBlock, None) => unreachable!("a block to read without a file"),
-            (Work::Frame, _) => {}
+            (BlockJob::Block, _) => return Decoded::new(job.seq, job.compressed, job.error),
+            (BlockJob::ReadBlock, Some(source)) => return self.read_block(&source.clone(), job.seq),
+            (BlockJob::ReadBlock, None) => unreachable!("a block to read without a file"),
+            (BlockJob::Frame, _) => {}
         }
         // pzstd does not record a frame's decompressed size: guess it from the frames so far,
         // decode in one shot straight into a recycled buffer, and fall back to the streaming
@@ -466,7 +466,7 @@ impl FrameWorker {
         let mut data = self.recycled.try_recv().unwrap_or_default();
         data.clear();
         let offset = source.base + seq * PLAIN_BLOCK as u64;
-        let staging = self.staging.get_or_insert_with(Staging::new);
+        let staging = self.staging.get_or_insert_with(StagingBuffer::new);
         let error = staging.read(&mut At { source, offset }, &mut data, PLAIN_BLOCK);
         let last = error.is_some() || data.len() < PLAIN_BLOCK;
         if last {
@@ -481,7 +481,7 @@ impl FrameWorker {
 /// 4 MB block that rotates among the decoder threads (cold in cache), and the copy out of it
 /// costs less than the difference (docs/performance.md, "Figures behind the code").
 /// pzstd frames are read as before: their compressed bytes are a third of the text or less.
-struct Staging {
+struct StagingBuffer {
     buffer: Vec<u8>,
 }
 
@@ -490,9 +490,9 @@ struct Staging {
 const STAGING: usize = 1 << 16;
 const ALIGN: usize = 64;
 
-impl Staging {
-    fn new() -> Staging {
-        Staging { buffer: vec![0; STAGING + ALIGN] }
+impl StagingBuffer {
+    fn new() -> StagingBuffer {
+        StagingBuffer { buffer: vec![0; STAGING + ALIGN] }
     }
 
     /// Appends up to `want` bytes of `raw` to `out`, fewer only at the end of the input or an
@@ -588,7 +588,7 @@ fn dispatch<R: Read>(
         // Only the first frame is entered in its middle.
         let frame = GameKey { frame_offset: at, byte_offset: if seq == 0 { skip } else { 0 } };
         at += 12 + size as u64;
-        if jobs.send(Job { seq, compressed, work: Work::Frame, error: None, frame: Some(frame) }).is_err() {
+        if jobs.send(Job { seq, compressed, work: BlockJob::Frame, error: None, frame: Some(frame) }).is_err() {
             return;
         }
         seq += 1;
@@ -635,7 +635,7 @@ fn stream_rest<R: Read>(
 /// The dispatcher for plain text: reads blocks while it holds slots and sends them to be surveyed.
 fn dispatch_plain<R: Read>(mut raw: R, slots: Receiver<()>, jobs: &Sender<Job>, recycled: Receiver<Vec<u8>>) {
     let mut seq = 0u64;
-    let mut staging = Staging::new();
+    let mut staging = StagingBuffer::new();
     loop {
         if slots.recv().is_err() {
             return;
@@ -646,7 +646,7 @@ fn dispatch_plain<R: Read>(mut raw: R, slots: Receiver<()>, jobs: &Sender<Job>, 
         let n = block.len();
         let end = error.is_some() || n < PLAIN_BLOCK;
         if (n > 0 || error.is_some())
-            && jobs.send(Job { seq, compressed: block, work: Work::Block, error, frame: None }).is_err()
+            && jobs.send(Job { seq, compressed: block, work: BlockJob::Block, error, frame: None }).is_err()
         {
             return;
         }
@@ -662,7 +662,8 @@ fn dispatch_plain<R: Read>(mut raw: R, slots: Receiver<()>, jobs: &Sender<Job>, 
 fn dispatch_at(source: &Positional, slots: Receiver<()>, jobs: &Sender<Job>) {
     let mut seq = 0u64;
     while slots.recv().is_ok() && seq <= source.last.load(Ordering::Acquire) {
-        if jobs.send(Job { seq, compressed: Vec::new(), work: Work::ReadBlock, error: None, frame: None }).is_err() {
+        if jobs.send(Job { seq, compressed: Vec::new(), work: BlockJob::ReadBlock, error: None, frame: None }).is_err()
+        {
             return;
         }
         seq += 1;
@@ -772,7 +773,7 @@ mod tests {
     #[test]
     fn staged_reads_append_exactly_the_bytes_asked_for() {
         let data: Vec<u8> = (0..300_000u32).map(|i| (i * 31 % 251) as u8).collect();
-        let mut staging = Staging::new();
+        let mut staging = StagingBuffer::new();
         for fail_at_end in [false, true] {
             let mut raw = Trickle { data: data.clone(), at: 0, interrupted: false, fail_at_end };
             let mut out = b"kept".to_vec();

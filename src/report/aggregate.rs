@@ -476,7 +476,7 @@ impl<'a> GameColumns<'a> {
 }
 
 /// A piece of the work, counted on its own (in parallel with the others).
-enum Unit<'p> {
+enum Piece<'p> {
     /// Rows counted, not read: a part of a source no `--source` matches, or row groups whose
     /// statistics rule out the filter.
     Count(u64),
@@ -486,9 +486,9 @@ enum Unit<'p> {
 }
 
 /// A part's units: each row group that the filter does not rule out by its statistics.
-fn units<'p>(part: &'p tables::Part, filter: &Filter) -> Result<Vec<Unit<'p>>> {
+fn units<'p>(part: &'p tables::Part, filter: &Filter) -> Result<Vec<Piece<'p>>> {
     if !filter.source_matches(&part.source) {
-        return Ok(vec![Unit::Count(tables::row_count(&part.games)?)]);
+        return Ok(vec![Piece::Count(tables::row_count(&part.games)?)]);
     }
     let groups = tables::row_groups(&part.games, &|g| {
         !filter.rules_out(tables::range(g, "UTCDate"), tables::range(g, "WhiteElo"), tables::range(g, "BlackElo"))
@@ -500,14 +500,14 @@ fn units<'p>(part: &'p tables::Part, filter: &Filter) -> Result<Vec<Unit<'p>>> {
     let mut units = Vec::new();
     for (group, &(rows, kept)) in groups.iter().enumerate() {
         if !kept {
-            units.push(Unit::Count(rows));
+            units.push(Piece::Count(rows));
             continue;
         }
         // From this row group's first key (the first: from the start); to the next non-empty
         // row group's first key (the last: to the end).
         let from = if group == 0 { None } else { firsts[group] };
         let to = firsts[group + 1..].iter().flatten().next().copied();
-        units.push(Unit::Read { part, group, from, to });
+        units.push(Piece::Read { part, group, from, to });
     }
     Ok(units)
 }
@@ -570,10 +570,10 @@ impl<'f> Pass<'f> {
         self.examples.merge(other.examples);
     }
 
-    /// Counts one [`Unit`].
-    fn unit(&mut self, unit: &Unit) -> Result<()> {
-        let &Unit::Read { part, group, from, to } = unit else {
-            if let Unit::Count(rows) = unit {
+    /// Counts one [`Piece`].
+    fn unit(&mut self, unit: &Piece) -> Result<()> {
+        let &Piece::Read { part, group, from, to } = unit else {
+            if let Piece::Count(rows) = unit {
                 self.rows += rows;
             }
             return Ok(());
@@ -763,18 +763,18 @@ pub fn compute(
     // Row groups in parallel, each counted on its own, then added up in the parts' and row
     // groups' order.
     let work = || -> Result<Vec<Result<Pass>>> {
-        let units: Vec<Vec<Unit>> = parts
+        let units: Vec<Vec<Piece>> = parts
             .par_iter()
             .map(|part| units(part, filter).map_err(|e| e.context(format!("in {}", part.games.display()))))
             .collect::<Result<_>>()?;
-        let units: Vec<&Unit> = units.iter().flatten().collect();
+        let units: Vec<&Piece> = units.iter().flatten().collect();
         Ok(units
             .par_iter()
             .map(|unit| {
                 let mut pass = Pass::new(filter, by, unfinished);
                 pass.unit(unit).map_err(|e| match unit {
-                    Unit::Read { part, .. } => e.context(format!("in {}", part.games.display())),
-                    Unit::Count(_) => e,
+                    Piece::Read { part, .. } => e.context(format!("in {}", part.games.display())),
+                    Piece::Count(_) => e,
                 })?;
                 Ok(pass)
             })

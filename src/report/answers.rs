@@ -3,7 +3,7 @@
 //! the charts ([`Rows`]), so a number reads the same in the sentence and in the chart.
 
 use super::{
-    chart::{Row, Rows, SIDE_BY_SIDE, Unit, games_text, thousands},
+    chart::{Measure, Row, Rows, SIDE_BY_SIDE, games_text, thousands},
     model::{Rates, Report, Stats},
 };
 
@@ -12,7 +12,7 @@ fn with_interval(r: &Row) -> String {
     if r.interval.is_empty() { r.value.clone() } else { format!("{} ({}{few})", r.value, r.interval) }
 }
 
-fn rate(b: Rows, n: u64, d: u64, unit: Unit) -> String {
+fn rate(b: Rows, n: u64, d: u64, unit: Measure) -> String {
     with_interval(&b.rate("", None, n, d, unit))
 }
 
@@ -27,9 +27,9 @@ fn answers(st: &Stats, b: Rows) -> Vec<String> {
     out.push(format!(
         "How often does a position repeat? {} of the {} replayed reached a threefold repetition (a position \
          stood on the board for the third time, by the FIDE identity), {} a fivefold.",
-        rate(b, o.threefold, g, Unit::Percent),
+        rate(b, o.threefold, g, Measure::Percent),
         games_text(g),
-        rate(b, o.fivefold, g, Unit::Percent)
+        rate(b, o.fivefold, g, Measure::Percent)
     ));
     if o.with_claim > 0 {
         out.push(format!(
@@ -37,10 +37,10 @@ fn answers(st: &Stats, b: Rows) -> Vec<String> {
              without a claim (a game drawn by the repetition itself is not a miss). On the board (9.2.1.2): {} of \
              the {} with such a claim; by declaring the move that repeats (9.2.1.1): {} of the {} with one.",
             games_text(o.with_claim),
-            rate(b, o.missed, o.with_claim, Unit::Percent),
-            rate(b, o.missed_on_board, o.with_claim_on_board, Unit::Percent),
+            rate(b, o.missed, o.with_claim, Measure::Percent),
+            rate(b, o.missed_on_board, o.with_claim_on_board, Measure::Percent),
             thousands(o.with_claim_on_board),
-            rate(b, o.missed_by_move, o.with_claim_by_move, Unit::Percent),
+            rate(b, o.missed_by_move, o.with_claim_by_move, Measure::Percent),
             thousands(o.with_claim_by_move)
         ));
         let li = &st.lichess;
@@ -49,14 +49,14 @@ fn answers(st: &Stats, b: Rows) -> Vec<String> {
                 "Lichess offers no claim by a declared move: in the {} of Lichess sources with a claim on the \
                  board, play went on after it in {}.",
                 games_text(li.with_claim_on_board),
-                rate(b, li.missed_on_board, li.with_claim_on_board, Unit::Percent)
+                rate(b, li.missed_on_board, li.with_claim_on_board, Measure::Percent)
             ));
         }
         let c = &st.claims;
         out.push(format!(
             "{} of the {} claim opportunities could be claimed only by declaring the move that repeats \
              (Art. 9.2.1.1), not on the board; in {} the only chances were of that kind.",
-            rate(b, c.by_move_only, c.opportunities, Unit::Percent),
+            rate(b, c.by_move_only, c.opportunities, Measure::Percent),
             thousands(c.opportunities),
             games_text(c.games_only_by_move)
         ));
@@ -75,7 +75,7 @@ fn answers(st: &Stats, b: Rows) -> Vec<String> {
         ));
     }
     let per_1000 = |n: u64| {
-        let r = b.rate("", None, n, g, Unit::Per1000);
+        let r = b.rate("", None, n, g, Measure::Per1000);
         format!("{}: {} per 1,000 games ({})", games_text(n), r.value, r.interval)
     };
     out.push(format!(
@@ -88,7 +88,7 @@ fn answers(st: &Stats, b: Rows) -> Vec<String> {
         let mut reasons: Vec<&super::model::Count> = st.draw_reasons.iter().filter(|c| c.games > 0).collect();
         reasons.sort_by_key(|c| std::cmp::Reverse(c.games));
         let mix: Vec<String> =
-            reasons.iter().map(|c| format!("{} {}", c.label, rate(b, c.games, st.drawn, Unit::Percent))).collect();
+            reasons.iter().map(|c| format!("{} {}", c.label, rate(b, c.games, st.drawn, Measure::Percent))).collect();
         out.push(format!(
             "How did draws really end? Of the {} drawn (reason inferred from the final position): {}.",
             games_text(st.drawn),
@@ -101,9 +101,9 @@ fn answers(st: &Stats, b: Rows) -> Vec<String> {
         out.push(format!(
             "Time trouble? With under 10 s on the claimant's clock the first claim was passed over in {} of {}; \
              with 3 minutes or more in {} of {}.",
-            rate(b, quick.passed_over, quick.games, Unit::Percent),
+            rate(b, quick.passed_over, quick.games, Measure::Percent),
             games_text(quick.games),
-            rate(b, slow.passed_over, slow.games, Unit::Percent),
+            rate(b, slow.passed_over, slow.games, Measure::Percent),
             games_text(slow.games)
         ));
     }
@@ -134,7 +134,7 @@ pub fn paragraphs(r: &Report) -> Vec<String> {
                 .iter()
                 .map(|g| {
                     let (n, of) = part(&g.stats.overall);
-                    format!("{} {} of {}", g.label, rate(b, n, of, Unit::Percent), thousands(of))
+                    format!("{} {} of {}", g.label, rate(b, n, of, Measure::Percent), thousands(of))
                 })
                 .collect();
             parts.join("; ")
@@ -162,7 +162,7 @@ fn spread(r: &Report, b: Rows, by: &str, part: fn(&Rates) -> (u64, u64)) -> Stri
         .iter()
         .map(|g| {
             let (n, of) = part(&g.stats.overall);
-            b.rate(&g.label, None, n, of, Unit::Percent)
+            b.rate(&g.label, None, n, of, Measure::Percent)
         })
         .filter(|row| row.games > 0)
         .collect();

@@ -16,7 +16,7 @@ use super::{
 /// What a row's value is.
 #[derive(Serialize, Clone, Copy, Debug, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
-pub enum Unit {
+pub enum Measure {
     /// A share in percent, with a Wilson interval.
     Percent,
     /// Games per 1,000, with a Wilson interval.
@@ -68,7 +68,7 @@ pub struct Row {
     /// Under `--min-games`: shown greyed and marked.
     pub small: bool,
     /// What the value is (the headline table mixes units).
-    pub unit: Unit,
+    pub unit: Measure,
 }
 
 #[derive(Serialize, Debug, Clone)]
@@ -83,7 +83,7 @@ pub struct Chart {
     /// Header of the count column.
     pub count_header: &'static str,
     pub kind: Kind,
-    pub unit: Unit,
+    pub unit: Measure,
     /// The value axis, in words.
     pub axis: String,
     /// The series in display order (empty without `--by`, except stacked charts' parts).
@@ -130,9 +130,9 @@ pub fn games_text(n: u64) -> String {
 
 impl Rows {
     /// `n` of `d` as a share (percent or per 1,000) with its interval.
-    pub fn rate(&self, label: impl Into<String>, series: Option<&str>, n: u64, d: u64, unit: Unit) -> Row {
-        let scale = if unit == Unit::Per1000 { 1000.0 } else { 100.0 };
-        let (digits, suffix) = if unit == Unit::Per1000 { (2, "") } else { (1, "%") };
+    pub fn rate(&self, label: impl Into<String>, series: Option<&str>, n: u64, d: u64, unit: Measure) -> Row {
+        let scale = if unit == Measure::Per1000 { 1000.0 } else { 100.0 };
+        let (digits, suffix) = if unit == Measure::Per1000 { (2, "") } else { (1, "%") };
         let ci = wilson(n, d);
         Row {
             label: label.into(),
@@ -165,7 +165,7 @@ impl Rows {
             low: None,
             high: None,
             small: o.games < self.min_games,
-            unit: Unit::Score,
+            unit: Measure::Score,
         }
     }
 
@@ -182,7 +182,7 @@ impl Rows {
             low: None,
             high: None,
             small: false,
-            unit: Unit::Count,
+            unit: Measure::Count,
         }
     }
 }
@@ -268,7 +268,7 @@ pub(super) fn chart(
     label_header: &'static str,
     count_header: &'static str,
     kind: Kind,
-    unit: Unit,
+    unit: Measure,
     axis: &str,
     rows: Vec<Row>,
 ) -> Chart {
@@ -298,11 +298,11 @@ mod tests {
     #[test]
     fn rows_format_rates_with_their_interval() {
         let b = Rows { min_games: 30 };
-        let row = b.rate("x", None, 1, 4, Unit::Percent);
+        let row = b.rate("x", None, 1, 4, Measure::Percent);
         assert_eq!((row.value.as_str(), row.interval.as_str(), row.small), ("25.0%", "4.6–69.9%", true));
-        let row = b.rate("x", Some("g"), 3, 5000, Unit::Per1000);
+        let row = b.rate("x", Some("g"), 3, 5000, Measure::Per1000);
         assert_eq!((row.value.as_str(), row.interval.as_str(), row.small), ("0.60", "0.20–1.76", false));
-        assert_eq!(b.rate("x", None, 0, 0, Unit::Percent).value, "n/a");
+        assert_eq!(b.rate("x", None, 0, 0, Measure::Percent).value, "n/a");
         assert_eq!(thousands(1_234_567), "1,234,567");
         assert_eq!(thousands(999), "999");
     }

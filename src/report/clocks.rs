@@ -5,7 +5,7 @@
 //! `queries/missed_claims_by_clock.sql` and `missed_claims_by_eval.sql`.
 
 use super::{
-    chart::{Chart, Kind, Row, Rows, Unit, games_text, sets, thousands},
+    chart::{Chart, Kind, Measure, Row, Rows, games_text, sets, thousands},
     model::{CLOCK_BANDS, ClockBand, Clocks, EVAL_BANDS, EvalBand, Report, Scores},
 };
 
@@ -130,7 +130,7 @@ pub fn headline_rows(c: &Clocks, s: Option<&str>, b: Rows) -> Vec<Row> {
             s,
             quick.passed_over,
             quick.games,
-            Unit::Percent,
+            Measure::Percent,
         ),
         b.count("Games with an engine evaluation", s, c.games_with_evals, c.games_with_evals),
         b.score("Claimant's average score after passing over a claim when clearly better", s, &better.claimant),
@@ -161,13 +161,13 @@ pub fn charts(r: &Report, b: Rows) -> Vec<Chart> {
             label_header: "clock",
             count_header: "passed over",
             kind: Kind::Bars,
-            unit: Unit::Percent,
+            unit: Measure::Percent,
             axis: "share of games with a first claim in the band (95% interval)".into(),
             series: series.clone(),
             rows: side_by_side(&|s, c| {
                 c.first_claim_by_clock
                     .iter()
-                    .map(|x| b.rate(&x.label, s, x.passed_over, x.games, Unit::Percent))
+                    .map(|x| b.rate(&x.label, s, x.passed_over, x.games, Measure::Percent))
                     .collect()
             }),
             by_group: Vec::new(),
@@ -183,7 +183,7 @@ pub fn charts(r: &Report, b: Rows) -> Vec<Chart> {
             label_header: "evaluation",
             count_header: "scored",
             kind: Kind::Bars,
-            unit: Unit::Score,
+            unit: Measure::Score,
             axis: "average score (1 a win, 0.5 a draw)".into(),
             series,
             rows: side_by_side(&|s, c| {

@@ -4,7 +4,7 @@
 //! rows. The rows and charts themselves are built with [`super::chart`].
 
 use super::{
-    chart::{Chart, Kind, Row, Rows, Unit, chart, per_set, replayed_text, side_by_side, with_claim_text},
+    chart::{Chart, Kind, Measure, Row, Rows, chart, per_set, replayed_text, side_by_side, with_claim_text},
     model::{Group, Rates, Report, Stats},
 };
 
@@ -32,49 +32,55 @@ fn headline(r: &Report, b: Rows) -> Chart {
         let mut rows = Vec::new();
         let (o, c, g) = (&st.overall, &st.claims, st.overall.games);
         rows.push(b.count("Games replayed", *s, g, r.matched));
-        rows.push(b.rate("Reached a threefold (position 3× on the board)", *s, o.threefold, g, Unit::Percent));
-        rows.push(b.rate("Reached a fivefold", *s, o.fivefold, g, Unit::Percent));
-        rows.push(b.rate("A threefold claim was available", *s, o.with_claim, g, Unit::Percent));
+        rows.push(b.rate("Reached a threefold (position 3× on the board)", *s, o.threefold, g, Measure::Percent));
+        rows.push(b.rate("Reached a fivefold", *s, o.fivefold, g, Measure::Percent));
+        rows.push(b.rate("A threefold claim was available", *s, o.with_claim, g, Measure::Percent));
         rows.push(b.rate(
             "Play went on after a claim (share of games with a claim)",
             *s,
             o.missed,
             o.with_claim,
-            Unit::Percent,
+            Measure::Percent,
         ));
         rows.push(b.rate(
             "Claim opportunities only by declaring a move (share of opportunities)",
             *s,
             c.by_move_only,
             c.opportunities,
-            Unit::Percent,
+            Measure::Percent,
         ));
         rows.push(b.rate(
             "Games whose every claim needed a declared move",
             *s,
             c.games_only_by_move,
             o.with_claim,
-            Unit::Percent,
+            Measure::Percent,
         ));
         rows.push(b.score("Claimant's average score after missing the first claim", *s, &st.claimant));
-        rows.push(b.rate("Drawn games with an inferred reason", *s, st.drawn, g, Unit::Percent));
+        rows.push(b.rate("Drawn games with an inferred reason", *s, st.drawn, g, Measure::Percent));
         rows.push(b.rate(
             "Castling-rights pseudo-repetitions, games per 1,000",
             *s,
             st.castling.games,
             g,
-            Unit::Per1000,
+            Measure::Per1000,
         ));
-        rows.push(b.rate("E.p. pseudo-repetitions, games per 1,000", *s, st.en_passant.games, g, Unit::Per1000));
+        rows.push(b.rate("E.p. pseudo-repetitions, games per 1,000", *s, st.en_passant.games, g, Measure::Per1000));
         rows.push(b.rate(
             "Hidden repetitions (FEN e.p. field), games per 1,000",
             *s,
             st.hidden.games,
             g,
-            Unit::Per1000,
+            Measure::Per1000,
         ));
-        rows.push(b.rate("Went on after a fivefold, games per 1,000", *s, st.after_fivefold, g, Unit::Per1000));
-        rows.push(b.rate("Went on after the 75-move rule, games per 1,000", *s, st.after_75_moves, g, Unit::Per1000));
+        rows.push(b.rate("Went on after a fivefold, games per 1,000", *s, st.after_fivefold, g, Measure::Per1000));
+        rows.push(b.rate(
+            "Went on after the 75-move rule, games per 1,000",
+            *s,
+            st.after_75_moves,
+            g,
+            Measure::Per1000,
+        ));
         rows.extend(super::clocks::headline_rows(&st.clocks, *s, b));
         per_series.push(rows);
     }
@@ -85,7 +91,7 @@ fn headline(r: &Report, b: Rows) -> Chart {
         label_header: "figure",
         count_header: "count",
         kind: Kind::Table,
-        unit: Unit::Percent,
+        unit: Measure::Percent,
         axis: String::new(),
         series: sets.iter().filter_map(|(s, _)| s.map(str::to_owned)).collect(),
         rows: side_by_side(per_series, r.min_games),
@@ -98,7 +104,7 @@ fn groups(groups: &[Group], s: Option<&str>, b: Rows, f: impl Fn(&Rates) -> (u64
         .iter()
         .map(|g| {
             let (n, d) = f(&g.rates);
-            b.rate(&g.label, s, n, d, Unit::Percent)
+            b.rate(&g.label, s, n, d, Measure::Percent)
         })
         .collect()
 }
@@ -115,7 +121,7 @@ fn rate_charts(r: &Report, b: Rows) -> Vec<Chart> {
             "rating band",
             "threefold",
             Kind::Bars,
-            Unit::Percent,
+            Measure::Percent,
             share,
             per_set(r, |s, st| groups(&st.by_rating_band, s, b, |x| (x.threefold, x.games))),
         ),
@@ -127,7 +133,7 @@ fn rate_charts(r: &Report, b: Rows) -> Vec<Chart> {
             "time class",
             "threefold",
             Kind::Bars,
-            Unit::Percent,
+            Measure::Percent,
             share,
             per_set(r, |s, st| groups(&st.by_time_class, s, b, |x| (x.threefold, x.games))),
         ),
@@ -139,7 +145,7 @@ fn rate_charts(r: &Report, b: Rows) -> Vec<Chart> {
             "rating band",
             "missed",
             Kind::Bars,
-            Unit::Percent,
+            Measure::Percent,
             "share of games with a claim (95% interval)",
             per_set(r, |s, st| groups(&st.by_rating_band, s, b, |x| (x.missed, x.with_claim))),
         ),
@@ -151,7 +157,7 @@ fn rate_charts(r: &Report, b: Rows) -> Vec<Chart> {
             "time class",
             "missed",
             Kind::Bars,
-            Unit::Percent,
+            Measure::Percent,
             "share of games with a claim (95% interval)",
             per_set(r, |s, st| groups(&st.by_time_class, s, b, |x| (x.missed, x.with_claim))),
         ),

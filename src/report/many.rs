@@ -7,7 +7,7 @@
 //! extremes and the spread instead of every group ([`super::answers`]).
 
 use super::{
-    chart::{Chart, Kind, Row, Rows, SIDE_BY_SIDE, Unit, replayed_text, with_claim_text},
+    chart::{Chart, Kind, Measure, Row, Rows, SIDE_BY_SIDE, replayed_text, with_claim_text},
     figures::side_by_side_charts,
     model::{Rates, Report},
 };
@@ -70,7 +70,7 @@ pub fn charts(r: &Report) -> Vec<Chart> {
             .iter()
             .map(|g| {
                 let (n, d) = part(&g.stats.overall);
-                b.rate(&g.label, None, n, d, Unit::Percent)
+                b.rate(&g.label, None, n, d, Measure::Percent)
             })
             .collect();
         if r.sort.is_some() {
@@ -86,7 +86,7 @@ pub fn charts(r: &Report) -> Vec<Chart> {
             label_header: header(&by),
             count_header,
             kind: Kind::Dots,
-            unit: Unit::Percent,
+            unit: Measure::Percent,
             axis: axis.into(),
             series: Vec::new(),
             rows,

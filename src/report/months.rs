@@ -3,7 +3,7 @@
 //! stacked areas (one chart per group).
 
 use super::{
-    chart::{Chart, Kind, Row, Rows, Unit, chart, games_text, replayed_text, sets, with_claim_text},
+    chart::{Chart, Kind, Measure, Row, Rows, chart, games_text, replayed_text, sets, with_claim_text},
     model::{Month, Report},
     shares::reason_order,
 };
@@ -65,9 +65,9 @@ pub fn charts(r: &Report, b: Rows) -> Vec<Chart> {
             header,
             "threefold",
             Kind::Lines,
-            Unit::Percent,
+            Measure::Percent,
             "share of games (95% interval)",
-            series_rows(&|m, s| b.rate(&m.month, s, m.rates.threefold, m.rates.games, Unit::Percent)),
+            series_rows(&|m, s| b.rate(&m.month, s, m.rates.threefold, m.rates.games, Measure::Percent)),
         ),
         chart(
             r,
@@ -77,9 +77,9 @@ pub fn charts(r: &Report, b: Rows) -> Vec<Chart> {
             header,
             "missed",
             Kind::Lines,
-            Unit::Percent,
+            Measure::Percent,
             "share of games with a claim (95% interval)",
-            series_rows(&|m, s| b.rate(&m.month, s, m.rates.missed, m.rates.with_claim, Unit::Percent)),
+            series_rows(&|m, s| b.rate(&m.month, s, m.rates.missed, m.rates.with_claim, Measure::Percent)),
         ),
     ];
     for (i, (s, st)) in sets(r).into_iter().enumerate() {
@@ -91,7 +91,7 @@ pub fn charts(r: &Report, b: Rows) -> Vec<Chart> {
             .flat_map(|m| {
                 reasons.iter().map(move |reason| {
                     let n = m.draw_reasons.iter().find(|c| c.label == *reason).map_or(0, |c| c.games);
-                    b.rate(&m.month, Some(reason), n, m.drawn, Unit::Percent)
+                    b.rate(&m.month, Some(reason), n, m.drawn, Measure::Percent)
                 })
             })
             .collect();
@@ -106,7 +106,7 @@ pub fn charts(r: &Report, b: Rows) -> Vec<Chart> {
             label_header: header,
             count_header: "games",
             kind: Kind::Area,
-            unit: Unit::Percent,
+            unit: Measure::Percent,
             axis: "share of drawn games".into(),
             series: reasons,
             rows,

@@ -4,7 +4,7 @@
 
 use super::{
     chart::{
-        Chart, Kind, Row, Rows, Unit, chart, games_text, per_set, replayed_text, sets, thousands, with_claim_text,
+        Chart, Kind, Measure, Row, Rows, chart, games_text, per_set, replayed_text, sets, thousands, with_claim_text,
     },
     model::{Count, Report},
     tally::NO_PERPETUAL,
@@ -39,7 +39,7 @@ pub fn charts(r: &Report, b: Rows) -> Vec<Chart> {
         let label = s.unwrap_or("all games");
         for reason in &reasons {
             let n = st.draw_reasons.iter().find(|c| c.label == *reason).map_or(0, |c| c.games);
-            draw_rows.push(b.rate(label, Some(reason), n, st.drawn, Unit::Percent));
+            draw_rows.push(b.rate(label, Some(reason), n, st.drawn, Measure::Percent));
         }
     }
     let perpetual_label = |kind: &str| match Perpetual::parse(kind) {
@@ -58,7 +58,7 @@ pub fn charts(r: &Report, b: Rows) -> Vec<Chart> {
             label_header: "games",
             count_header: "games",
             kind: Kind::Stacked,
-            unit: Unit::Percent,
+            unit: Measure::Percent,
             axis: "share of drawn games".into(),
             series: reasons,
             rows: draw_rows,
@@ -72,7 +72,7 @@ pub fn charts(r: &Report, b: Rows) -> Vec<Chart> {
             "kind",
             "games",
             Kind::Bars,
-            Unit::Percent,
+            Measure::Percent,
             "share of repetition draws (95% interval)",
             per_set(r, |s, st| {
                 let draws: u64 = st.repetition_draws_by_perpetual.iter().map(|c| c.games).sum();
@@ -81,7 +81,7 @@ pub fn charts(r: &Report, b: Rows) -> Vec<Chart> {
                     .map(|c| {
                         let label =
                             if c.label == NO_PERPETUAL { "no perpetual check" } else { perpetual_label(&c.label) };
-                        b.rate(label, s, c.games, draws, Unit::Percent)
+                        b.rate(label, s, c.games, draws, Measure::Percent)
                     })
                     .collect()
             }),
@@ -94,13 +94,13 @@ pub fn charts(r: &Report, b: Rows) -> Vec<Chart> {
             "result",
             "games",
             Kind::Bars,
-            Unit::Percent,
+            Measure::Percent,
             "share of games (95% interval)",
             per_set(r, |s, st| {
                 let o = &st.claimant;
                 [("win", o.wins), ("draw", o.draws), ("loss", o.losses)]
                     .into_iter()
-                    .map(|(label, n)| b.rate(label, s, n, o.games, Unit::Percent))
+                    .map(|(label, n)| b.rate(label, s, n, o.games, Measure::Percent))
                     .collect()
             }),
         ),
@@ -112,13 +112,13 @@ pub fn charts(r: &Report, b: Rows) -> Vec<Chart> {
             "opportunity",
             "plies",
             Kind::Bars,
-            Unit::Percent,
+            Measure::Percent,
             "share of opportunities (95% interval)",
             per_set(r, |s, st| {
                 let c = &st.claims;
                 vec![
-                    b.rate("on the board", s, c.on_board, c.opportunities, Unit::Percent),
-                    b.rate("only by declaring a move", s, c.by_move_only, c.opportunities, Unit::Percent),
+                    b.rate("on the board", s, c.on_board, c.opportunities, Measure::Percent),
+                    b.rate("only by declaring a move", s, c.by_move_only, c.opportunities, Measure::Percent),
                 ]
             }),
         ),
@@ -130,7 +130,7 @@ pub fn charts(r: &Report, b: Rows) -> Vec<Chart> {
             "case",
             "games",
             Kind::Bars,
-            Unit::Per1000,
+            Measure::Per1000,
             "games per 1,000 (95% interval)",
             per_set(r, |s, st| {
                 [
@@ -141,7 +141,7 @@ pub fn charts(r: &Report, b: Rows) -> Vec<Chart> {
                     ("went on after 75 moves", st.after_75_moves),
                 ]
                 .into_iter()
-                .map(|(label, n)| b.rate(label, s, n, st.overall.games, Unit::Per1000))
+                .map(|(label, n)| b.rate(label, s, n, st.overall.games, Measure::Per1000))
                 .collect()
             }),
         ),
@@ -153,7 +153,7 @@ pub fn charts(r: &Report, b: Rows) -> Vec<Chart> {
             "plies",
             "games",
             Kind::Columns,
-            Unit::Percent,
+            Measure::Percent,
             "share of games reaching a threefold",
             per_set(r, |s, st| {
                 let total: u64 = st.first_threefold_ply.iter().map(|x| x.games).sum();
@@ -161,11 +161,11 @@ pub fn charts(r: &Report, b: Rows) -> Vec<Chart> {
                     .map(|k| {
                         let from = k * 10;
                         let n = st.first_threefold_ply.iter().find(|x| x.from_ply == from).map_or(0, |x| x.games);
-                        b.rate(format!("{from}-{}", from + 9), s, n, total, Unit::Percent)
+                        b.rate(format!("{from}-{}", from + 9), s, n, total, Measure::Percent)
                     })
                     .collect();
                 let tail: u64 = st.first_threefold_ply.iter().filter(|x| x.from_ply >= PLY_TAIL).map(|x| x.games).sum();
-                rows.push(b.rate(format!("{PLY_TAIL}+"), s, tail, total, Unit::Percent));
+                rows.push(b.rate(format!("{PLY_TAIL}+"), s, tail, total, Measure::Percent));
                 rows
             }),
         ),

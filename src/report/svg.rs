@@ -5,7 +5,7 @@
 
 use std::fmt::Write;
 
-use super::chart::{Chart, Kind, Row, Unit};
+use super::chart::{Chart, Kind, Measure, Row};
 
 /// Drawing width in user units; the page scales it down to fit (A4 included).
 pub const WIDTH: f64 = 760.0;
@@ -86,8 +86,8 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 }
 
 /// A round upper end for an axis holding `max`, and its tick step.
-fn axis_end(max: f64, unit: Unit) -> (f64, f64) {
-    if unit == Unit::Score {
+fn axis_end(max: f64, unit: Measure) -> (f64, f64) {
+    if unit == Measure::Score {
         return (1.0, 0.25);
     }
     let max = if max > 0.0 { max } else { 1.0 };
@@ -98,13 +98,13 @@ fn axis_end(max: f64, unit: Unit) -> (f64, f64) {
         .find(|s| s * 5.0 >= max)
         .unwrap_or(magnitude * 10.0);
     let end = (max / step).ceil() * step;
-    if unit == Unit::Percent { (end.min(100.0), step) } else { (end, step) }
+    if unit == Measure::Percent { (end.min(100.0), step) } else { (end, step) }
 }
 
-fn tick_text(v: f64, unit: Unit) -> String {
+fn tick_text(v: f64, unit: Measure) -> String {
     let text =
         if v.fract().abs() < 1e-9 { format!("{v:.0}") } else { format!("{v:.2}").trim_end_matches('0').to_owned() };
-    if unit == Unit::Percent { format!("{text}%") } else { text }
+    if unit == Measure::Percent { format!("{text}%") } else { text }
 }
 
 /// The drawing so far, and where the next line goes.
@@ -193,7 +193,7 @@ fn top(r: &Row) -> f64 {
 }
 
 /// Vertical grid lines and tick labels under a horizontal plot.
-fn x_axis(svg: &mut Svg, x0: f64, width: f64, (end, step): (f64, f64), top_y: f64, unit: Unit, label: &str) {
+fn x_axis(svg: &mut Svg, x0: f64, width: f64, (end, step): (f64, f64), top_y: f64, unit: Measure, label: &str) {
     let mut v = 0.0;
     while v <= end + step * 1e-6 {
         let x = x0 + width * v / end;
@@ -390,7 +390,7 @@ fn y_axis(
     width: f64,
     height: f64,
     axis: (f64, f64),
-    unit: Unit,
+    unit: Measure,
     label: &str,
 ) -> impl Fn(f64) -> f64 + use<> {
     let top = svg.y;
@@ -509,7 +509,7 @@ fn stacked(svg: &mut Svg, chart: &Chart) {
         }
         svg.y += 26.0;
     }
-    x_axis(svg, x0, width, (100.0, 25.0), plot_top, Unit::Percent, &chart.axis);
+    x_axis(svg, x0, width, (100.0, 25.0), plot_top, Measure::Percent, &chart.axis);
     svg.body.push_str(&g);
 }
 
@@ -650,10 +650,10 @@ mod tests {
 
     #[test]
     fn axes_end_on_round_numbers() {
-        assert_eq!(axis_end(7.3, Unit::Percent), (8.0, 2.0));
-        assert_eq!(axis_end(73.0, Unit::Percent), (80.0, 20.0));
-        assert_eq!(axis_end(99.5, Unit::Percent), (100.0, 20.0));
-        assert_eq!(axis_end(0.0, Unit::Per1000), (1.0, 0.2));
+        assert_eq!(axis_end(7.3, Measure::Percent), (8.0, 2.0));
+        assert_eq!(axis_end(73.0, Measure::Percent), (80.0, 20.0));
+        assert_eq!(axis_end(99.5, Measure::Percent), (100.0, 20.0));
+        assert_eq!(axis_end(0.0, Measure::Per1000), (1.0, 0.2));
         assert_eq!(wrap("a bb ccc", 4), ["a bb", "ccc"]);
     }
 }
