@@ -32,15 +32,20 @@ games=$("$py" -c 'import json,sys; print(json.load(open(sys.argv[1]))["games"])'
 "$bin" ingest "$work/big.pgn.zst" --out "$work/crashed" --part-games "$part" --quiet &
 pid=$!
 record="$work/crashed/.staging/source=big.json"
+staged_games() {
+  "$py" -c 'import json,sys
+try: print(json.load(open(sys.argv[1]))["counts"]["games"])
+except Exception: print(0)' "$record"
+}
 staged=0
 while kill -0 "$pid" 2>/dev/null; do
-  staged=$("$py" -c 'import json,sys
-try: print(json.load(open(sys.argv[1]))["counts"]["games"])
-except Exception: print(0)' "$record")
+  staged=$(staged_games)
   if [ "$staged" -ge $(( games * 7 / 10 )) ]; then kill -9 "$pid"; break; fi
   sleep 0.2
 done
 wait "$pid" 2>/dev/null || true
+# What the killed run left staged: it may have staged another part between the poll and the kill.
+staged=$(staged_games)
 [ "$staged" -ge $(( games * 7 / 10 )) ] || { echo "resume: the run ended before 70% of its games were staged"; exit 1; }
 [ ! -e "$work/crashed/games/source=big" ] || { echo "resume: the killed run's partition is in place"; exit 1; }
 
