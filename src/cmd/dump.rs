@@ -39,32 +39,9 @@ pub fn run(file: &Path, limit: Option<u64>) -> Result<ExitCode> {
         Ok(input) => input,
         Err(err) => return Ok(input_failed(err)),
     };
-    let mut out = BufWriter::new(io::stdout().lock());
-    let mut index = 0u64;
-    let mut write_error = None;
-    let limit = limit.unwrap_or(u64::MAX);
-    let read = pgn::for_each_game(input, |game| {
-        if index >= limit {
-            return ControlFlow::Break(());
-        }
-        if let Err(e) = write_game(&mut out, index, &game).and_then(|_| out.write_all(b"\n")) {
-            write_error = Some(e);
-            return ControlFlow::Break(());
-        }
-        index += 1;
-        ControlFlow::Continue(())
-    });
-    if let Some(e) = write_error {
-        return Err(e.into());
-    }
-    // The games read before a read error are written out first.
-    out.flush()?;
-    match read {
-        Ok(()) => Ok(ExitCode::SUCCESS),
-        Err(err) => Ok(input_failed(
-            anyhow::Error::new(err).context(format!("error reading {} after {index} games", file.display())),
-        )),
-    }
+    let mut out = Lines::new(limit);
+    let read = pgn::for_each_game(input, |game| out.game(&game));
+    out.finish(read, file)
 }
 
 /// `run` for a Parquet input: each row's game, in the order of the input's keys (row groups over
@@ -76,41 +53,65 @@ fn run_parquet(file: &Path, limit: Option<u64>) -> Result<ExitCode> {
             return Ok(input_failed(anyhow::Error::new(err).context(format!("cannot open {}", file.display()))));
         }
     };
-    let mut out = BufWriter::new(io::stdout().lock());
+    let mut out = Lines::new(limit);
     let mut visitor = GameVisitor::new();
-    let mut index = 0u64;
-    let mut write_error = None;
-    let limit = limit.unwrap_or(u64::MAX);
     let read = input.for_each_piece(|_, _, rendered| {
         let text = std::mem::take(&mut rendered.text);
         let games = rendered.starts.clone();
         let chunk = Chunk { seq: 0, offset: 0, data: ChunkBytes::Owned(text), games, starts_input: false };
-        let mut flow = ControlFlow::Continue(());
-        for game in rows::row_games(&mut visitor, &chunk, rendered) {
-            if index >= limit {
-                flow = ControlFlow::Break(());
-                break;
-            }
-            if let Err(e) = write_game(&mut out, index, &game).and_then(|_| out.write_all(b"\n")) {
-                write_error = Some(e);
-                flow = ControlFlow::Break(());
-                break;
-            }
-            index += 1;
-        }
+        let flow = rows::row_games(&mut visitor, &chunk, rendered).iter().try_for_each(|game| out.game(game));
         if let ChunkBytes::Owned(text) = chunk.data {
             rendered.text = text;
         }
         flow
     });
-    if let Some(e) = write_error {
-        return Err(e.into());
+    out.finish(read, file)
+}
+
+/// The JSON lines written to stdout: up to `limit` games, `index` counting them from 0.
+struct Lines<'a> {
+    out: BufWriter<io::StdoutLock<'a>>,
+    index: u64,
+    limit: u64,
+    error: Option<io::Error>,
+}
+
+impl Lines<'_> {
+    fn new(limit: Option<u64>) -> Self {
+        Lines { out: BufWriter::new(io::stdout().lock()), index: 0, limit: limit.unwrap_or(u64::MAX), error: None }
     }
-    out.flush()?;
-    match read {
-        Ok(()) => Ok(ExitCode::SUCCESS),
-        Err(err) => Ok(input_failed(
-            anyhow::Error::new(err).context(format!("error reading {} after {index} games", file.display())),
-        )),
+
+    /// Writes `game`'s line; breaks at the limit or on a write error.
+    fn game(&mut self, game: &pgn::Game) -> ControlFlow<()> {
+        if self.index >= self.limit {
+            return ControlFlow::Break(());
+        }
+        if let Err(e) = write_game(&mut self.out, self.index, game).and_then(|_| self.out.write_all(b"\n")) {
+            self.error = Some(e);
+            return ControlFlow::Break(());
+        }
+        self.index += 1;
+        ControlFlow::Continue(())
+    }
+
+    /// Ends the output: a write error fails the command; the games read before a read error are
+    /// written out first, and the read error fails the input.
+    fn finish<E: std::error::Error + Send + Sync + 'static>(
+        mut self,
+        read: std::result::Result<(), E>,
+        file: &Path,
+    ) -> Result<ExitCode> {
+        if let Some(e) = self.error {
+            return Err(e.into());
+        }
+        self.out.flush()?;
+        match read {
+            Ok(()) => Ok(ExitCode::SUCCESS),
+            Err(err) => Ok(input_failed(anyhow::Error::new(err).context(format!(
+                "error reading {} after {} games",
+                file.display(),
+                self.index
+            )))),
+        }
     }
 }
