@@ -28,8 +28,10 @@ use std::{
 };
 
 use anyhow::{Context, Result, bail};
+use arrow_schema::Schema;
 use parquet::{
-    basic::{Compression, Encoding, ZstdLevel},
+    arrow::ArrowSchemaConverter,
+    basic::{Compression, Encoding, Type as PhysicalType, ZstdLevel},
     file::{
         metadata::KeyValue,
         properties::{EnabledStatistics, WriterProperties},
@@ -55,45 +57,38 @@ const PART: &str = "part-00000.parquet";
 /// version names the first two only).
 const TABLES: [&str; 3] = ["games", "events", "summary"];
 
-/// Writer settings for every file of the dataset, in one place.
-fn writer_properties(source: &str) -> Result<WriterProperties> {
+/// Writer settings of the games and events files of `schema`: every setting of the dataset's
+/// files is here or in [`summary_properties`].
+fn writer_properties(source: &str, schema: &Schema) -> Result<WriterProperties> {
     // zstd level 1 (the parquet crate's default): level 3 made files hardly smaller for clearly
     // more of the writing thread's work (docs/performance.md, "Figures behind the code").
     let mut builder = WriterProperties::builder()
         .set_compression(Compression::ZSTD(ZstdLevel::try_new(1)?))
         .set_dictionary_enabled(true);
-    // Offsets only grow (by a game's length, or stay with the frame): deltas store them in a
-    // few bits, where a dictionary of unique values costs a hash per row and then gives up.
-    for column in ["frame_offset", "byte_offset"] {
-        builder = builder
-            .set_column_dictionary_enabled(ColumnPath::from(column), false)
-            .set_column_encoding(ColumnPath::from(column), Encoding::DELTA_BINARY_PACKED);
+    // Numbers are written plain and left to zstd: a dictionary costs a hash of every value on the
+    // writing thread, for files only 2.5% smaller (docs/performance.md, "Figures behind the code").
+    for column in columns_of(schema, &INTEGERS)? {
+        builder = builder.set_column_dictionary_enabled(column, false);
     }
-    // Unique per game (lichess_id) or nearly per event (zobrist, and the identity texts, which
-    // came out larger with a dictionary): a dictionary cannot help.
-    for column in ["lichess_id", "zobrist", "placement", "fen"] {
+    // Offsets only grow (by a game's length, or stay with the frame): deltas store them in a
+    // few bits.
+    for column in ["frame_offset", "byte_offset"] {
+        builder = builder.set_column_encoding(ColumnPath::from(column), Encoding::DELTA_BINARY_PACKED);
+    }
+    // Unique per game (lichess_id) or nearly per event (the identity texts, which came out
+    // larger with a dictionary): a dictionary cannot help.
+    for column in ["lichess_id", "placement", "fen"] {
         builder = builder.set_column_dictionary_enabled(ColumnPath::from(column), false);
     }
-    // Texts in no useful order (names, identities, free-form tags): their minimum and maximum
-    // never let a reader skip a page or row group, and cost a comparison per value. Dates,
-    // numbers and the partition's source keep theirs (Lichess dumps are in date order).
-    for column in [
-        "Event",
-        "Site",
-        "White",
-        "Black",
-        "Opening",
-        "Round",
-        "tags.key_value.key",
-        "tags.key_value.value",
-        "error_token",
-        "placement",
-        "castling",
-        "fen",
-        "san",
-        "uci",
-    ] {
-        builder = builder.set_column_statistics_enabled(ColumnPath::from(column), EnabledStatistics::None);
+    // Texts keep no minimum and maximum, but the partition's source and the PGN `Date`: names,
+    // identities and free-form tags are in no useful order, and a value of a few categories
+    // (result, status, variant) spans them on any page. They would never let a reader skip a
+    // page or row group, and cost two comparisons per value on the writing thread. Numbers and
+    // dates keep theirs (Lichess dumps are in date order; the report skips row groups by them).
+    for column in columns_of(schema, &[PhysicalType::BYTE_ARRAY])? {
+        if !matches!(column.string().as_str(), "source" | "Date") {
+            builder = builder.set_column_statistics_enabled(column, EnabledStatistics::None);
+        }
     }
     Ok(builder
         .set_statistics_enabled(EnabledStatistics::Page)
@@ -105,6 +100,26 @@ fn writer_properties(source: &str) -> Result<WriterProperties> {
             KeyValue::new("threefold.source".to_owned(), source.to_owned()),
         ]))
         .build())
+}
+
+/// The summary's writer settings: uncompressed, so that a reader of its many small columns sets
+/// up no decompressor per column (that was half of a report's time from the summary); its counts
+/// delta-coded, which keeps the file as small as a dictionary did without a hash per value.
+pub(crate) fn summary_properties(source: &str) -> Result<WriterProperties> {
+    let summary = schema::summary::schema();
+    let mut builder = writer_properties(source, &summary)?.into_builder().set_compression(Compression::UNCOMPRESSED);
+    for column in columns_of(&summary, &INTEGERS)? {
+        builder = builder.set_column_encoding(column, Encoding::DELTA_BINARY_PACKED);
+    }
+    Ok(builder.build())
+}
+
+const INTEGERS: [PhysicalType; 2] = [PhysicalType::INT32, PhysicalType::INT64];
+
+/// The Parquet columns of `schema` stored as one of `types`, nested ones included.
+fn columns_of(schema: &Schema, types: &[PhysicalType]) -> Result<Vec<ColumnPath>> {
+    let parquet = ArrowSchemaConverter::new().convert(schema)?;
+    Ok(parquet.columns().iter().filter(|c| types.contains(&c.physical_type())).map(|c| c.path().clone()).collect())
 }
 
 /// An output directory that is, or is becoming, a threefold dataset.

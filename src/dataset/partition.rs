@@ -30,7 +30,7 @@ use super::{
     TABLES, commit,
     manifest::{Committed, ManifestEntry},
     parquet_file::ParallelWriter,
-    schema, write_atomic, writer_properties,
+    schema, summary_properties, write_atomic, writer_properties,
 };
 use crate::read::key::GameKey;
 
@@ -168,7 +168,8 @@ impl Table {
     fn open(&mut self, part: u32, source: &str, encoders: &Option<Arc<rayon::ThreadPool>>) -> Result<()> {
         let path = self.temp_file(part);
         let file = File::create(&path).with_context(|| format!("cannot create {}", path.display()))?;
-        let properties = if self.compressed { writer_properties(source)? } else { summary_properties(source)? };
+        let properties =
+            if self.compressed { writer_properties(source, &self.schema)? } else { summary_properties(source)? };
         self.writer = Some(ParallelWriter::try_new(file, self.schema.clone(), properties, encoders.clone())?);
         Ok(())
     }
@@ -197,12 +198,6 @@ impl Table {
             let _ = fs::remove_file(self.temp_file(part));
         }
     }
-}
-
-/// The summary's writer settings: uncompressed, so that a reader of its many small columns sets
-/// up no decompressor per column (that was half of a report's time from the summary).
-fn summary_properties(source: &str) -> Result<parquet::file::properties::WriterProperties> {
-    Ok(writer_properties(source)?.into_builder().set_compression(parquet::basic::Compression::UNCOMPRESSED).build())
 }
 
 /// Makes the summary of a partition being committed one file, `part-00000.parquet` in `dir`:
