@@ -1,10 +1,13 @@
 //! A table's columns declared once: each column's name and nullability beside the value it takes
 //! from a record, so that a column cannot be filled from another column's field (Arrow checks
-//! types, not names). [`crate::dataset::schema`] declares the tables with these; [`arrays`] builds them.
+//! types, not names). [`crate::dataset::schema`] declares the tables with these; [`Columns`] fills them.
 
 use std::{borrow::Cow, sync::Arc};
 
-use arrow_array::{ArrayRef, ArrowPrimitiveType, BooleanArray, ListArray, PrimitiveArray, StringArray, UInt32Array};
+use arrow_array::{
+    ArrayRef, BooleanArray, ListArray, PrimitiveArray, StringArray, UInt32Array, new_null_array,
+    types::{Date32Type, Float64Type, Int16Type, Int32Type, Int64Type, Time32MillisecondType, UInt64Type},
+};
 use arrow_buffer::{BooleanBuffer, Buffer, NullBuffer, OffsetBuffer, ScalarBuffer};
 use arrow_schema::{DataType, Field};
 
@@ -15,22 +18,22 @@ pub struct Column<R> {
     pub value: Value<R>,
 }
 
-/// What a column holds, and how its array is built from a batch's records (`None`: a row of
-/// nulls): declared with [`value!`] from how the column's value is read from a record.
+/// What a column holds, and how a block of a batch's records (`None`: a row of nulls) is added
+/// to it: declared with [`value!`] from how the column's value is read from a record.
 pub enum Value<R> {
-    U32(Build<R>),
-    U64(Build<R>),
-    I32(Build<R>),
-    I64(Build<R>),
-    F64(Build<R>),
-    Bool(Build<R>),
-    Str(Build<R>),
+    U32(Fill<R>),
+    U64(Fill<R>),
+    I32(Fill<R>),
+    I64(Fill<R>),
+    F64(Fill<R>),
+    Bool(Fill<R>),
+    Str(Fill<R>),
     /// A list of non-null `u32`s (never null itself).
-    U32List(Build<R>),
+    U32List(Fill<R>),
 }
 
-/// Builds a column's array from a batch's records.
-pub type Build<R> = fn(&[Option<&R>]) -> ArrayRef;
+/// Appends a block of a batch's records (at most [`BLOCK`]) to a column's [`Filling`].
+pub type Fill<R> = fn(&mut Filling, &[Option<&R>]);
 
 /// A column's [`Value`] of kind `$kind` (a [`Value`] variant) from `$get`, a closure from a
 /// record to the column's value: `Option<u32>` for `U32` (`None` is null), `Option<u64>`,
@@ -41,28 +44,28 @@ pub type Build<R> = fn(&[Option<&R>]) -> ArrayRef;
 /// `column`, which the caller imports (`use crate::dataset::column`).
 macro_rules! value {
     (U32, $get:expr) => {
-        column::Value::U32(|rows| column::primitive_column::<arrow_array::types::UInt32Type, _>(rows, $get))
+        column::Value::U32(|filling, rows| column::fill_primitive::<u32, _>(filling, rows, |r| r.and_then($get)))
     };
     (U64, $get:expr) => {
-        column::Value::U64(|rows| column::primitive_column::<arrow_array::types::UInt64Type, _>(rows, $get))
+        column::Value::U64(|filling, rows| column::fill_primitive::<u64, _>(filling, rows, |r| r.and_then($get)))
     };
     (I32, $get:expr) => {
-        column::Value::I32(|rows| column::primitive_column::<arrow_array::types::Int32Type, _>(rows, $get))
+        column::Value::I32(|filling, rows| column::fill_primitive::<i32, _>(filling, rows, |r| r.and_then($get)))
     };
     (I64, $get:expr) => {
-        column::Value::I64(|rows| column::primitive_column::<arrow_array::types::Int64Type, _>(rows, $get))
+        column::Value::I64(|filling, rows| column::fill_primitive::<i64, _>(filling, rows, |r| r.and_then($get)))
     };
     (F64, $get:expr) => {
-        column::Value::F64(|rows| column::primitive_column::<arrow_array::types::Float64Type, _>(rows, $get))
+        column::Value::F64(|filling, rows| column::fill_primitive::<f64, _>(filling, rows, |r| r.and_then($get)))
     };
     (Bool, $get:expr) => {
-        column::Value::Bool(|rows| column::bool_column(rows, $get))
+        column::Value::Bool(|filling, rows| column::fill_primitive::<bool, _>(filling, rows, |r| r.and_then($get)))
     };
     (Str, $get:expr) => {
-        column::Value::Str(|rows| column::str_column(rows, $get))
+        column::Value::Str(|filling, rows| column::fill_str_column(filling, rows, $get))
     };
     (U32List, $get:expr) => {
-        column::Value::U32List(|rows| column::u32_list_column(rows, $get))
+        column::Value::U32List(|filling, rows| column::fill_u32_lists(filling, rows, $get))
     };
 }
 pub(crate) use value;
@@ -91,6 +94,19 @@ impl<R> Column<R> {
         };
         Field::new(self.name, data_type, self.nullable)
     }
+
+    fn fill(&self) -> Fill<R> {
+        match self.value {
+            Value::U32(fill)
+            | Value::U64(fill)
+            | Value::I32(fill)
+            | Value::I64(fill)
+            | Value::F64(fill)
+            | Value::Bool(fill)
+            | Value::Str(fill)
+            | Value::U32List(fill) => fill,
+        }
+    }
 }
 
 /// `List<UInt32>` with non-null items, as `earlier_plies` is written.
@@ -102,63 +118,269 @@ fn u32_item() -> Field {
     Field::new("item", DataType::UInt32, false)
 }
 
-/// Each column of `table` over `rows` (`None`: a row of nulls), built column by column: a short
-/// loop per column over the batch, rather than a pass through every column's builder per row,
-/// keeps the loop's code hot (callgrind's simulation of the replay thread: 64% fewer
-/// instruction-cache misses, 60% fewer mispredicted indirect calls; docs/performance.md). Each
-/// loop fills vectors sized beforehand, 64 rows' validity bits at a time ([`fill`]), not
-/// Arrow's builders, which check capacity and grow their null bitmap value by value (the arrays
-/// are the same).
-pub fn arrays<'r, R>(table: &'r [Column<R>], rows: &'r [Option<&'r R>]) -> impl Iterator<Item = ArrayRef> + 'r {
-    table.iter().map(move |column| match column.value {
-        Value::U32(build)
-        | Value::U64(build)
-        | Value::I32(build)
-        | Value::I64(build)
-        | Value::F64(build)
-        | Value::Bool(build)
-        | Value::Str(build)
-        | Value::U32List(build) => build(rows),
-    })
+/// Rows are added to the columns a block of this many at a time. Each column is a short loop of
+/// its own over a block, rather than a pass through every column per row: the loop's code stays
+/// hot (callgrind's simulation of the replay thread: 64% fewer instruction-cache misses, 60% fewer
+/// mispredicted indirect calls), and the block's records stay in the first-level data cache
+/// from one column's loop to the next, which a pass over the whole batch per column did not keep
+/// (1.7 M more data-cache misses on 8 MB of pgnmentor; docs/performance.md). A block's validity
+/// is one word.
+pub const BLOCK: usize = 64;
+
+/// The columns of `table` being filled, a block of records at a time.
+pub struct Columns<'t, R> {
+    table: &'t [Column<R>],
+    fillings: Vec<Filling>,
 }
 
-/// A primitive column of `rows` ([`value!`]).
-#[inline]
-pub fn primitive_column<T: ArrowPrimitiveType, R>(
-    rows: &[Option<&R>],
-    get: impl Fn(&R) -> Option<T::Native>,
-) -> ArrayRef {
-    Arc::new(primitive::<T, _>(rows, |r| r.and_then(&get)))
-}
+impl<'t, R> Columns<'t, R> {
+    /// Columns with room for `rows` rows.
+    pub fn new(table: &'t [Column<R>], rows: usize) -> Self {
+        let fillings = table.iter().map(|c| Filling::new(c.field().data_type().clone(), rows)).collect();
+        Columns { table, fillings }
+    }
 
-/// A boolean column of `rows` ([`value!`]).
-#[inline]
-pub fn bool_column<R>(rows: &[Option<&R>], get: impl Fn(&R) -> Option<bool>) -> ArrayRef {
-    let mut values = vec![false; rows.len()];
-    let nulls = fill(rows, &mut values, |r, value| r.and_then(&get).map(|v| *value = v).is_some());
-    Arc::new(BooleanArray::new(BooleanBuffer::from(values), nulls))
-}
-
-/// A text column of `rows` ([`value!`]).
-#[inline]
-pub fn str_column<R>(rows: &[Option<&R>], get: impl Fn(&R) -> Option<Cow<'_, str>>) -> ArrayRef {
-    Arc::new(strings(rows, |r| r.and_then(&get)))
-}
-
-/// A list column of `rows` ([`value!`]): a null row is a null list.
-#[inline]
-pub fn u32_list_column<R>(rows: &[Option<&R>], get: impl Fn(&R) -> &[u32]) -> ArrayRef {
-    let mut values: Vec<u32> = Vec::new();
-    let mut offsets = vec![0; rows.len() + 1];
-    let nulls = fill(rows, &mut offsets[1..], |row, end| {
-        if let Some(r) = row {
-            values.extend_from_slice(get(r));
+    /// Adds a block of rows (at most [`BLOCK`]; every block but the last exactly that many).
+    pub fn append(&mut self, block: &[Option<&R>]) {
+        for (column, filling) in self.table.iter().zip(&mut self.fillings) {
+            (column.fill())(filling, block);
         }
-        *end = offset(values.len());
-        row.is_some()
-    });
-    let values = Arc::new(UInt32Array::new(values.into(), None));
-    Arc::new(ListArray::new(Arc::new(u32_item()), OffsetBuffer::new(offsets.into()), values, nulls))
+    }
+
+    pub fn finish(self) -> impl Iterator<Item = ArrayRef> {
+        self.fillings.into_iter().map(Filling::finish)
+    }
+}
+
+/// A column's values so far. Rows before its first value are only counted, so that a column no
+/// row of the batch has (a clock where no game has one, most tags) is made of nulls at once.
+pub struct Filling {
+    data_type: DataType,
+    rows: usize,
+    /// Room for the batch's rows, reserved with the first value.
+    capacity: usize,
+    /// Whether the values are stored (from the first block with a value on).
+    stored: bool,
+    /// Validity, a word per block, once stored.
+    valid: Vec<u64>,
+    data: Data,
+}
+
+pub(crate) enum Data {
+    U32(Vec<u32>),
+    U64(Vec<u64>),
+    I16(Vec<i16>),
+    I32(Vec<i32>),
+    I64(Vec<i64>),
+    F64(Vec<f64>),
+    Bool(Vec<bool>),
+    /// Text: the bytes, and where each row ends (after a first 0).
+    Str(Vec<u8>, Vec<i32>),
+    /// Lists of `u32`: the items, and where each row's end (after a first 0).
+    U32List(Vec<u32>, Vec<i32>),
+}
+
+impl Filling {
+    /// An empty column of `data_type`, one of those [`Value`] and the tag columns have.
+    pub fn new(data_type: DataType, capacity: usize) -> Filling {
+        let data = match data_type {
+            DataType::UInt32 => Data::U32(Vec::new()),
+            DataType::UInt64 => Data::U64(Vec::new()),
+            DataType::Int16 => Data::I16(Vec::new()),
+            DataType::Int32 | DataType::Date32 | DataType::Time32(_) => Data::I32(Vec::new()),
+            DataType::Int64 => Data::I64(Vec::new()),
+            DataType::Float64 => Data::F64(Vec::new()),
+            DataType::Boolean => Data::Bool(Vec::new()),
+            DataType::Utf8 => Data::Str(Vec::new(), vec![0]),
+            DataType::List(_) => Data::U32List(Vec::new(), vec![0]),
+            ref other => unreachable!("no column of type {other}"),
+        };
+        Filling { data_type, rows: 0, capacity, stored: false, valid: Vec::new(), data }
+    }
+
+    /// Adds a block of `n` rows of nulls.
+    pub fn push_nulls(&mut self, n: usize) {
+        debug_assert!(n <= BLOCK && self.rows.is_multiple_of(BLOCK), "blocks of {BLOCK} rows");
+        if self.stored {
+            self.valid.push(0);
+            let len = self.rows + n;
+            match &mut self.data {
+                Data::U32(v) => v.resize(len, 0),
+                Data::U64(v) => v.resize(len, 0),
+                Data::I16(v) => v.resize(len, 0),
+                Data::I32(v) => v.resize(len, 0),
+                Data::I64(v) => v.resize(len, 0),
+                Data::F64(v) => v.resize(len, 0.0),
+                Data::Bool(v) => v.resize(len, false),
+                Data::Str(bytes, ends) => ends.resize(len + 1, offset(bytes.len())),
+                Data::U32List(items, ends) => ends.resize(len + 1, offset(items.len())),
+            }
+        }
+        self.rows += n;
+    }
+
+    /// Stores the nulls counted so far, to store values after them.
+    #[cold]
+    fn store(&mut self) {
+        self.stored = true;
+        let (rows, capacity) = (self.rows, self.capacity.max(self.rows));
+        self.valid = Vec::with_capacity(capacity.div_ceil(BLOCK));
+        self.valid.resize(rows.div_ceil(BLOCK), 0);
+        match &mut self.data {
+            Data::U32(v) => fill_zeros(v, rows, capacity, 0),
+            Data::U64(v) => fill_zeros(v, rows, capacity, 0),
+            Data::I16(v) => fill_zeros(v, rows, capacity, 0),
+            Data::I32(v) => fill_zeros(v, rows, capacity, 0),
+            Data::I64(v) => fill_zeros(v, rows, capacity, 0),
+            Data::F64(v) => fill_zeros(v, rows, capacity, 0.0),
+            Data::Bool(v) => fill_zeros(v, rows, capacity, false),
+            Data::Str(_, ends) | Data::U32List(_, ends) => fill_zeros(ends, rows + 1, capacity + 1, 0),
+        }
+    }
+
+    /// The column's array.
+    pub fn finish(self) -> ArrayRef {
+        if !self.stored {
+            return new_null_array(&self.data_type, self.rows);
+        }
+        let valid: usize = self.valid.iter().map(|w| w.count_ones() as usize).sum();
+        let nulls = (valid < self.rows)
+            .then(|| NullBuffer::new(BooleanBuffer::new(Buffer::from_vec(self.valid), 0, self.rows)));
+        match (self.data, &self.data_type) {
+            (Data::U32(v), _) => Arc::new(UInt32Array::new(v.into(), nulls)),
+            (Data::U64(v), _) => Arc::new(PrimitiveArray::<UInt64Type>::new(v.into(), nulls)),
+            (Data::I16(v), _) => Arc::new(PrimitiveArray::<Int16Type>::new(v.into(), nulls)),
+            (Data::I32(v), DataType::Date32) => Arc::new(PrimitiveArray::<Date32Type>::new(v.into(), nulls)),
+            (Data::I32(v), DataType::Time32(_)) => {
+                Arc::new(PrimitiveArray::<Time32MillisecondType>::new(v.into(), nulls))
+            }
+            (Data::I32(v), _) => Arc::new(PrimitiveArray::<Int32Type>::new(v.into(), nulls)),
+            (Data::I64(v), _) => Arc::new(PrimitiveArray::<Int64Type>::new(v.into(), nulls)),
+            (Data::F64(v), _) => Arc::new(PrimitiveArray::<Float64Type>::new(v.into(), nulls)),
+            (Data::Bool(v), _) => Arc::new(BooleanArray::new(BooleanBuffer::from(v), nulls)),
+            // SAFETY: the ends start at 0 and each is the end of a whole `str` appended to `bytes`
+            // after the one before: they only grow, lie on character boundaries, and `bytes` is
+            // UTF-8, all that `StringArray::try_new` would check (at a fifth of building the column).
+            (Data::Str(bytes, ends), _) => Arc::new(unsafe {
+                StringArray::new_unchecked(
+                    OffsetBuffer::new_unchecked(ScalarBuffer::from(ends)),
+                    Buffer::from_vec(bytes),
+                    nulls,
+                )
+            }),
+            (Data::U32List(items, ends), _) => {
+                let items = Arc::new(UInt32Array::new(items.into(), None));
+                Arc::new(ListArray::new(Arc::new(u32_item()), OffsetBuffer::new(ends.into()), items, nulls))
+            }
+        }
+    }
+}
+
+/// `v` as `len` copies of `zero`, with room for `capacity`.
+fn fill_zeros<T: Clone>(v: &mut Vec<T>, len: usize, capacity: usize, zero: T) {
+    v.reserve(capacity.saturating_sub(v.len()));
+    v.resize(len, zero);
+}
+
+/// A value type of a primitive column, and its vector in [`Data`].
+pub(crate) trait Native: Copy + Default {
+    fn values(data: &mut Data) -> &mut Vec<Self>;
+}
+
+macro_rules! native {
+    ($t:ty, $variant:ident) => {
+        impl Native for $t {
+            #[inline]
+            fn values(data: &mut Data) -> &mut Vec<$t> {
+                match data {
+                    Data::$variant(v) => v,
+                    _ => unreachable!(concat!("a column of ", stringify!($t), " filled with another type")),
+                }
+            }
+        }
+    };
+}
+native!(u32, U32);
+native!(u64, U64);
+native!(i16, I16);
+native!(i32, I32);
+native!(i64, I64);
+native!(f64, F64);
+native!(bool, Bool);
+
+/// Adds a block of rows to a primitive (or boolean) column, each row's value from `get` (`None`:
+/// null, its value 0).
+#[inline]
+pub(crate) fn fill_primitive<T: Native, X>(filling: &mut Filling, rows: &[X], get: impl Fn(&X) -> Option<T>) {
+    let mut block = [T::default(); BLOCK];
+    let mut bits = 0u64;
+    for (i, (row, slot)) in rows.iter().zip(&mut block).enumerate() {
+        if let Some(v) = get(row) {
+            *slot = v;
+            bits |= 1 << i;
+        }
+    }
+    let n = rows.len();
+    debug_assert!(n <= BLOCK && filling.rows.is_multiple_of(BLOCK), "blocks of {BLOCK} rows");
+    if bits != 0 && !filling.stored {
+        filling.store();
+    }
+    if filling.stored {
+        T::values(&mut filling.data).extend_from_slice(&block[..n]);
+        filling.valid.push(bits.to_le());
+    }
+    filling.rows += n;
+}
+
+/// Adds a block of rows to a text column, each row's text from `get` (`None`: null).
+#[inline]
+pub(crate) fn fill_strings<X, S: AsRef<str>>(filling: &mut Filling, rows: &[X], get: impl Fn(&X) -> Option<S>) {
+    if !filling.stored {
+        // Until a first value, a block is looked at before it is stored.
+        match rows.iter().position(|r| get(r).is_some()) {
+            None => return filling.push_nulls(rows.len()),
+            Some(_) => filling.store(),
+        }
+    }
+    let Data::Str(bytes, ends) = &mut filling.data else { unreachable!("a text column") };
+    let mut bits = 0u64;
+    for (i, row) in rows.iter().enumerate() {
+        if let Some(s) = get(row) {
+            bytes.extend_from_slice(s.as_ref().as_bytes());
+            bits |= 1 << i;
+        }
+        ends.push(offset(bytes.len()));
+    }
+    filling.valid.push(bits.to_le());
+    filling.rows += rows.len();
+}
+
+/// Adds a block of rows to a text column of records ([`value!`]).
+#[inline]
+pub(crate) fn fill_str_column<R>(filling: &mut Filling, rows: &[Option<&R>], get: impl Fn(&R) -> Option<Cow<'_, str>>) {
+    fill_strings(filling, rows, |r| r.and_then(&get));
+}
+
+/// Adds a block of rows to a list column, each row's list from `get` (a null row: a null list).
+#[inline]
+pub(crate) fn fill_u32_lists<R>(filling: &mut Filling, rows: &[Option<&R>], get: impl Fn(&R) -> &[u32]) {
+    if !filling.stored {
+        if rows.iter().all(Option::is_none) {
+            return filling.push_nulls(rows.len());
+        }
+        filling.store();
+    }
+    let Data::U32List(items, ends) = &mut filling.data else { unreachable!("a list column") };
+    let mut bits = 0u64;
+    for (i, row) in rows.iter().enumerate() {
+        if let Some(r) = row {
+            items.extend_from_slice(get(r));
+            bits |= 1 << i;
+        }
+        ends.push(offset(items.len()));
+    }
+    filling.valid.push(bits.to_le());
+    filling.rows += rows.len();
 }
 
 /// A column's `i32` offset at `len` values (Arrow's builders panic past it too).
@@ -167,54 +389,105 @@ fn offset(len: usize) -> i32 {
     i32::try_from(len).expect("a column of one batch holds under 2 GiB")
 }
 
-/// Fills each row's slot of `slots` (as many as `rows`) with `set`, which says whether the row
-/// is valid, and returns the validity: none when every row is (as Arrow's builders give), else
-/// 64 rows' bits to a word.
-#[inline]
-fn fill<X, T>(rows: &[X], slots: &mut [T], mut set: impl FnMut(&X, &mut T) -> bool) -> Option<NullBuffer> {
-    let n = rows.len();
-    let mut words = vec![0u64; n.div_ceil(64)];
-    for ((rows, slots), word) in rows.chunks(64).zip(slots.chunks_mut(64)).zip(&mut words) {
-        let mut bits = 0u64;
-        for (i, (row, slot)) in rows.iter().zip(slots).enumerate() {
-            bits |= u64::from(set(row, slot)) << i;
-        }
-        *word = bits.to_le();
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use arrow_array::{
+        Array, BooleanArray, StringArray, UInt32Array,
+        builder::{ListBuilder, UInt32Builder},
+    };
+
+    use super::*;
+    use crate::dataset::column;
+
+    struct Row {
+        n: Option<u32>,
+        text: Option<String>,
+        flag: Option<bool>,
+        list: Vec<u32>,
     }
-    let valid: usize = words.iter().map(|w| w.count_ones() as usize).sum();
-    (valid < n).then(|| NullBuffer::new(BooleanBuffer::new(Buffer::from_vec(words), 0, n)))
-}
 
-/// A primitive column, a row from each of `rows` (`None`: null, its value 0).
-#[inline]
-pub fn primitive<T: ArrowPrimitiveType, X>(rows: &[X], get: impl Fn(&X) -> Option<T::Native>) -> PrimitiveArray<T> {
-    let mut values = vec![T::Native::default(); rows.len()];
-    let nulls = fill(rows, &mut values, |row, value| get(row).map(|v| *value = v).is_some());
-    PrimitiveArray::new(ScalarBuffer::from(values), nulls)
-}
+    const TABLE: [Column<Row>; 4] = [
+        Column::null("n", value!(U32, |r| r.n)),
+        Column::null("text", value!(Str, |r| r.text.as_deref().map(Cow::Borrowed))),
+        Column::null("flag", value!(Bool, |r| r.flag)),
+        Column::null("list", value!(U32List, |r| &r.list)),
+    ];
 
-/// A text column, a row from each of `rows` (`None`: null).
-#[inline]
-pub fn strings<X, S: AsRef<str>>(rows: &[X], get: impl Fn(&X) -> Option<S>) -> StringArray {
-    let mut bytes: Vec<u8> = Vec::new();
-    let mut offsets = vec![0; rows.len() + 1];
-    // Each row's slot is where it ends (a null ends where the row before it does).
-    let nulls = fill(rows, &mut offsets[1..], |row, end| {
-        let v = get(row);
-        if let Some(s) = &v {
-            bytes.extend_from_slice(s.as_ref().as_bytes());
+    /// Rows `i` of a batch of `len`, null before `first` and from `last` on, and every 7th.
+    fn rows(len: usize, first: usize, last: usize) -> Vec<Option<Row>> {
+        (0..len)
+            .map(|i| {
+                (i >= first && i < last && i % 7 != 0).then(|| Row {
+                    n: (i % 3 != 0).then_some(i as u32),
+                    text: (i % 5 != 0).then(|| format!("r{i}é")),
+                    flag: (i % 4 != 0).then_some(i % 2 == 0),
+                    list: (0..(i % 3) as u32).collect(),
+                })
+            })
+            .collect()
+    }
+
+    /// The columns filled a block at a time equal Arrow's builders' row by row, across blocks
+    /// of nulls before the first value (kept as a count), values, and nulls after them.
+    #[test]
+    fn blocks_fill_the_arrays_a_builder_fills() {
+        for (len, first, last) in [(0, 0, 0), (1, 0, 1), (150, 0, 150), (300, 130, 260), (200, 200, 200), (64, 63, 64)]
+        {
+            let owned = rows(len, first, last);
+            let records: Vec<Option<&Row>> = owned.iter().map(Option::as_ref).collect();
+            let mut columns = Columns::new(&TABLE, len);
+            for block in records.chunks(BLOCK) {
+                columns.append(block);
+            }
+            let got: Vec<ArrayRef> = columns.finish().collect();
+
+            let n: UInt32Array = records.iter().map(|r| r.and_then(|r| r.n)).collect();
+            let text: StringArray = records.iter().map(|r| r.and_then(|r| r.text.as_deref())).collect();
+            let flag: BooleanArray = records.iter().map(|r| r.and_then(|r| r.flag)).collect();
+            let mut list = ListBuilder::new(UInt32Builder::new()).with_field(Arc::new(u32_item()));
+            for r in &records {
+                match r {
+                    Some(r) => list.append_value(r.list.iter().map(|&v| Some(v))),
+                    None => list.append_null(),
+                }
+            }
+            let want: [ArrayRef; 4] = [Arc::new(n), Arc::new(text), Arc::new(flag), Arc::new(list.finish())];
+            for ((column, got), want) in TABLE.iter().zip(&got).zip(&want) {
+                assert_eq!(got.to_data(), want.to_data(), "{} of {len} rows, values in {first}..{last}", column.name);
+                assert_eq!(got.data_type(), &column.field().data_type().clone());
+            }
         }
-        *end = offset(bytes.len());
-        v.is_some()
-    });
-    // SAFETY: the offsets start at 0 and each is the end of a whole `str` appended to `bytes`
-    // after the one before: they only grow, lie on character boundaries, and `bytes` is UTF-8,
-    // all that `StringArray::try_new` would check (at a fifth of building the column).
-    unsafe {
-        StringArray::new_unchecked(
-            OffsetBuffer::new_unchecked(ScalarBuffer::from(offsets)),
-            Buffer::from_vec(bytes),
-            nulls,
-        )
+    }
+
+    /// A block of nulls added at once (a tag no game of the block has) after values and before
+    /// more: as Arrow's builder, for each kind of column that tags have.
+    #[test]
+    fn a_block_of_nulls_between_values() {
+        let values = |i: usize| (!i.is_multiple_of(3)).then_some(i as i32);
+        let blocks = [Some(0..64), None, Some(128..150)];
+        let want: Vec<Option<i32>> = (0..150).map(|i| if (64..128).contains(&i) { None } else { values(i) }).collect();
+        for data_type in [DataType::Int32, DataType::Date32, DataType::Utf8] {
+            let mut filling = Filling::new(data_type.clone(), 150);
+            for block in &blocks {
+                match block {
+                    Some(rows) if data_type == DataType::Utf8 => {
+                        fill_strings(&mut filling, &rows.clone().collect::<Vec<_>>(), |&i| {
+                            values(i).map(|v| v.to_string())
+                        })
+                    }
+                    Some(rows) => fill_primitive(&mut filling, &rows.clone().collect::<Vec<_>>(), |&i| values(i)),
+                    None => filling.push_nulls(BLOCK),
+                }
+            }
+            let got = filling.finish();
+            let want: ArrayRef = match data_type {
+                DataType::Utf8 => Arc::new(want.iter().map(|v| v.map(|v| v.to_string())).collect::<StringArray>()),
+                DataType::Date32 => Arc::new(want.iter().copied().collect::<PrimitiveArray<Date32Type>>()),
+                _ => Arc::new(want.iter().copied().collect::<PrimitiveArray<Int32Type>>()),
+            };
+            assert_eq!(got.to_data(), want.to_data(), "{data_type}");
+        }
     }
 }

@@ -11,13 +11,11 @@ use std::{
 use arrow_array::{
     ArrayRef, RecordBatch, StringArray, UInt64Array,
     builder::{MapBuilder, MapFieldNames, StringBuilder},
-    new_null_array,
-    types::{Date32Type, Int16Type, Time32MillisecondType},
 };
 use arrow_schema::{ArrowError, DataType, Field, Fields, Schema, SchemaRef, TimeUnit};
 
 use crate::{
-    dataset::column::{self, Column, value},
+    dataset::column::{self, BLOCK, Column, Columns, Filling, value},
     engine::event::{Detail, Event},
     engine::summary::Summary,
     engine::vocabulary::{TimeClass, color_word, turn_letter},
@@ -155,9 +153,9 @@ const TAG_COLUMNS: [(&str, TagType); 21] = [
 
 /// The tag column of a tag called `name`: one table lookup and one comparison, not a search
 /// through the names (every tag of every game is looked up).
-fn tag_index(name: &str) -> Option<usize> {
-    let i = *TAG_SLOTS.get(tag_slot(name.as_bytes())?)?;
-    (i != NO_SLOT && same_name(TAG_COLUMNS[usize::from(i)].0.as_bytes(), name.as_bytes())).then_some(usize::from(i))
+fn tag_index(name: &[u8]) -> Option<usize> {
+    let i = *TAG_SLOTS.get(tag_slot(name)?)?;
+    (i != NO_SLOT && same_name(TAG_COLUMNS[usize::from(i)].0.as_bytes(), name)).then_some(usize::from(i))
 }
 
 /// `a == b`, for a tag column's name `a` (at most 16 bytes): by a few loads of overlapping
@@ -430,9 +428,9 @@ pub fn events_schema() -> SchemaRef {
     EVENTS.clone()
 }
 
-/// A tag column's array: each game's value of the tag at `column` (its index among the game's
-/// tags in `typed`).
-fn tag_array<'g>(ty: TagType, games: &[(&'g Game, [u32; TAG_COLUMNS.len()])], column: usize) -> ArrayRef {
+/// Adds a block of games to a tag column: each game's value of the tag at `column` (its index
+/// among the game's tags in `typed`).
+fn fill_tag<'g>(filling: &mut Filling, ty: TagType, typed: &[(&'g Game, [u32; TAG_COLUMNS.len()])], column: usize) {
     let value = |&(game, ref typed): &(&'g Game, [u32; TAG_COLUMNS.len()])| -> Option<&'g str> {
         match typed[column] {
             NO_TAG => None,
@@ -440,12 +438,12 @@ fn tag_array<'g>(ty: TagType, games: &[(&'g Game, [u32; TAG_COLUMNS.len()])], co
         }
     };
     match ty {
-        TagType::Utf8 => Arc::new(column::strings(games, value)),
-        TagType::Int16 => Arc::new(column::primitive::<Int16Type, _>(games, |g| value(g).and_then(tags::int16))),
-        TagType::Date32 => Arc::new(column::primitive::<Date32Type, _>(games, |g| value(g).and_then(tags::date32))),
-        TagType::Time32 => Arc::new(column::primitive::<Time32MillisecondType, _>(games, |g| {
-            value(g).and_then(tags::time32).map(|s| s * 1000)
-        })),
+        TagType::Utf8 => column::fill_strings(filling, typed, value),
+        TagType::Int16 => column::fill_primitive(filling, typed, |g| value(g).and_then(tags::int16)),
+        TagType::Date32 => column::fill_primitive(filling, typed, |g| value(g).and_then(tags::date32)),
+        TagType::Time32 => {
+            column::fill_primitive(filling, typed, |g| value(g).and_then(tags::time32).map(|s| s * 1000))
+        }
     }
 }
 
@@ -454,7 +452,7 @@ const NO_TAG: u32 = u32::MAX;
 
 /// The rows of one batch of games, both tables: the games are kept whole, each at its key
 /// ([`GameKey`]), and [`BatchBuilder::finish`] builds each column of `games` and `events` in a
-/// pass of its own over them ([`column::arrays`]).
+/// loop of its own over each block of them ([`Columns`]).
 #[derive(Default)]
 pub struct BatchBuilder {
     keys: Vec<GameKey>,
@@ -486,59 +484,74 @@ impl BatchBuilder {
     }
 
     /// The rows appended since the last call, as a batch of [`games_schema`] and one of
-    /// [`events_schema`], every row under `source`.
-    pub fn finish(&mut self, source: &str) -> Result<(RecordBatch, RecordBatch), ArrowError> {
+    /// [`events_schema`], every row under `source`. The games are handed to `spent` then, for
+    /// their buffers to be used again ([`crate::pgn::GameVisitor::recycle`]).
+    pub fn finish(&mut self, source: &str, spent: impl FnMut(Game)) -> Result<(RecordBatch, RecordBatch), ArrowError> {
         let games = self.games_batch(source);
         let events = self.events_batch(source);
         self.keys.clear();
-        self.games.clear();
+        self.games.drain(..).for_each(spent);
         Ok((games?, events?))
     }
 
     fn games_batch(&self, source: &str) -> Result<RecordBatch, ArrowError> {
+        let n = self.games.len();
         let mut columns = key_columns(source, &self.keys);
-
-        // A tag's first value goes to its own column (its index among the game's tags is kept
-        // for the column's pass); every other tag (and repeat) to the map.
-        let mut typed: Vec<(&Game, [u32; TAG_COLUMNS.len()])> =
-            self.games.iter().map(|g| (g, [NO_TAG; TAG_COLUMNS.len()])).collect();
+        let mut tag_columns: Vec<Filling> =
+            TAG_COLUMNS.iter().map(|&(_, ty)| Filling::new(ty.data_type(), n)).collect();
         let mut map = MapBuilder::new(
             Some(MapFieldNames { entry: "key_value".into(), key: "key".into(), value: "value".into() }),
             StringBuilder::new(),
             StringBuilder::new(),
         );
-        // Games with a value in each tag column: a column none has is all nulls at once.
-        let mut present = [0usize; TAG_COLUMNS.len()];
-        for (game, typed) in &mut typed {
-            for (i, (name, value)) in game.tags.iter().enumerate() {
-                // (A tag at `u32::MAX` or past it would go to the map: no slice holds that many.)
-                match (tag_index(name).filter(|&c| typed[c] == NO_TAG), u32::try_from(i)) {
-                    (Some(c), Ok(i)) if i != NO_TAG => {
-                        typed[c] = i;
-                        present[c] += 1;
-                    }
-                    _ => {
-                        map.keys().append_value(name);
-                        map.values().append_value(value);
+        let mut game_columns = Columns::new(&GAME_COLUMNS, n);
+        let mut summary_columns = Columns::new(&SUMMARY_COLUMNS, n);
+        let mut typed: Vec<(&Game, [u32; TAG_COLUMNS.len()])> = Vec::with_capacity(BLOCK);
+        let mut games: Vec<Option<&Game>> = Vec::with_capacity(BLOCK);
+        let mut summaries: Vec<Option<&Summary>> = Vec::with_capacity(BLOCK);
+        for block in self.games.chunks(BLOCK) {
+            // A tag's first value goes to its own column (its index among the game's tags is
+            // kept for the column's loop); every other tag (and repeat) to the map.
+            typed.clear();
+            typed.extend(block.iter().map(|g| (g, [NO_TAG; TAG_COLUMNS.len()])));
+            // Whether a game of the block has a value in each tag column: one that none has
+            // is a block of nulls at once.
+            let mut present = [false; TAG_COLUMNS.len()];
+            for (game, typed) in &mut typed {
+                for (i, name) in game.tags.names().enumerate() {
+                    // (A tag at `u32::MAX` or past it would go to the map: no slice holds that many.)
+                    match (tag_index(name).filter(|&c| typed[c] == NO_TAG), u32::try_from(i)) {
+                        (Some(c), Ok(i)) if i != NO_TAG => {
+                            typed[c] = i;
+                            present[c] = true;
+                        }
+                        _ => {
+                            let (name, value) = game.tags.entry(i);
+                            map.keys().append_value(name);
+                            map.values().append_value(value);
+                        }
                     }
                 }
+                // A map entry is appended for every row, so appending never fails.
+                let _ = map.append(true);
             }
-            // A map entry is appended for every row, so appending never fails.
-            let _ = map.append(true);
+            for (c, (&(_, ty), filling)) in TAG_COLUMNS.iter().zip(&mut tag_columns).enumerate() {
+                match present[c] {
+                    false => filling.push_nulls(block.len()),
+                    true => fill_tag(filling, ty, &typed, c),
+                }
+            }
+            games.clear();
+            games.extend(block.iter().map(Some));
+            game_columns.append(&games);
+            summaries.clear();
+            summaries.extend(block.iter().map(|g| g.analysis.as_ref().map(|a| &a.summary)));
+            summary_columns.append(&summaries);
         }
-        for (c, &(_, ty)) in TAG_COLUMNS.iter().enumerate() {
-            columns.push(match present[c] {
-                0 => new_null_array(&ty.data_type(), typed.len()),
-                _ => tag_array(ty, &typed, c),
-            });
-        }
+        columns.extend(tag_columns.into_iter().map(Filling::finish));
         columns.push(Arc::new(map.finish()));
-
-        let games: Vec<Option<&Game>> = self.games.iter().map(Some).collect();
-        columns.extend(column::arrays(&GAME_COLUMNS, &games));
-        let summaries: Vec<Option<&Summary>> =
-            self.games.iter().map(|g| g.analysis.as_ref().map(|a| &a.summary)).collect();
-        columns.extend(column::arrays(&SUMMARY_COLUMNS, &summaries));
+        columns.extend(game_columns.finish());
+        columns.extend(summary_columns.finish());
         RecordBatch::try_new(games_schema(), columns)
     }
 
@@ -547,7 +560,11 @@ impl BatchBuilder {
             self.keys.iter().zip(&self.games).flat_map(|(&key, game)| events_of(game).map(move |_| key)).collect();
         let mut columns = key_columns(source, &keys);
         let events: Vec<Option<&Event>> = self.games.iter().flat_map(events_of).map(Some).collect();
-        columns.extend(column::arrays(&EVENT_COLUMNS, &events));
+        let mut event_columns = Columns::new(&EVENT_COLUMNS, events.len());
+        for block in events.chunks(BLOCK) {
+            event_columns.append(block);
+        }
+        columns.extend(event_columns.finish());
         RecordBatch::try_new(events_schema(), columns)
     }
 }
@@ -572,16 +589,16 @@ mod tests {
     #[test]
     fn tags_find_their_columns() {
         for (i, (name, _)) in TAG_COLUMNS.iter().enumerate() {
-            assert_eq!(tag_index(name), Some(i), "{name}");
+            assert_eq!(tag_index(name.as_bytes()), Some(i), "{name}");
         }
         for name in ["", "E", "Even", "Events", "event", "UTCDatf", "WhiteFide", "Foo", "TimeControls", "Black "] {
-            assert_eq!(tag_index(name), None, "{name:?}");
+            assert_eq!(tag_index(name.as_bytes()), None, "{name:?}");
         }
     }
 
     #[test]
     fn empty_batches_match_the_schemas() {
-        let (games, events) = BatchBuilder::new().finish("s").unwrap();
+        let (games, events) = BatchBuilder::new().finish("s", drop).unwrap();
         assert_eq!(games.num_columns(), games_schema().fields().len());
         assert_eq!(events.num_columns(), events_schema().fields().len());
     }
@@ -595,7 +612,7 @@ mod tests {
             std::ops::ControlFlow::Continue(())
         })
         .unwrap();
-        let (games, events) = builder.finish("s").unwrap();
+        let (games, events) = builder.finish("s", drop).unwrap();
         assert_eq!(games.num_rows(), 1);
         assert!(events.num_rows() > 0);
     }

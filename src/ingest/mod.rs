@@ -285,7 +285,7 @@ fn replay_chunk(work: &Work, source: &str, visitor: &mut GameVisitor, batch: &mu
         batch.append(work.key(offset), game);
         ControlFlow::Continue(())
     });
-    let (games, events) = batch.finish(source)?;
+    let (games, events) = batch.finish(source, |game| visitor.recycle(game))?;
     let (seq, last, bytes) = (work.chunk.seq, work.last, work.bytes);
     Ok(Replayed { seq, last, bytes, games, events, tally })
 }

@@ -72,6 +72,6 @@ pub(super) fn replay_piece(work: &Work, source: &str, visitor: &mut GameVisitor)
         tally.add_game(&game);
         batch.append(GameKey { frame_offset: group, byte_offset: first + row as u64 }, game);
     }
-    let (games, events) = batch.finish(source)?;
+    let (games, events) = batch.finish(source, |game| visitor.recycle(game))?;
     Ok(Replayed { seq: work.chunk.seq, last: work.last, bytes: work.bytes, games, events, tally })
 }

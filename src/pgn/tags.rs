@@ -9,7 +9,7 @@ use crate::engine::vocabulary::TimeClass;
 /// A game's tags in file order, names and values decoded as UTF-8, or Latin-1 (every byte one
 /// character) where they are not valid UTF-8. All of them live in one string: two allocations
 /// per game, not two per tag. A tag section that is UTF-8 is copied whole and its tags are
-/// ranges in it ([`Tags::from_section`]): one copy per game rather than two per tag.
+/// ranges in it ([`Tags::refill`]): one copy per game rather than two per tag.
 #[derive(Clone, Debug, Default)]
 pub struct Tags {
     text: String,
@@ -31,16 +31,17 @@ impl Tags {
         Tags { text: String::with_capacity(512), spans: Vec::with_capacity(20) }
     }
 
-    /// No tags yet, over a copy of `section` (the text of a tag section), whose tags
-    /// [`Tags::push_within`] adds by their ranges in it.
-    pub fn from_section(section: &str) -> Tags {
-        let mut text = String::with_capacity(section.len().max(512));
-        text.push_str(section);
-        Tags { text, spans: Vec::with_capacity(20) }
+    /// No tags any more, over a copy of `section` (the text of a tag section), whose tags
+    /// [`Tags::push_within`] adds by their ranges in it. The buffers are kept: a game's tags
+    /// are read into an earlier game's ([`crate::pgn::GameVisitor::recycle`]).
+    pub fn refill(&mut self, section: &str) {
+        self.text.clear();
+        self.text.push_str(section);
+        self.spans.clear();
     }
 
     /// Appends the tag whose name and value lie at `name` and `value` in the section
-    /// [`Tags::from_section`] copied; `false` (nothing added) where a range is not text there.
+    /// [`Tags::refill`] copied; `false` (nothing added) where a range is not text there.
     pub fn push_within(&mut self, name: Range<usize>, value: Range<usize>) -> bool {
         let ok = self.text.get(name.clone()).is_some() && self.text.get(value.clone()).is_some();
         if ok {
@@ -61,6 +62,19 @@ impl Tags {
     /// The tags as (name, value), in file order, duplicates included.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &str)> {
         self.spans.iter().map(|(name, value)| (&self.text[name.clone()], &self.text[value.clone()]))
+    }
+
+    /// The tags' names, in file order, as bytes: a name compared as bytes needs no check that
+    /// its ends are `str` boundaries (the batch builder looks at every tag's).
+    pub fn names(&self) -> impl Iterator<Item = &[u8]> {
+        let bytes = self.text.as_bytes();
+        self.spans.iter().map(move |(name, _)| &bytes[name.clone()])
+    }
+
+    /// The name and value of the `i`th tag (of [`Tags::iter`]).
+    pub fn entry(&self, i: usize) -> (&str, &str) {
+        let (name, value) = &self.spans[i];
+        (&self.text[name.clone()], &self.text[value.clone()])
     }
 
     /// The value of the `i`th tag (of [`Tags::iter`]).
