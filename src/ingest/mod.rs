@@ -193,7 +193,7 @@ fn ingest_one(input: &Input, unit: Unit, context: RunContext) -> Result<(Disposi
         return Ok((Disposition::UpToDate, RowCounts::default()));
     }
     let mut unit = unit;
-    unit.kept = kept_files(input, dataset, &unit, plan, fingerprint.as_ref())?;
+    unit.kept = kept_files(input, dataset, &unit, plan, fingerprint.as_ref());
     let (entry, tally, committed) = ingest_input(input, &unit, dataset, pools, plan, fingerprint, share)?;
     let disposition = if entry.status == InputStatus::Ok { Disposition::Ingested } else { Disposition::Failed };
     if let Some(error) = &entry.error {
@@ -226,8 +226,8 @@ fn kept_files(
     unit: &Unit,
     plan: &Plan,
     fingerprint: Option<&Fingerprint>,
-) -> Result<Vec<FileEntry>> {
-    let (Some(entry), Some(fingerprint)) = (dataset.entry(&input.source), fingerprint) else { return Ok(Vec::new()) };
+) -> Vec<FileEntry> {
+    let (Some(entry), Some(fingerprint)) = (dataset.entry(&input.source), fingerprint) else { return Vec::new() };
     let usable = input.parquet.is_some()
         && !plan.force
         && plan.shard.is_none()
@@ -235,7 +235,7 @@ fn kept_files(
         && !dataset::is_stale(entry)
         && dataset.has_partition(&input.source);
     if !usable {
-        return Ok(Vec::new());
+        return Vec::new();
     }
     let kept = match Freshness::of(&entry.files, &fingerprint.files) {
         Freshness::Added { kept } => kept,
@@ -243,7 +243,7 @@ fn kept_files(
             if let Some(why) = why.filter(|_| !plan.quiet) {
                 eprintln!("threefold: {}: {why}: reading all its files again", input.path.display());
             }
-            return Ok(Vec::new());
+            return Vec::new();
         }
     };
     let key = resume_key(unit.shard, &kept, plan, Some(fingerprint));
@@ -256,8 +256,9 @@ fn kept_files(
         };
         let committed = continuation::Committed { counts, bytes: entry.decompressed_bytes };
         if let Err(e) = continuation::reopen(dataset.root(), &input.source, &unit.name, key, committed) {
+            // An output error stops the whole run when the month is written again.
             eprintln!("threefold: {}: {e:#}: reading all its files again", input.path.display());
-            return Ok(Vec::new());
+            return Vec::new();
         }
     }
     if !plan.quiet {
@@ -269,7 +270,7 @@ fn kept_files(
             input.source
         );
     }
-    Ok(kept)
+    kept
 }
 
 /// What identifies the input's content ([`Fingerprint`]); none for stdin.
@@ -472,7 +473,8 @@ fn ingest_input(
     let (_, resume_after, staged_bytes, _) = partition.resumed();
     // Files kept from the partition are not read: the progress is the others'.
     let kept_size: u64 = unit.kept.iter().map(|f| f.size).sum();
-    let progress = Progress::start(&input.source, size.map(|s| s - kept_size), counters.clone(), plan.quiet, share);
+    let progress =
+        Progress::start(&input.source, size.map(|s| s.saturating_sub(kept_size)), counters.clone(), plan.quiet, share);
     let pipes = Pipes::new(plan.threads.in_flight);
     spawn_workers(&pools.replay, plan.threads.replay, &input.source, &pipes);
     let Pipes { chunks, results, slots, recycle } = pipes;
@@ -482,7 +484,7 @@ fn ingest_input(
             let span = unit.span;
             let ends = ReaderEnds { chunks: chunks.0, slots: slots.1, recycled: recycle.1, span, resume_after };
             let settings = ReadSettings { chunk_bytes: plan.chunk_bytes, decoders, digest: digest.clone() };
-            let parquet = input.parquet.as_ref().map(|files| files[unit.kept.len()..].to_vec());
+            let parquet = input.parquet.as_ref().map(|files| files.get(unit.kept.len()..).unwrap_or_default().to_vec());
             let first_group = freshness::row_groups(&unit.kept);
             std::thread::Builder::new().name("read".into()).spawn_scoped(scope, move || match parquet {
                 Some(files) => reader::read_parquet(&files, first_group, decoders, counters, ends),
