@@ -534,6 +534,7 @@ mod tests {
             part_games: 10,
             chunk_bytes: 1,
             shard: None,
+            kept_files: None,
         };
         let committed = dataset
             .partition("y", "source=y", key, &None, crate::dataset::partition::empty_summary)

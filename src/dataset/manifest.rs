@@ -62,6 +62,16 @@ pub struct ManifestEntry {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub events_before_error: Option<u64>,
     pub events_by_kind: BTreeMap<String, u64>,
+    /// A Parquet input's files in name order, each as it was when ingested: a later run that
+    /// finds these unchanged and files added after them reads only the added ones.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files: Vec<FileEntry>,
+    /// Of `files`, how many the run that wrote the entry kept (their rows already in the
+    /// partition) and how many it read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files_kept: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files_read: Option<u32>,
     /// SHA-256 of the input's size and sampled bytes ([`crate::ingest::fingerprint`]).
     pub fingerprint: Option<String>,
     pub games: u64,
@@ -91,6 +101,18 @@ pub struct ManifestEntry {
     pub tool_version: Option<String>,
     #[serde(flatten)]
     pub other: Map<String, Value>,
+}
+
+/// One file of a Parquet input, as its manifest entry records it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FileEntry {
+    /// The file's name (in the input's folder).
+    pub name: String,
+    pub size: u64,
+    /// Its own fingerprint ([`crate::ingest::fingerprint`]).
+    pub fingerprint: String,
+    /// Its row groups: the keys of the next file's games count on from them.
+    pub row_groups: u64,
 }
 
 /// The manifest is rewritten after every input while it lists at most this many; beyond, a

@@ -12,6 +12,7 @@
 
 pub mod column;
 pub mod commit;
+pub mod continuation;
 pub mod lock;
 pub mod manifest;
 pub mod parquet_file;

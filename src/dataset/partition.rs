@@ -126,6 +126,10 @@ pub struct ResumeKey {
     /// The shard (`K/N`) whose partition this is, if the source is sharded.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<String>,
+    /// The files of a Parquet input whose rows a committed partition holds, when this one goes
+    /// on from it with the files added after them ([`super::continuation`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept_files: Option<u32>,
 }
 
 /// The staging record of a source (or of one shard of it).
@@ -143,10 +147,18 @@ pub struct Staging {
     /// entry so far; the source is committed once every shard's is.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub complete: Option<ManifestEntry>,
+    /// The first parts are a committed partition's, reopened ([`super::continuation`]): their
+    /// summary is one file already merged, part 0's.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub reopened_parts: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// One table's files of the partition.
-struct Table {
+pub(crate) struct Table {
     writer: Option<ParallelWriter>,
     staging: PathBuf,
     final_dir: PathBuf,
@@ -157,7 +169,7 @@ struct Table {
 }
 
 impl Table {
-    fn part_name(part: u32) -> String {
+    pub(crate) fn part_name(part: u32) -> String {
         format!("part-{part:05}.parquet")
     }
 
@@ -280,12 +292,17 @@ pub(crate) fn read_record(root: &Path, unit: &str) -> Option<Staging> {
 
 /// Whether the staged parts `staging` lists are all there.
 pub(crate) fn parts_present(root: &Path, unit: &str, staging: &Staging) -> bool {
-    (0..staging.parts)
-        .all(|part| TABLES.iter().all(|t| staging_dir(&root.join(t), unit).join(Table::part_name(part)).is_file()))
+    // A reopened partition's summary is merged: part 0's file holds its parts' rows.
+    let merged = |table: &str, part: u32| table == "summary" && part > 0 && part < staging.reopened_parts;
+    (0..staging.parts).all(|part| {
+        TABLES
+            .iter()
+            .all(|t| merged(t, part) || staging_dir(&root.join(t), unit).join(Table::part_name(part)).is_file())
+    })
 }
 
 /// The staging record of `unit` if it is one to resume with `key`: its parts all there.
-fn resumable(root: &Path, source: &str, unit: &str, key: &ResumeKey) -> Option<Staging> {
+pub(crate) fn resumable(root: &Path, source: &str, unit: &str, key: &ResumeKey) -> Option<Staging> {
     let staging = read_record(root, unit)?;
     (staging.source == source && staging.key == *key && parts_present(root, unit, &staging)).then_some(staging)
 }
@@ -354,6 +371,7 @@ impl Partition {
             bytes: 0,
             parts: 0,
             complete: None,
+            reopened_parts: 0,
         });
         let mut partition = Partition {
             root: root.to_owned(),

@@ -36,6 +36,8 @@ pub struct Fingerprint {
     pub modified_unix_ns: Option<u64>,
     /// `xxh64:` and the hex XXH64 (seed 0) of the size and the sampled bytes.
     pub sample_hash: String,
+    /// An input of Parquet files: each file's own (one file's too); empty for other inputs.
+    pub files: Vec<FileFingerprint>,
 }
 
 impl Fingerprint {
@@ -51,7 +53,8 @@ impl Fingerprint {
         let mut hash = XxHash64::with_seed(0);
         hash.write(&size.to_le_bytes());
         samples(&mut file, size, |bytes| hash.write(bytes))?;
-        Ok(Fingerprint { size, modified_unix_ns, sample_hash: format!("{PREFIX}{:016x}", hash.finish()) })
+        let sample_hash = format!("{PREFIX}{:016x}", hash.finish());
+        Ok(Fingerprint { size, modified_unix_ns, sample_hash, files: Vec::new() })
     }
 
     /// Whether `recorded`, a fingerprint from a manifest, is this one's: the same, or one that an
@@ -99,20 +102,46 @@ impl Fingerprint {
     /// summed, and the hash of each file's name and fingerprint, so that any file changed,
     /// added or taken away changes it. One file's is its own.
     pub fn of_files(paths: &[std::path::PathBuf]) -> io::Result<Fingerprint> {
-        if let [one] = paths {
-            return Fingerprint::of(one);
+        Ok(Fingerprint::combined(&FileFingerprint::of_each(paths)?))
+    }
+
+    /// [`Fingerprint::of_files`] of files already fingerprinted, in order.
+    pub fn combined(files: &[FileFingerprint]) -> Fingerprint {
+        if let [one] = files {
+            return Fingerprint { files: files.to_vec(), ..one.fingerprint.clone() };
         }
         let mut hash = XxHash64::with_seed(0);
         let (mut size, mut modified) = (0, None);
-        for path in paths {
-            let each = Fingerprint::of(path)?;
-            size += each.size;
-            modified = modified.max(each.modified_unix_ns);
-            hash.write(path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default().as_bytes());
+        for file in files {
+            size += file.fingerprint.size;
+            modified = modified.max(file.fingerprint.modified_unix_ns);
+            hash.write(file.name.as_bytes());
             hash.write(&[0]);
-            hash.write(each.sample_hash.as_bytes());
+            hash.write(file.fingerprint.sample_hash.as_bytes());
         }
-        Ok(Fingerprint { size, modified_unix_ns: modified, sample_hash: format!("{PREFIX}{:016x}", hash.finish()) })
+        let sample_hash = format!("{PREFIX}{:016x}", hash.finish());
+        Fingerprint { size, modified_unix_ns: modified, sample_hash, files: files.to_vec() }
+    }
+}
+
+/// One file of an input of several (a month of Parquet files), by name: a month's files are
+/// told apart so that files added after the ones ingested can be read alone.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FileFingerprint {
+    pub name: String,
+    pub fingerprint: Fingerprint,
+}
+
+impl FileFingerprint {
+    /// The fingerprint of each of `paths`, in order.
+    pub fn of_each(paths: &[std::path::PathBuf]) -> io::Result<Vec<FileFingerprint>> {
+        paths
+            .iter()
+            .map(|path| {
+                let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+                Ok(FileFingerprint { name, fingerprint: Fingerprint::of(path)? })
+            })
+            .collect()
     }
 }
 

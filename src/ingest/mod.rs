@@ -16,6 +16,7 @@
 //! blocks held too).
 
 pub mod fingerprint;
+pub mod freshness;
 pub mod parquet_input;
 pub mod plan;
 pub mod progress;
@@ -42,15 +43,16 @@ use std::ops::ControlFlow;
 
 use self::{
     fingerprint::Fingerprint,
+    freshness::Freshness,
     plan::Input,
     reader::{Digest, ReadEnd, ReadSettings, ReaderEnds, Span, Work},
 };
 use crate::{
-    dataset::manifest::{Committed, InputStatus, ManifestEntry},
+    dataset::manifest::{Committed, FileEntry, InputStatus, ManifestEntry},
     dataset::schema::{self, BatchBuilder},
     dataset::{self, RULES_VERSION, TOOL_VERSION, lock},
     dataset::{
-        Dataset,
+        Dataset, continuation,
         partition::{self, Partition, ResumeKey, RowCounts},
     },
     engine::event::EventKind,
@@ -190,10 +192,20 @@ fn ingest_one(input: &Input, unit: Unit, context: RunContext) -> Result<(Disposi
         dataset.update_manifest(entry, None)?;
         return Ok((Disposition::UpToDate, RowCounts::default()));
     }
+    let mut unit = unit;
+    unit.kept = kept_files(input, dataset, &unit, plan, fingerprint.as_ref());
     let (entry, tally, committed) = ingest_input(input, &unit, dataset, pools, plan, fingerprint, share)?;
     let disposition = if entry.status == InputStatus::Ok { Disposition::Ingested } else { Disposition::Failed };
     if let Some(error) = &entry.error {
         eprintln!("threefold: {error}");
+    } else if !unit.kept.is_empty() && !plan.quiet {
+        eprintln!(
+            "threefold: {}: {} file(s) read, {} kept (source {:?})",
+            input.path.display(),
+            entry.files_read.unwrap_or_default(),
+            entry.files_kept.unwrap_or_default(),
+            input.source
+        );
     }
     // Recorded as soon as the source's partition is committed (or its failure known), and
     // written at once (in a dataset of over 100 sources, within a second): an output error or a
@@ -202,6 +214,63 @@ fn ingest_one(input: &Input, unit: Unit, context: RunContext) -> Result<(Disposi
     // writes to the manifest.
     dataset.update_manifest(entry, committed)?;
     Ok((disposition, tally))
+}
+
+/// The files of a Parquet month whose rows its committed partition holds and keeps, when only
+/// files added after them need reading ([`Freshness`]): the partition is then reopened as staged
+/// parts for this run to go on from (unless a run killed while doing so left them). Says why the
+/// whole month is read when a recorded file changed.
+fn kept_files(
+    input: &Input,
+    dataset: &Dataset,
+    unit: &Unit,
+    plan: &Plan,
+    fingerprint: Option<&Fingerprint>,
+) -> Vec<FileEntry> {
+    let (Some(entry), Some(fingerprint)) = (dataset.entry(&input.source), fingerprint) else { return Vec::new() };
+    let usable = input.parquet.is_some()
+        && !plan.force
+        && plan.shard.is_none()
+        && entry.status.is_complete()
+        && !dataset::is_stale(entry)
+        && dataset.has_partition(&input.source);
+    if !usable {
+        return Vec::new();
+    }
+    let kept = match Freshness::of(&entry.files, &fingerprint.files) {
+        Freshness::Added { kept } => kept,
+        Freshness::Whole(why) => {
+            if let Some(why) = why.filter(|_| !plan.quiet) {
+                eprintln!("threefold: {}: {why}: reading all its files again", input.path.display());
+            }
+            return Vec::new();
+        }
+    };
+    let key = resume_key(unit.shard, &kept, plan, Some(fingerprint));
+    if partition::resumable(dataset.root(), &input.source, &unit.name, &key).is_none() {
+        let counts = RowCounts {
+            games: entry.games,
+            errors: entry.games_with_errors,
+            skipped: entry.skipped_variants,
+            events: EventKind::ALL.map(|k| entry.events_by_kind.get(k.as_str()).copied().unwrap_or_default()),
+        };
+        let committed = continuation::Committed { counts, bytes: entry.decompressed_bytes };
+        if let Err(e) = continuation::reopen(dataset.root(), &input.source, &unit.name, key, committed) {
+            // An output error stops the whole run when the month is written again.
+            eprintln!("threefold: {}: {e:#}: reading all its files again", input.path.display());
+            return Vec::new();
+        }
+    }
+    if !plan.quiet {
+        eprintln!(
+            "threefold: {}: {} file(s) added after the {} ingested: reading only those (source {:?})",
+            input.path.display(),
+            fingerprint.files.len() - kept.len(),
+            kept.len(),
+            input.source
+        );
+    }
+    kept
 }
 
 /// What identifies the input's content ([`Fingerprint`]); none for stdin.
@@ -229,10 +298,13 @@ fn up_to_date(
         && (input.sha256.is_none() || entry.sha256 == input.sha256)
         && dataset.has_partition(&input.source)
         && entry.fingerprint.as_deref().is_some_and(|recorded| fingerprint.matches(recorded, &input.path));
+    let files = (!entry.files.is_empty()).then_some(entry.files.len() as u32);
     (same && !force).then(|| ManifestEntry {
         status: InputStatus::UpToDate,
         modified_unix_ns: fingerprint.modified_unix_ns,
         path: absolute(&input.path),
+        files_kept: files,
+        files_read: files.map(|_| 0),
         ..entry.clone()
     })
 }
@@ -369,11 +441,14 @@ pub struct Unit {
     pub name: String,
     pub shard: Option<(u32, u32)>,
     pub span: Span,
+    /// A Parquet month's first files, whose rows the partition already holds: the run reads
+    /// the files after them ([`Freshness`]).
+    pub kept: Vec<FileEntry>,
 }
 
 impl Unit {
     pub fn whole(source: &str) -> Unit {
-        Unit { name: partition::unit_name(source, None), shard: None, span: Span::default() }
+        Unit { name: partition::unit_name(source, None), shard: None, span: Span::default(), kept: Vec::new() }
     }
 }
 
@@ -396,7 +471,10 @@ fn ingest_input(
     let counters = Arc::new(Counters::default());
     let mut partition = open_partition(input, unit, dataset, pools, plan, fingerprint.as_ref())?;
     let (_, resume_after, staged_bytes, _) = partition.resumed();
-    let progress = Progress::start(&input.source, size, counters.clone(), plan.quiet, share);
+    // Files kept from the partition are not read: the progress is the others'.
+    let kept_size: u64 = unit.kept.iter().map(|f| f.size).sum();
+    let progress =
+        Progress::start(&input.source, size.map(|s| s.saturating_sub(kept_size)), counters.clone(), plan.quiet, share);
     let pipes = Pipes::new(plan.threads.in_flight);
     spawn_workers(&pools.replay, plan.threads.replay, &input.source, &pipes);
     let Pipes { chunks, results, slots, recycle } = pipes;
@@ -406,9 +484,10 @@ fn ingest_input(
             let span = unit.span;
             let ends = ReaderEnds { chunks: chunks.0, slots: slots.1, recycled: recycle.1, span, resume_after };
             let settings = ReadSettings { chunk_bytes: plan.chunk_bytes, decoders, digest: digest.clone() };
-            let parquet = input.parquet.clone();
+            let parquet = input.parquet.as_ref().map(|files| files.get(unit.kept.len()..).unwrap_or_default().to_vec());
+            let first_group = freshness::row_groups(&unit.kept);
             std::thread::Builder::new().name("read".into()).spawn_scoped(scope, move || match parquet {
-                Some(files) => reader::read_parquet(&files, decoders, counters, ends),
+                Some(files) => reader::read_parquet(&files, first_group, decoders, counters, ends),
                 None => reader::read_input(&path, settings, counters, ends),
             })
         };
@@ -431,6 +510,7 @@ fn ingest_input(
         }
     };
     let mut entry = manifest_entry(input, fingerprint.as_ref(), &read_end, &tally, started.elapsed().as_secs_f64());
+    record_files(&mut entry, unit, fingerprint.as_ref(), &read_end);
     entry.decompressed_bytes += staged_bytes;
     entry.sha256 = digest.and_then(|d| d.lock().ok()?.clone());
     match failure(input, &mut entry, read_end) {
@@ -468,15 +548,7 @@ fn open_partition(
     plan: &Plan,
     fingerprint: Option<&Fingerprint>,
 ) -> Result<Partition> {
-    let key = ResumeKey {
-        size: fingerprint.map(|f| f.size),
-        fingerprint: fingerprint.map(|f| f.sample_hash.clone()),
-        rules_version: RULES_VERSION.to_owned(),
-        schema_version: schema::version().to_owned(),
-        part_games: plan.part_games,
-        chunk_bytes: plan.chunk_bytes,
-        shard: unit.shard.map(|(k, n)| format!("{k}/{n}")),
-    };
+    let key = resume_key(unit.shard, &unit.kept, plan, fingerprint);
     let partition = dataset.partition(&input.source, &unit.name, key, &pools.encoders, plan.summarize)?;
     let (done, resume_after, _, parts) = partition.resumed();
     if resume_after.is_some() && !plan.quiet {
@@ -487,6 +559,47 @@ fn open_partition(
         );
     }
     Ok(partition)
+}
+
+/// What staged parts of a run must match to be gone on from.
+fn resume_key(
+    shard: Option<(u32, u32)>,
+    kept: &[FileEntry],
+    plan: &Plan,
+    fingerprint: Option<&Fingerprint>,
+) -> ResumeKey {
+    ResumeKey {
+        size: fingerprint.map(|f| f.size),
+        fingerprint: fingerprint.map(|f| f.sample_hash.clone()),
+        rules_version: RULES_VERSION.to_owned(),
+        schema_version: schema::version().to_owned(),
+        part_games: plan.part_games,
+        chunk_bytes: plan.chunk_bytes,
+        shard: shard.map(|(k, n)| format!("{k}/{n}")),
+        // Parts that continue a committed partition are not a whole run's, nor one another's
+        // when they kept other files.
+        kept_files: (!kept.is_empty()).then_some(kept.len() as u32),
+    }
+}
+
+/// Records a Parquet input's files in its entry: each with its fingerprint and row groups (the
+/// kept ones as recorded before), and how many were kept and read.
+fn record_files(entry: &mut ManifestEntry, unit: &Unit, fingerprint: Option<&Fingerprint>, read_end: &ReadEnd) {
+    let Some(fingerprint) = fingerprint.filter(|f| !f.files.is_empty()) else { return };
+    let read = &fingerprint.files[unit.kept.len().min(fingerprint.files.len())..];
+    // Row groups are known of files whose footers were read: all of them, or none (a failure).
+    if read.len() != read_end.row_groups.len() {
+        return;
+    }
+    let files = read.iter().zip(&read_end.row_groups).map(|(file, &row_groups)| FileEntry {
+        name: file.name.clone(),
+        size: file.fingerprint.size,
+        fingerprint: file.fingerprint.sample_hash.clone(),
+        row_groups,
+    });
+    entry.files = unit.kept.iter().cloned().chain(files).collect();
+    entry.files_kept = Some(unit.kept.len() as u32);
+    entry.files_read = Some(read.len() as u32);
 }
 
 /// Why the input failed, if it did: it could not be read to its end, or its SHA-256 is not the

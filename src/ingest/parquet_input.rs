@@ -208,6 +208,15 @@ impl ParquetInput {
         Ok(ParquetInput { files: opened, groups })
     }
 
+    /// The number of row groups of each file, in order.
+    pub fn row_groups_per_file(&self) -> Vec<u64> {
+        let mut counts = vec![0; self.files.len()];
+        for group in &self.groups {
+            counts[group.file] += 1;
+        }
+        counts
+    }
+
     /// A reader of rows `rows` of row group `group`.
     fn reader(&self, group: usize, rows: Range<u64>) -> io::Result<ParquetRecordBatchReader> {
         let RowGroup { file, index, rows: n, .. } = self.groups[group];

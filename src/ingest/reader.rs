@@ -44,7 +44,9 @@ pub struct Work {
 
 /// Rows of one row group of a Parquet input, written as PGN (the chunk's text).
 pub struct Piece {
-    pub group: usize,
+    /// Its row group's number in the input (its games' `frame_offset`): files kept from an
+    /// earlier run may come before the files read.
+    pub frame_offset: u64,
     pub rows: Range<u64>,
     /// Where each row's game starts in the text, and which rows have a null movetext.
     pub rendered: Rendered,
@@ -68,12 +70,20 @@ pub struct ReadEnd {
     pub error: Option<ReadError>,
     /// Where the error is, as a key (the error's offset counts in the stream read).
     pub error_at: Option<GameKey>,
+    /// A Parquet input's row groups, file by file (of the files read).
+    pub row_groups: Vec<u64>,
 }
 
 impl ReadEnd {
     /// Reading that could not start.
     pub fn failed(error: io::Error) -> ReadEnd {
-        ReadEnd { compression: None, bytes: 0, error: Some(ReadError { offset: 0, error }), error_at: None }
+        ReadEnd {
+            compression: None,
+            bytes: 0,
+            error: Some(ReadError { offset: 0, error }),
+            error_at: None,
+            row_groups: Vec::new(),
+        }
     }
 }
 
@@ -113,7 +123,7 @@ pub fn read_input(path: &Path, settings: ReadSettings, counters: Arc<Counters>, 
     if span.hi == Some(span.lo) {
         // An empty span (a shard whose frames hold no game start of their own).
         let compression = input::open(path).ok().map(|(c, _)| c);
-        return ReadEnd { compression, bytes: 0, error: None, error_at: None };
+        return ReadEnd { compression, bytes: 0, error: None, error_at: None, row_groups: Vec::new() };
     }
     let (start, start_staged) = start_of(span, resume_after);
     let raw = counters.clone();
@@ -153,6 +163,7 @@ pub fn read_input(path: &Path, settings: ReadSettings, counters: Arc<Counters>, 
         bytes: 0,
         error: Some(ReadError { offset, error }),
         error_at: Some(log.key_at(offset)),
+        row_groups: Vec::new(),
     };
     // The stream offset where the games sent begin (the bytes before are the staged parts' or
     // another shard's), and whether the start game has been seen.
@@ -234,21 +245,35 @@ pub fn read_input(path: &Path, settings: ReadSettings, counters: Arc<Counters>, 
         );
         return fail(end, invalid(what));
     }
-    ReadEnd { compression: Some(compression), bytes: end - first.unwrap_or(end), error: None, error_at: None }
+    ReadEnd {
+        compression: Some(compression),
+        bytes: end - first.unwrap_or(end),
+        error: None,
+        error_at: None,
+        row_groups: Vec::new(),
+    }
 }
 
 /// Reads a Parquet input's footers and sends its row groups' rows to replay, in pieces of at
 /// most [`PIECE_ROWS`], while it holds slots: the rows of the span, after the last game staged.
 /// Keys are (row group, row), so a span or a resumed run starts at its row group without reading
-/// the ones before. `decoders` threads (at least this one) decode and write the pieces as PGN,
-/// as the decoder threads decompress and survey PGN, so that the replay threads only replay.
-pub fn read_parquet(files: &[PathBuf], decoders: usize, counters: Arc<Counters>, ends: ReaderEnds) -> ReadEnd {
+/// the ones before. `files` may be the input's last files only, after `first_group` row groups
+/// of files whose rows are already in the partition: their keys count on from there.
+/// `decoders` threads (at least this one) decode and write the pieces as PGN, as the decoder
+/// threads decompress and survey PGN, so that the replay threads only replay.
+pub fn read_parquet(
+    files: &[PathBuf],
+    first_group: u64,
+    decoders: usize,
+    counters: Arc<Counters>,
+    ends: ReaderEnds,
+) -> ReadEnd {
     let ReaderEnds { chunks, slots, recycled, span, resume_after } = ends;
     let input = match ParquetInput::open(files) {
         Ok(input) => Arc::new(input),
         Err(error) => return ReadEnd::failed(error),
     };
-    let key = |group: usize, row: u64| GameKey { frame_offset: group as u64, byte_offset: row };
+    let key = |group: usize, row: u64| GameKey { frame_offset: first_group + group as u64, byte_offset: row };
     let (start, start_staged) = start_of(span, resume_after);
     // The pieces to send, in order: row group, rows, and their share of its bytes.
     let mut pieces: Vec<(usize, Range<u64>, u64, u64)> = Vec::new();
@@ -256,7 +281,7 @@ pub fn read_parquet(files: &[PathBuf], decoders: usize, counters: Arc<Counters>,
         if span.hi.is_some_and(|hi| key(g, 0) >= hi) {
             break;
         }
-        let mut from = match (g as u64).cmp(&start.frame_offset) {
+        let mut from = match key(g, 0).frame_offset.cmp(&start.frame_offset) {
             std::cmp::Ordering::Less => continue,
             std::cmp::Ordering::Equal => start.byte_offset + u64::from(start_staged),
             std::cmp::Ordering::Greater => 0,
@@ -311,7 +336,7 @@ pub fn read_parquet(files: &[PathBuf], decoders: usize, counters: Arc<Counters>,
             let games = rendered.starts.clone();
             let chunk = Chunk { seq: i as u64, offset: 0, data: ChunkBytes::Owned(text), games, starts_input: false };
             let last = Some(key(group, rows.end - 1));
-            let piece = Piece { group, rows, rendered };
+            let piece = Piece { frame_offset: key(group, 0).frame_offset, rows, rendered };
             if chunks.send(Work { chunk, segments: Vec::new(), last, bytes, piece: Some(piece) }).is_err() {
                 return;
             }
@@ -326,5 +351,5 @@ pub fn read_parquet(files: &[PathBuf], decoders: usize, counters: Arc<Counters>,
     let sent = next.load(Relaxed).min(pieces.len());
     let bytes = pieces[..sent].iter().map(|p| p.2).sum();
     let error = error.into_inner().unwrap_or_else(|e| e.into_inner()).map(|(_, error)| ReadError { offset: 0, error });
-    ReadEnd { compression: None, bytes, error, error_at: None }
+    ReadEnd { compression: None, bytes, error, error_at: None, row_groups: input.row_groups_per_file() }
 }

@@ -65,7 +65,7 @@ pub(crate) fn row_games(visitor: &mut GameVisitor, chunk: &Chunk, rendered: &Ren
 /// Replays the rows of `work`'s piece, whose text the chunk holds.
 pub(super) fn replay_piece(work: &Work, source: &str, visitor: &mut GameVisitor) -> Result<Replayed> {
     let piece = work.piece.as_ref().expect("a Parquet piece");
-    let (group, first, rendered) = (piece.group as u64, piece.rows.start, &piece.rendered);
+    let (group, first, rendered) = (piece.frame_offset, piece.rows.start, &piece.rendered);
     let mut batch = BatchBuilder::with_capacity(rendered.starts.len());
     let mut tally = RowCounts::default();
     for (row, game) in row_games(visitor, &work.chunk, rendered).into_iter().enumerate() {

@@ -89,7 +89,7 @@ pub(super) fn ingest_shard(
                 // No game starts in this shard's frames: an empty span.
                 _ => Span { lo: Default::default(), hi: Some(Default::default()) },
             };
-            let unit = Unit { name, shard: Some((shard.k, shard.n)), span };
+            let unit = Unit { name, shard: Some((shard.k, shard.n)), span, kept: Vec::new() };
             let (entry, tally, _) = ingest_input(input, &unit, dataset, pools, plan, fingerprint, share)?;
             if entry.status != InputStatus::Ok {
                 eprintln!("threefold: {} (shard {shard})", entry.error.unwrap_or_default());

@@ -370,3 +370,165 @@ fn parquet_on_stdin_is_refused_saying_why() {
     let piped = Command::new(common::bin()).args(["dump", "-"]).stdin(fs::File::open(&pgn).unwrap()).output().unwrap();
     assert!(piped.status.success() && piped.stdout == run(&["dump", s(&pgn)]).stdout, "{}", stderr(&piped));
 }
+
+/// The month folder `…/standard-chess-games/data/year=2013/month=01` under `root`, holding
+/// copies of `files` (a month synced in part, or again).
+fn month_of(root: &Path, files: &[PathBuf]) -> PathBuf {
+    let month = root.join("standard-chess-games/data/year=2013/month=01");
+    fs::create_dir_all(&month).unwrap();
+    for file in files {
+        fs::copy(file, month.join(file.file_name().unwrap())).unwrap();
+    }
+    month
+}
+
+/// The files of a month folder, in name order.
+fn files_in(month: &Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = fs::read_dir(month).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    files
+}
+
+/// `a` and `b` hold the same games and events, row for row (keys too), and the same summary
+/// file, byte for byte (the summary of parts merged in any grouping is the same file).
+fn same_dataset(python: &Path, a: &Path, b: &Path) {
+    compare(python, "tests/harness/shard/compare.py", a, b);
+    let summary =
+        |d: &Path| fs::read(d.join("summary/source=standard-chess-games@2013-01/part-00000.parquet")).unwrap();
+    assert!(summary(a) == summary(b), "the summaries of {} and {} differ", a.display(), b.display());
+    let (x, y) = (entry(a, "standard-chess-games@2013-01"), entry(b, "standard-chess-games@2013-01"));
+    for key in ["games", "events", "events_by_kind", "games_with_errors", "decompressed_bytes", "fingerprint", "size"] {
+        assert_eq!(x[key], y[key], "{key}: {x} against {y}");
+    }
+}
+
+/// A month ingested while only its first two files were there: once the third is added, only
+/// that file is read (the run says so, and the entry records 1 file read, 2 kept), appended
+/// to the partition with the keys of a whole run, and the dataset is a clean run's over the
+/// three files. The next run finds it up to date; a changed middle file makes the whole month
+/// read again, saying which file changed.
+#[test]
+fn a_month_that_gained_a_file_reads_only_that_file() {
+    let what = "a Parquet month that gained a file";
+    let Some(python) = common::python_with(&["pyarrow", "duckdb"], what) else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let all = files_in(&sample_month(&python, &tmp.path().join("hf")));
+    let month = month_of(&tmp.path().join("mirror"), &all[..2]);
+    let out = tmp.path().join("ds");
+    // Parts of about 50 games: the first run commits several, and the kept summary is a merged one.
+    let ingest = |month: &Path, out: &Path| run(&["ingest", s(month), "--out", s(out), "--part-games", "50"]);
+    assert!(ingest(&month, &out).status.success());
+    let e = entry(&out, "standard-chess-games@2013-01");
+    assert_eq!(
+        (e["games"].as_u64(), e["files_read"].as_u64(), e["files_kept"].as_u64()),
+        (Some(200), Some(2), Some(0))
+    );
+
+    fs::copy(&all[2], month.join(all[2].file_name().unwrap())).unwrap();
+    let added = ingest(&month, &out);
+    let said = stderr(&added);
+    assert!(added.status.success(), "{said}");
+    assert!(said.contains("1 file(s) added after the 2 ingested: reading only those"), "{said}");
+    assert!(said.contains("1 file(s) read, 2 kept"), "{said}");
+    let e = entry(&out, "standard-chess-games@2013-01");
+    assert_eq!(
+        (e["games"].as_u64(), e["files_read"].as_u64(), e["files_kept"].as_u64()),
+        (Some(300), Some(1), Some(2))
+    );
+    let files: Vec<(&str, u64)> = e["files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| (f["name"].as_str().unwrap(), f["row_groups"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        files,
+        [("train-00000-of-00003.parquet", 3), ("train-00001-of-00003.parquet", 3), ("train-00002-of-00003.parquet", 3)]
+    );
+    assert!(!out.join(".staging").exists(), "staged parts left behind");
+    let clean = tmp.path().join("clean");
+    assert!(run(&["ingest", s(&month), "--out", s(&clean), "--quiet"]).status.success());
+    same_dataset(&python, &out, &clean);
+
+    let again = ingest(&month, &out);
+    assert!(stderr(&again).contains("up to date (source"), "{}", stderr(&again));
+    let e = entry(&out, "standard-chess-games@2013-01");
+    assert_eq!(
+        (e["status"].as_str(), e["files_read"].as_u64(), e["files_kept"].as_u64()),
+        (Some("up_to_date"), Some(0), Some(3))
+    );
+
+    // The middle file rewritten with other row groups: every later key moves, so all is read.
+    let script = "import sys, pyarrow.parquet as pq; t = pq.read_table(sys.argv[1]); pq.write_table(t, sys.argv[1], row_group_size=30)";
+    let middle = month.join("train-00001-of-00003.parquet");
+    assert!(Command::new(&python).args(["-c", script, s(&middle)]).status().unwrap().success());
+    let changed = ingest(&month, &out);
+    let said = stderr(&changed);
+    assert!(changed.status.success(), "{said}");
+    assert!(
+        said.contains("train-00001-of-00003.parquet changed since it was ingested: reading all its files again"),
+        "{said}"
+    );
+    let e = entry(&out, "standard-chess-games@2013-01");
+    assert_eq!((e["files_read"].as_u64(), e["files_kept"].as_u64()), (Some(3), Some(0)), "{e}");
+    let clean = tmp.path().join("clean-changed");
+    let changed_month = month_of(&tmp.path().join("changed"), &files_in(&month));
+    assert!(run(&["ingest", s(&changed_month), "--out", s(&clean), "--quiet"]).status.success());
+    same_dataset(&python, &out, &clean);
+}
+
+/// A run that appends a month's new file, killed with parts staged, leaves the committed
+/// partition as it was (the two files' rows); the next run resumes the append and gives the
+/// clean run's dataset.
+#[test]
+fn a_killed_append_keeps_the_old_partition_and_is_resumed() {
+    let what = "a killed append to a Parquet month";
+    let Some(python) = common::python_with(&["pyarrow", "duckdb"], what) else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    // 30,000 games (the sample 100 times) in 3 files of row groups of 500.
+    let text = fs::read(common::sample("lichess_db_standard_rated_2013-01-first300.pgn")).unwrap().repeat(100);
+    let pgn = tmp.path().join("big.pgn");
+    fs::write(&pgn, text).unwrap();
+    let all =
+        files_in(&write_month(&python, &pgn, &tmp.path().join("hf"), "standard-chess-games", ("2013", "01"), 3, 500));
+    let month = month_of(&tmp.path().join("mirror"), &all[..2]);
+    let ingest = |out: &Path| {
+        let mut cmd = Command::new(common::bin());
+        cmd.args(["ingest", s(&month), "--out", s(out), "--part-games", "2000", "--threads", "1"]);
+        cmd
+    };
+    let (out, before) = (tmp.path().join("ds"), tmp.path().join("before"));
+    assert!(ingest(&out).output().unwrap().status.success());
+    assert!(ingest(&before).output().unwrap().status.success());
+    fs::copy(&all[2], month.join(all[2].file_name().unwrap())).unwrap();
+    let record = out.join(".staging/source=standard-chess-games@2013-01.json");
+    let staged = |r: &Path| -> u64 {
+        let v: Option<Value> = fs::read(r).ok().and_then(|b| serde_json::from_slice(&b).ok());
+        v.and_then(|v| v["counts"]["games"].as_u64()).unwrap_or(0)
+    };
+    let before_games = entry(&before, "standard-chess-games@2013-01")["games"].as_u64().unwrap();
+    let mut child = ingest(&out).stderr(std::process::Stdio::null()).spawn().unwrap();
+    let mut at = 0;
+    while child.try_wait().unwrap().is_none() {
+        at = staged(&record);
+        if at >= before_games + 2000 {
+            child.kill().unwrap();
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let _ = child.wait();
+    assert!(
+        (before_games + 2000..30_000).contains(&at),
+        "the append ended before it could be killed with a part staged ({at} games)"
+    );
+    // Killed: the committed partition is the two files' still, and the manifest says so.
+    compare(&python, "tests/harness/shard/compare.py", &out, &before);
+    assert_eq!(entry(&out, "standard-chess-games@2013-01")["games"].as_u64(), Some(before_games));
+    let rerun = ingest(&out).output().unwrap();
+    assert!(rerun.status.success(), "{}", stderr(&rerun));
+    assert!(stderr(&rerun).contains("resuming after "), "{}", stderr(&rerun));
+    let clean = tmp.path().join("clean");
+    assert!(ingest(&clean).output().unwrap().status.success());
+    same_dataset(&python, &out, &clean);
+}
