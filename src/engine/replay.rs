@@ -273,48 +273,58 @@ impl<R: Rules> Replay<R> {
             }
         }
 
-        let identity = self.rules.identity();
-        let event = |detail| Event {
-            ply,
-            fullmove,
-            turn,
-            halfmove_clock,
-            identity: identity.clone(),
-            clocks: Default::default(),
-            detail,
-        };
-        if seen.fide >= 2 {
+        let repetition = (seen.fide >= 2).then(|| {
             let previous = self.rules.previous();
-            self.events.push(event(Detail::Repetition {
+            Detail::Repetition {
                 occurrence: seen.fide,
                 earlier_plies: self.rules.fide_earlier().to_vec(),
                 claimable: seen.fide >= 3,
                 automatic: seen.fide >= 5,
                 cycle_plies: ply - previous,
                 perpetual: self.rules.perpetual(previous, ply),
-            }));
-        }
-        if seen.board > seen.fide {
+            }
+        });
+        let pseudo = (seen.board > seen.fide).then(|| {
             let differs = match (seen.castling_differs, seen.ep_differs) {
                 (true, true) => Differs::Both,
                 (true, false) => Differs::Castling,
                 _ => Differs::EnPassant,
             };
             self.findings.pseudo += 1;
-            self.events.push(event(Detail::PseudoRepetition {
+            Detail::PseudoRepetition {
                 differs,
                 board_occurrence: seen.board,
                 fide_occurrence: seen.fide,
                 earlier_plies: self.rules.board_earlier().to_vec(),
-            }));
-        }
-        if seen.fide >= 2 && seen.fen < seen.fide {
+            }
+        });
+        let hidden = (seen.fide >= 2 && seen.fen < seen.fide).then(|| {
             self.findings.hidden += 1;
-            self.events.push(event(Detail::HiddenRepetition {
+            Detail::HiddenRepetition {
                 fen_occurrence: seen.fen,
                 fide_occurrence: seen.fide,
                 earlier_plies: self.rules.fide_earlier().to_vec(),
-            }));
+            }
+        });
+        // The position's identity goes to its last event and is copied for the others: mostly
+        // one event, so one text allocated, not two.
+        let identity = self.rules.identity();
+        let event = |identity, detail| Event {
+            ply,
+            fullmove,
+            turn,
+            halfmove_clock,
+            identity,
+            clocks: Default::default(),
+            detail,
+        };
+        let mut details = [repetition, pseudo, hidden].into_iter().flatten().peekable();
+        while let Some(detail) = details.next() {
+            if details.peek().is_none() {
+                self.events.push(event(identity, detail));
+                break;
+            }
+            self.events.push(event(identity.clone(), detail));
         }
     }
 
