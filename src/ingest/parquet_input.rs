@@ -2,12 +2,15 @@
 //! siblings: `data/year=YYYY/month=MM/train-NNNNN-of-MMMMM.parquet`, one row per game, the PGN
 //! tags as columns and the movetext in `movetext`) as an input.
 //!
-//! Each row is written back as the PGN text the dump had for it — its tags in column order, a
-//! blank line, the movetext — and that text is read as any PGN is. So a game read from Parquet
-//! gives the rows the same game gives from PGN, with no second reading of tags or moves to keep
-//! in step. Typed columns become the text Lichess writes: `UTCDate` (date32) `2013.01.01`,
-//! `UTCTime` (a time type) `00:00:10`, an integer its decimal, a `…RatingDiff` with its sign
-//! (`+12`, `+0`, `-5`); a null is a tag the game does not have.
+//! Each row is the PGN text the dump had for it — its tags in column order, a blank line, the
+//! movetext — read as any PGN is: `dump` and `explain` write that text whole ([`Rendered`]);
+//! `ingest` takes the tags straight from the columns, each value as the PGN reader reads it from
+//! that text, and reads the movetext as the text after them, so that tags are not written to be
+//! read again (the rows where the scanner would not read them so are written whole). So a game
+//! read from Parquet gives the rows the same game gives from PGN, with no second reading of
+//! moves to keep in step. Typed columns become the text Lichess writes: `UTCDate` (date32)
+//! `2013.01.01`, `UTCTime` (a time type) `00:00:10`, an integer its decimal, a `…RatingDiff`
+//! with its sign (`+12`, `+0`, `-5`); a null is a tag the game does not have.
 //!
 //! A game's key is its place in the input: `frame_offset` is the row group, counted over the
 //! input's files in name order, and `byte_offset` the row within it. Row groups are what a
@@ -26,6 +29,12 @@ use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder, RowSelection,
     RowSelector,
+};
+use pgn_reader::RawTag;
+
+use crate::pgn::{
+    tag_section,
+    tags::{Tags, push_decoded},
 };
 
 /// The column that holds a game's movetext.
@@ -241,6 +250,7 @@ impl ParquetInput {
 
     /// Writes rows `rows` of row group `group` as PGN text into `out`.
     pub fn render(&self, group: usize, rows: Range<u64>, out: &mut Rendered) -> io::Result<()> {
+        out.pgn = true;
         let mut reader = self.reader(group, rows.clone())?;
         self.render_from(&mut reader, group, rows, out)
     }
@@ -252,7 +262,7 @@ impl ParquetInput {
         &self,
         mut f: impl FnMut(usize, Range<u64>, &mut Rendered) -> std::ops::ControlFlow<()>,
     ) -> io::Result<()> {
-        let mut rendered = Rendered::default();
+        let mut rendered = Rendered { pgn: true, ..Rendered::default() };
         for (g, group) in self.groups.iter().enumerate() {
             if group.rows == 0 {
                 continue;
@@ -296,14 +306,17 @@ impl ParquetInput {
             let movetext = Values::of(batch.column(file.movetext));
             for row in 0..batch.num_rows() {
                 out.starts.push(out.text.len());
-                let mut tags = 0;
-                for (column, values) in file.tags.iter().zip(&columns) {
-                    tags += usize::from(write_tag(&mut out.text, column, values, row));
-                }
-                if tags > 0 {
-                    out.text.push(b'\n');
-                }
                 let text = movetext.str_at(row);
+                if out.pgn || !out.keep_tags(&file.tags, &columns, row, text.unwrap_or_default()) {
+                    out.row_tags.push(None);
+                    let mut tags = 0;
+                    for (column, values) in file.tags.iter().zip(&columns) {
+                        tags += usize::from(write_tag(&mut out.text, column, values, row));
+                    }
+                    if tags > 0 {
+                        out.text.push(b'\n');
+                    }
+                }
                 out.null_movetext.push(text.is_none());
                 out.text.extend_from_slice(text.unwrap_or_default().as_bytes());
                 out.text.extend_from_slice(b"\n\n");
@@ -447,13 +460,28 @@ fn keep_freed_memory() {
     }
 }
 
-/// Rows written as PGN: the text, where each row's game begins in it, and which rows have no
-/// movetext (a null).
+/// Rows written as text: where each row's begins in it, which rows have no movetext (a null),
+/// and the rows' tags. A row's text is its movetext and a blank line, after its tags written as
+/// PGN (`[Name "value"]` lines and a blank line) when `pgn` is set (`dump`, `explain`: the PGN
+/// the dump has for the game) or when the scanner would not read them as the columns give them
+/// ([`Rendered::keep_tags`]); otherwise its tags are kept apart, as the PGN reader would read
+/// them from that text, for [`Rendered::tags_of`] to hand to the replay: no text of theirs is
+/// written to be read again.
 #[derive(Default)]
 pub struct Rendered {
     pub text: Vec<u8>,
     pub starts: Vec<usize>,
     pub null_movetext: Vec<bool>,
+    /// Every row's tags written as PGN in its text.
+    pub pgn: bool,
+    /// The tags kept apart: their names and values, one after the other, row after row.
+    tags: String,
+    /// The length of each name and value in `tags`.
+    tag_lens: Vec<(u32, u32)>,
+    /// Per row: where its tags are in `tags` and `tag_lens`, or `None` when its text holds them.
+    row_tags: Vec<Option<(Range<usize>, Range<usize>)>>,
+    /// A value as PGN writes it, to read back ([`Rendered::keep_tags`]).
+    scratch: Vec<u8>,
 }
 
 impl Rendered {
@@ -461,6 +489,70 @@ impl Rendered {
         self.text.clear();
         self.starts.clear();
         self.null_movetext.clear();
+        self.tags.clear();
+        self.tag_lens.clear();
+        self.row_tags.clear();
+    }
+
+    /// Keeps the row's tags apart, each value as the PGN reader reads it from the text
+    /// [`write_tag`] writes (a text's escapes undone as `pgn-reader` undoes them, which is not
+    /// always their inverse: `\\\\` reads as one backslash); `false`, keeping nothing, where
+    /// the scanner would not read them so from the row's PGN (a tag too long to be sure of, a
+    /// movetext that starts with a tag, a row of no tag and no movetext), whose text then holds
+    /// them, to be read as any PGN is.
+    fn keep_tags(&mut self, columns: &[Column], values: &[Values], row: usize, movetext: &str) -> bool {
+        let (text, lens) = (self.tags.len(), self.tag_lens.len());
+        let mut sure = true;
+        for (column, values) in columns.iter().zip(values) {
+            if column.kind == Conversion::Null || values.is_null(row) {
+                continue;
+            }
+            let start = self.tags.len();
+            self.tags.push_str(&column.name);
+            let value = self.tags.len();
+            let plain = if column.kind == Conversion::Text { values.str_at(row) } else { None };
+            match plain {
+                Some(plain) if !plain.bytes().any(needs_escape) => {
+                    self.tags.push_str(plain);
+                    sure &= tag_section::sure_tag(column.name.len(), plain.len());
+                }
+                _ => {
+                    self.scratch.clear();
+                    write_value(&mut self.scratch, column, values, row);
+                    if column.kind == Conversion::Text {
+                        push_decoded(&mut self.tags, &RawTag(&self.scratch).decode());
+                    } else {
+                        // A number, date or time: ASCII, with nothing to unescape.
+                        self.tags.extend(self.scratch.iter().map(|&b| char::from(b)));
+                    }
+                    sure &= tag_section::sure_tag(column.name.len(), self.scratch.len());
+                }
+            }
+            self.tag_lens.push(((value - start) as u32, (self.tags.len() - value) as u32));
+        }
+        let any = self.tag_lens.len() > lens;
+        if !sure || !tag_section::movetext_after_tags(movetext.as_bytes(), any) {
+            self.tags.truncate(text);
+            self.tag_lens.truncate(lens);
+            return false;
+        }
+        self.row_tags.push(Some((text..self.tags.len(), lens..self.tag_lens.len())));
+        true
+    }
+
+    /// Fills `tags` with row `row`'s tags kept apart; `false` (nothing filled) when its text
+    /// holds them.
+    pub fn tags_of(&self, row: usize, tags: &mut Tags) -> bool {
+        let Some((text, lens)) = &self.row_tags[row] else { return false };
+        tags.refill(&self.tags[text.clone()]);
+        let mut at = 0;
+        for &(name, value) in &self.tag_lens[lens.clone()] {
+            let (name, value) = (name as usize, value as usize);
+            let kept = tags.push_within(at..at + name, at + name..at + name + value);
+            debug_assert!(kept, "a tag kept apart is text");
+            at += name + value;
+        }
+        true
     }
 }
 
@@ -532,20 +624,32 @@ fn seconds_at(array: &ArrayRef, row: usize) -> i64 {
 /// Writes `[Name "value"]` and a line break for the row's value of `column`; `false` (nothing
 /// written) for a null.
 fn write_tag(out: &mut Vec<u8>, column: &Column, values: &Values, row: usize) -> bool {
-    use std::io::Write as _;
     if column.kind == Conversion::Null || values.is_null(row) {
         return false;
     }
-    let array = values.array;
     out.push(b'[');
     out.extend_from_slice(column.name.as_bytes());
     out.extend_from_slice(b" \"");
+    write_value(out, column, values, row);
+    out.extend_from_slice(b"\"]\n");
+    true
+}
+
+/// Whether a text's byte is written otherwise in a PGN tag's value (escaped, or a space).
+fn needs_escape(b: u8) -> bool {
+    matches!(b, b'"' | b'\\' | b'\n' | b'\r')
+}
+
+/// Writes the row's value of `column` (not null) as it stands between a PGN tag's quotes.
+fn write_value(out: &mut Vec<u8>, column: &Column, values: &Values, row: usize) {
+    use std::io::Write as _;
+    let array = values.array;
     match column.kind {
         Conversion::Text => {
             // The value as the PGN writes it: quotes and backslashes escaped, and no line
             // break (a tag is one line). Most values need none of it: copied whole.
             let value = values.str_at(row).unwrap_or_default().as_bytes();
-            if value.iter().any(|b| matches!(b, b'"' | b'\\' | b'\n' | b'\r')) {
+            if value.iter().copied().any(needs_escape) {
                 for &b in value {
                     match b {
                         b'"' | b'\\' => out.extend_from_slice(&[b'\\', b]),
@@ -586,8 +690,6 @@ fn write_tag(out: &mut Vec<u8>, column: &Column, values: &Values, row: usize) ->
         }
         Conversion::Null => {}
     }
-    out.extend_from_slice(b"\"]\n");
-    true
 }
 
 /// Appends `value` in decimal, with its sign when `signed` (`+0` too), as `{}` / `{:+}` write it.

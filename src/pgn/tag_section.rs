@@ -100,6 +100,36 @@ pub fn read_tag_section(game: &[u8], mut tag: impl FnMut(Range<usize>, Range<usi
     (sure && (any || sc.i < game.len())).then_some(sc.i)
 }
 
+/// Whether the scan reads a tag written `[NAME "VALUE"]` (`value_bytes` the value's bytes as
+/// written, escapes included) as `pgn-reader` does ([`SURE_TAG_BYTES`]): a tag read from a
+/// table's columns that is not is read from its PGN text instead, as the reader reads it.
+pub fn sure_tag(name_bytes: usize, value_bytes: usize) -> bool {
+    name_bytes + value_bytes + 4 <= SURE_TAG_BYTES
+}
+
+/// Whether `movetext`, written after a tag section (with a tag if `tags`) and a blank line, is
+/// that game's movetext as [`read_tag_section`] reads it, from its first byte that is not
+/// whitespace or a `%` line: `false` when a tag starts there (it joins the tag section), or
+/// when there is nothing but there is no tag either (the slice holds no game).
+pub fn movetext_after_tags(movetext: &[u8], tags: bool) -> bool {
+    let mut sc = Scan { s: movetext, i: 0 };
+    sc.skip_whitespace(true);
+    match sc.peek() {
+        Some(b'[') => false,
+        Some(_) => true,
+        None => tags,
+    }
+}
+
+/// Where the movetext of a game whose tag section was read apart (a row of a table) starts in
+/// `movetext`, as [`read_tag_section`] would find it after the section and a blank line
+/// ([`movetext_after_tags`]): after its whitespace and `%` lines.
+pub fn movetext_start(movetext: &[u8]) -> usize {
+    let mut sc = Scan { s: movetext, i: 0 };
+    sc.skip_whitespace(true);
+    sc.i
+}
+
 /// Where the movetext of `game` (a game slice, tags included) starts: after its tag section
 /// as `pgn-reader` reads it (a byte-order mark is text, see [`read_tag_section`]).
 #[inline]
