@@ -746,6 +746,132 @@ mod tests {
         assert!(err.to_string().contains("cannot be read from stdin"), "{err}");
     }
 
+    /// Rows read with their tags taken from the columns (`ingest`) give the games their PGN
+    /// text gives (`dump`): tag values that PGN escapes (quotes and backslashes, whose
+    /// unescaping is not always the escaping's inverse) or writes otherwise (line breaks), tags
+    /// too long for the scanner to be sure of, nulls, typed columns, a variant and a FEN, and
+    /// movetexts that are empty or null, start with a tag or a `%` line, or hold another game.
+    #[test]
+    fn tags_from_columns_read_as_the_rows_pgn() {
+        use arrow_array::{Date32Array, Int16Array, RecordBatch, StringArray, Time32SecondArray};
+
+        use crate::{
+            pgn::{GameVisitor, record::write_game},
+            read::chunk::{Chunk, ChunkBytes},
+        };
+        let texts: Vec<Option<String>> = [
+            "plain",
+            "a\"b",
+            "a\\b",
+            "\\\\",
+            "\\\"",
+            "x\\\\\\\"y",
+            "trail\\",
+            "line\nbreak\r",
+            "",
+            " ",
+            "Mil\u{e9}s \u{263a}",
+            "br]acket",
+        ]
+        .into_iter()
+        .map(|v| Some(v.to_owned()))
+        .chain([None])
+        .chain([190, 193, 194, 195, 250].map(|n| Some("L".repeat(n))))
+        .chain([Some("Q\"".repeat(60)), Some("\\".repeat(97)), Some("\\".repeat(98))])
+        .collect();
+        let moves = [
+            Some("1. e4 e5 2. Nf3 Nc6 1-0"),
+            Some(""),
+            None,
+            Some("[Foo \"bar\"]\n1. e4 *"),
+            Some("  \n\n  1. d4 d5 *"),
+            Some("%escape\n1. e4 *"),
+            Some("   "),
+            Some("1. e4 e5 1-0 more"),
+            Some("1. e4 *\n\n[Event \"x\"]\n1. d4 *"),
+            Some("1. e4 { [%clk 0:01:00] unterminated"),
+            Some("1. f3 e5 2. g4 Qh4# 0-1"),
+            Some("1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 1/2-1/2"),
+        ];
+        let variants = [None, None, Some("Atomic"), Some("Shogi"), Some("Chess960")];
+        let fens = [None, None, None, Some("8/8/8/8/8/8/8/K6k w - - 0 1"), Some("bad")];
+        let n = 1000;
+        // Every 11th row has no tag.
+        let text_column = |pick: &dyn Fn(usize) -> Option<String>| -> ArrayRef {
+            Arc::new(StringArray::from((0..n).map(|i| if i % 11 == 0 { None } else { pick(i) }).collect::<Vec<_>>()))
+        };
+        let columns: Vec<(&str, ArrayRef)> = vec![
+            ("Event", text_column(&|i| texts[i % texts.len()].clone())),
+            ("White", text_column(&|i| texts[i * 5 % texts.len()].clone())),
+            ("Result", text_column(&|i| ["1-0", "0-1", "1/2-1/2", "*", "?"][i % 5].to_owned().into())),
+            (
+                "WhiteElo",
+                Arc::new(Int16Array::from(
+                    (0..n).map(|i| (i % 11 != 0 && i % 4 != 0).then_some(i as i16 - 500)).collect::<Vec<_>>(),
+                )),
+            ),
+            (
+                "WhiteRatingDiff",
+                Arc::new(Int16Array::from(
+                    (0..n).map(|i| (i % 11 != 0).then_some(i as i16 % 7 - 3)).collect::<Vec<_>>(),
+                )),
+            ),
+            (
+                "UTCDate",
+                Arc::new(Date32Array::from(
+                    (0..n).map(|i| (i % 11 != 0).then_some(15_706 + i as i32)).collect::<Vec<_>>(),
+                )),
+            ),
+            (
+                "UTCTime",
+                Arc::new(Time32SecondArray::from(
+                    (0..n).map(|i| (i % 11 != 0).then_some(i as i32 * 97)).collect::<Vec<_>>(),
+                )),
+            ),
+            ("Variant", text_column(&|i| variants[i % variants.len()].map(str::to_owned))),
+            ("FEN", text_column(&|i| fens[i / 3 % fens.len()].map(str::to_owned))),
+            (MOVETEXT, Arc::new(StringArray::from((0..n).map(|i| moves[i % moves.len()]).collect::<Vec<_>>()))),
+        ];
+        let batch = RecordBatch::try_from_iter(columns).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rows.parquet");
+        let props =
+            parquet::file::properties::WriterProperties::builder().set_max_row_group_row_count(Some(300)).build();
+        let mut writer =
+            parquet::arrow::ArrowWriter::try_new(File::create(&path).unwrap(), batch.schema(), Some(props)).unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+
+        let input = ParquetInput::open(&[path]).unwrap();
+        let read = |pgn: bool| {
+            let (mut out, mut apart) = (Vec::new(), 0);
+            let mut visitor = GameVisitor::new();
+            for (g, group) in input.groups.iter().enumerate() {
+                let mut rendered = Rendered { pgn, ..Rendered::default() };
+                let mut reader = input.reader(g, 0..group.rows).unwrap();
+                input.render_from(&mut reader, g, 0..group.rows, &mut rendered).unwrap();
+                apart += rendered.row_tags.iter().filter(|t| t.is_some()).count();
+                let data = ChunkBytes::Owned(std::mem::take(&mut rendered.text));
+                let chunk = Chunk { seq: 0, offset: 0, data, games: rendered.starts.clone(), starts_input: false };
+                for game in crate::ingest::rows::row_games(&mut visitor, &chunk, &rendered) {
+                    write_game(&mut out, 0, &game).unwrap();
+                    let tags: Vec<_> = game.tags.iter().collect();
+                    out.extend_from_slice(format!(" {tags:?} {:?}\n", game.result).as_bytes());
+                    visitor.recycle(game);
+                }
+            }
+            (String::from_utf8(out).unwrap(), apart)
+        };
+        let ((from_pgn, none), (from_columns, apart)) = (read(true), read(false));
+        assert_eq!(none, 0);
+        assert!(apart > n / 4 && apart < n, "{apart} of {n} rows had their tags kept apart");
+        for (a, b) in from_pgn.lines().zip(from_columns.lines()) {
+            assert_eq!(a, b);
+        }
+        assert_eq!(from_pgn.lines().count(), n);
+        assert!(from_pgn.contains("the movetext holds 1 more game(s)") && from_pgn.contains("movetext is null"));
+    }
+
     /// The digits written by hand are `format!`'s.
     #[test]
     fn numbers_as_format_writes_them() {
