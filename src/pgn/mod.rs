@@ -526,9 +526,7 @@ impl GameVisitor {
         }
         ControlFlow::Continue(())
     }
-}
 
-impl GameVisitor {
     /// Reads the games of `chunk`, whose game slices are the rows of a table (Lichess's Parquet:
     /// [`crate::ingest::rows`]), calling `f` with each row's number and each game its slice
     /// holds, until `f` breaks. `tags` fills a row's tags, read from the table's columns (into
