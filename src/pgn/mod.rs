@@ -172,7 +172,9 @@ impl GameVisitor {
     }
 
     /// [`Self::read_view`] after the first game: `first` is where it ends when the scanner read
-    /// it; else (`None`) the reader reads it first, then the rest of the slice.
+    /// it; else (`None`) the reader reads it first, then the rest of the slice. Inlined into
+    /// its callers, as it was into `read_view` before `read_rows` shared it.
+    #[inline(always)]
     fn read_rest<'v>(
         &mut self,
         reader: &mut Reader<&'v ReaderView<'v>>,
@@ -243,6 +245,7 @@ impl GameVisitor {
     /// Reads the game of `tags` whose movetext starts at `movetext` in `slice`: begun from its
     /// tags ([`Self::begin`]: variant, FEN, result) and replayed, or skipped. Returns where its
     /// text ends in `slice`.
+    #[inline(always)]
     fn read_after_tags(&mut self, tags: Tags, slice: &[u8], movetext: usize, out: &mut Vec<Game>) -> usize {
         match self.begin(tags) {
             Ok(state) => {
