@@ -2,12 +2,15 @@
 //! siblings: `data/year=YYYY/month=MM/train-NNNNN-of-MMMMM.parquet`, one row per game, the PGN
 //! tags as columns and the movetext in `movetext`) as an input.
 //!
-//! Each row is written back as the PGN text the dump had for it — its tags in column order, a
-//! blank line, the movetext — and that text is read as any PGN is. So a game read from Parquet
-//! gives the rows the same game gives from PGN, with no second reading of tags or moves to keep
-//! in step. Typed columns become the text Lichess writes: `UTCDate` (date32) `2013.01.01`,
-//! `UTCTime` (a time type) `00:00:10`, an integer its decimal, a `…RatingDiff` with its sign
-//! (`+12`, `+0`, `-5`); a null is a tag the game does not have.
+//! Each row is the PGN text the dump had for it — its tags in column order, a blank line, the
+//! movetext — read as any PGN is: `dump` and `explain` write that text whole ([`Rendered`]);
+//! `ingest` takes the tags straight from the columns, each value as the PGN reader reads it from
+//! that text, and reads the movetext as the text after them, so that tags are not written to be
+//! read again (the rows where the scanner would not read them so are written whole). So a game
+//! read from Parquet gives the rows the same game gives from PGN, with no second reading of
+//! moves to keep in step. Typed columns become the text Lichess writes: `UTCDate` (date32)
+//! `2013.01.01`, `UTCTime` (a time type) `00:00:10`, an integer its decimal, a `…RatingDiff`
+//! with its sign (`+12`, `+0`, `-5`); a null is a tag the game does not have.
 //!
 //! A game's key is its place in the input: `frame_offset` is the row group, counted over the
 //! input's files in name order, and `byte_offset` the row within it. Row groups are what a
@@ -26,6 +29,12 @@ use arrow_schema::{DataType, Field, Schema, TimeUnit};
 use parquet::arrow::arrow_reader::{
     ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReader, ParquetRecordBatchReaderBuilder, RowSelection,
     RowSelector,
+};
+use pgn_reader::RawTag;
+
+use crate::pgn::{
+    tag_section,
+    tags::{Tags, push_decoded},
 };
 
 /// The column that holds a game's movetext.
@@ -241,6 +250,7 @@ impl ParquetInput {
 
     /// Writes rows `rows` of row group `group` as PGN text into `out`.
     pub fn render(&self, group: usize, rows: Range<u64>, out: &mut Rendered) -> io::Result<()> {
+        out.pgn = true;
         let mut reader = self.reader(group, rows.clone())?;
         self.render_from(&mut reader, group, rows, out)
     }
@@ -252,7 +262,7 @@ impl ParquetInput {
         &self,
         mut f: impl FnMut(usize, Range<u64>, &mut Rendered) -> std::ops::ControlFlow<()>,
     ) -> io::Result<()> {
-        let mut rendered = Rendered::default();
+        let mut rendered = Rendered { pgn: true, ..Rendered::default() };
         for (g, group) in self.groups.iter().enumerate() {
             if group.rows == 0 {
                 continue;
@@ -296,14 +306,17 @@ impl ParquetInput {
             let movetext = Values::of(batch.column(file.movetext));
             for row in 0..batch.num_rows() {
                 out.starts.push(out.text.len());
-                let mut tags = 0;
-                for (column, values) in file.tags.iter().zip(&columns) {
-                    tags += usize::from(write_tag(&mut out.text, column, values, row));
-                }
-                if tags > 0 {
-                    out.text.push(b'\n');
-                }
                 let text = movetext.str_at(row);
+                if out.pgn || !out.keep_tags(&file.tags, &columns, row, text.unwrap_or_default()) {
+                    out.row_tags.push(None);
+                    let mut tags = 0;
+                    for (column, values) in file.tags.iter().zip(&columns) {
+                        tags += usize::from(write_tag(&mut out.text, column, values, row));
+                    }
+                    if tags > 0 {
+                        out.text.push(b'\n');
+                    }
+                }
                 out.null_movetext.push(text.is_none());
                 out.text.extend_from_slice(text.unwrap_or_default().as_bytes());
                 out.text.extend_from_slice(b"\n\n");
@@ -447,13 +460,28 @@ fn keep_freed_memory() {
     }
 }
 
-/// Rows written as PGN: the text, where each row's game begins in it, and which rows have no
-/// movetext (a null).
+/// Rows written as text: where each row's begins in it, which rows have no movetext (a null),
+/// and the rows' tags. A row's text is its movetext and a blank line, after its tags written as
+/// PGN (`[Name "value"]` lines and a blank line) when `pgn` is set (`dump`, `explain`: the PGN
+/// the dump has for the game) or when the scanner would not read them as the columns give them
+/// ([`Rendered::keep_tags`]); otherwise its tags are kept apart, as the PGN reader would read
+/// them from that text, for [`Rendered::tags_of`] to hand to the replay: no text of theirs is
+/// written to be read again.
 #[derive(Default)]
 pub struct Rendered {
     pub text: Vec<u8>,
     pub starts: Vec<usize>,
     pub null_movetext: Vec<bool>,
+    /// Every row's tags written as PGN in its text.
+    pub pgn: bool,
+    /// The tags kept apart: their names and values, one after the other, row after row.
+    tags: String,
+    /// The length of each name and value in `tags`.
+    tag_lens: Vec<(u32, u32)>,
+    /// Per row: where its tags are in `tags` and `tag_lens`, or `None` when its text holds them.
+    row_tags: Vec<Option<(Range<usize>, Range<usize>)>>,
+    /// A value as PGN writes it, to read back ([`Rendered::keep_tags`]).
+    scratch: Vec<u8>,
 }
 
 impl Rendered {
@@ -461,6 +489,70 @@ impl Rendered {
         self.text.clear();
         self.starts.clear();
         self.null_movetext.clear();
+        self.tags.clear();
+        self.tag_lens.clear();
+        self.row_tags.clear();
+    }
+
+    /// Keeps the row's tags apart, each value as the PGN reader reads it from the text
+    /// [`write_tag`] writes (a text's escapes undone as `pgn-reader` undoes them, which is not
+    /// always their inverse: `\\\\` reads as one backslash); `false`, keeping nothing, where
+    /// the scanner would not read them so from the row's PGN (a tag too long to be sure of, a
+    /// movetext that starts with a tag, a row of no tag and no movetext), whose text then holds
+    /// them, to be read as any PGN is.
+    fn keep_tags(&mut self, columns: &[Column], values: &[Values], row: usize, movetext: &str) -> bool {
+        let (text, lens) = (self.tags.len(), self.tag_lens.len());
+        let mut sure = true;
+        for (column, values) in columns.iter().zip(values) {
+            if column.kind == Conversion::Null || values.is_null(row) {
+                continue;
+            }
+            let start = self.tags.len();
+            self.tags.push_str(&column.name);
+            let value = self.tags.len();
+            let plain = if column.kind == Conversion::Text { values.str_at(row) } else { None };
+            match plain {
+                Some(plain) if !plain.bytes().any(needs_escape) => {
+                    self.tags.push_str(plain);
+                    sure &= tag_section::sure_tag(column.name.len(), plain.len());
+                }
+                _ => {
+                    self.scratch.clear();
+                    write_value(&mut self.scratch, column, values, row);
+                    if column.kind == Conversion::Text {
+                        push_decoded(&mut self.tags, &RawTag(&self.scratch).decode());
+                    } else {
+                        // A number, date or time: ASCII, with nothing to unescape.
+                        self.tags.extend(self.scratch.iter().map(|&b| char::from(b)));
+                    }
+                    sure &= tag_section::sure_tag(column.name.len(), self.scratch.len());
+                }
+            }
+            self.tag_lens.push(((value - start) as u32, (self.tags.len() - value) as u32));
+        }
+        let any = self.tag_lens.len() > lens;
+        if !sure || !tag_section::movetext_after_tags(movetext.as_bytes(), any) {
+            self.tags.truncate(text);
+            self.tag_lens.truncate(lens);
+            return false;
+        }
+        self.row_tags.push(Some((text..self.tags.len(), lens..self.tag_lens.len())));
+        true
+    }
+
+    /// Fills `tags` with row `row`'s tags kept apart; `false` (nothing filled) when its text
+    /// holds them.
+    pub fn tags_of(&self, row: usize, tags: &mut Tags) -> bool {
+        let Some((text, lens)) = &self.row_tags[row] else { return false };
+        tags.refill(&self.tags[text.clone()]);
+        let mut at = 0;
+        for &(name, value) in &self.tag_lens[lens.clone()] {
+            let (name, value) = (name as usize, value as usize);
+            let kept = tags.push_within(at..at + name, at + name..at + name + value);
+            debug_assert!(kept, "a tag kept apart is text");
+            at += name + value;
+        }
+        true
     }
 }
 
@@ -532,20 +624,32 @@ fn seconds_at(array: &ArrayRef, row: usize) -> i64 {
 /// Writes `[Name "value"]` and a line break for the row's value of `column`; `false` (nothing
 /// written) for a null.
 fn write_tag(out: &mut Vec<u8>, column: &Column, values: &Values, row: usize) -> bool {
-    use std::io::Write as _;
     if column.kind == Conversion::Null || values.is_null(row) {
         return false;
     }
-    let array = values.array;
     out.push(b'[');
     out.extend_from_slice(column.name.as_bytes());
     out.extend_from_slice(b" \"");
+    write_value(out, column, values, row);
+    out.extend_from_slice(b"\"]\n");
+    true
+}
+
+/// Whether a text's byte is written otherwise in a PGN tag's value (escaped, or a space).
+fn needs_escape(b: u8) -> bool {
+    matches!(b, b'"' | b'\\' | b'\n' | b'\r')
+}
+
+/// Writes the row's value of `column` (not null) as it stands between a PGN tag's quotes.
+fn write_value(out: &mut Vec<u8>, column: &Column, values: &Values, row: usize) {
+    use std::io::Write as _;
+    let array = values.array;
     match column.kind {
         Conversion::Text => {
             // The value as the PGN writes it: quotes and backslashes escaped, and no line
             // break (a tag is one line). Most values need none of it: copied whole.
             let value = values.str_at(row).unwrap_or_default().as_bytes();
-            if value.iter().any(|b| matches!(b, b'"' | b'\\' | b'\n' | b'\r')) {
+            if value.iter().copied().any(needs_escape) {
                 for &b in value {
                     match b {
                         b'"' | b'\\' => out.extend_from_slice(&[b'\\', b]),
@@ -586,8 +690,6 @@ fn write_tag(out: &mut Vec<u8>, column: &Column, values: &Values, row: usize) ->
         }
         Conversion::Null => {}
     }
-    out.extend_from_slice(b"\"]\n");
-    true
 }
 
 /// Appends `value` in decimal, with its sign when `signed` (`+0` too), as `{}` / `{:+}` write it.
@@ -642,6 +744,132 @@ mod tests {
         assert_eq!(short, b"PA");
         let err = RefuseParquet::new(&b"PAR1\x15\x04"[..]).read_to_end(&mut Vec::new()).unwrap_err();
         assert!(err.to_string().contains("cannot be read from stdin"), "{err}");
+    }
+
+    /// Rows read with their tags taken from the columns (`ingest`) give the games their PGN
+    /// text gives (`dump`): tag values that PGN escapes (quotes and backslashes, whose
+    /// unescaping is not always the escaping's inverse) or writes otherwise (line breaks), tags
+    /// too long for the scanner to be sure of, nulls, typed columns, a variant and a FEN, and
+    /// movetexts that are empty or null, start with a tag or a `%` line, or hold another game.
+    #[test]
+    fn tags_from_columns_read_as_the_rows_pgn() {
+        use arrow_array::{Date32Array, Int16Array, RecordBatch, StringArray, Time32SecondArray};
+
+        use crate::{
+            pgn::{GameVisitor, record::write_game},
+            read::chunk::{Chunk, ChunkBytes},
+        };
+        let texts: Vec<Option<String>> = [
+            "plain",
+            "a\"b",
+            "a\\b",
+            "\\\\",
+            "\\\"",
+            "x\\\\\\\"y",
+            "trail\\",
+            "line\nbreak\r",
+            "",
+            " ",
+            "Mil\u{e9}s \u{263a}",
+            "br]acket",
+        ]
+        .into_iter()
+        .map(|v| Some(v.to_owned()))
+        .chain([None])
+        .chain([190, 193, 194, 195, 250].map(|n| Some("L".repeat(n))))
+        .chain([Some("Q\"".repeat(60)), Some("\\".repeat(97)), Some("\\".repeat(98))])
+        .collect();
+        let moves = [
+            Some("1. e4 e5 2. Nf3 Nc6 1-0"),
+            Some(""),
+            None,
+            Some("[Foo \"bar\"]\n1. e4 *"),
+            Some("  \n\n  1. d4 d5 *"),
+            Some("%escape\n1. e4 *"),
+            Some("   "),
+            Some("1. e4 e5 1-0 more"),
+            Some("1. e4 *\n\n[Event \"x\"]\n1. d4 *"),
+            Some("1. e4 { [%clk 0:01:00] unterminated"),
+            Some("1. f3 e5 2. g4 Qh4# 0-1"),
+            Some("1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 1/2-1/2"),
+        ];
+        let variants = [None, None, Some("Atomic"), Some("Shogi"), Some("Chess960")];
+        let fens = [None, None, None, Some("8/8/8/8/8/8/8/K6k w - - 0 1"), Some("bad")];
+        let n = 1000;
+        // Every 11th row has no tag.
+        let text_column = |pick: &dyn Fn(usize) -> Option<String>| -> ArrayRef {
+            Arc::new(StringArray::from((0..n).map(|i| if i % 11 == 0 { None } else { pick(i) }).collect::<Vec<_>>()))
+        };
+        let columns: Vec<(&str, ArrayRef)> = vec![
+            ("Event", text_column(&|i| texts[i % texts.len()].clone())),
+            ("White", text_column(&|i| texts[i * 5 % texts.len()].clone())),
+            ("Result", text_column(&|i| ["1-0", "0-1", "1/2-1/2", "*", "?"][i % 5].to_owned().into())),
+            (
+                "WhiteElo",
+                Arc::new(Int16Array::from(
+                    (0..n).map(|i| (i % 11 != 0 && i % 4 != 0).then_some(i as i16 - 500)).collect::<Vec<_>>(),
+                )),
+            ),
+            (
+                "WhiteRatingDiff",
+                Arc::new(Int16Array::from(
+                    (0..n).map(|i| (i % 11 != 0).then_some(i as i16 % 7 - 3)).collect::<Vec<_>>(),
+                )),
+            ),
+            (
+                "UTCDate",
+                Arc::new(Date32Array::from(
+                    (0..n).map(|i| (i % 11 != 0).then_some(15_706 + i as i32)).collect::<Vec<_>>(),
+                )),
+            ),
+            (
+                "UTCTime",
+                Arc::new(Time32SecondArray::from(
+                    (0..n).map(|i| (i % 11 != 0).then_some(i as i32 * 97)).collect::<Vec<_>>(),
+                )),
+            ),
+            ("Variant", text_column(&|i| variants[i % variants.len()].map(str::to_owned))),
+            ("FEN", text_column(&|i| fens[i / 3 % fens.len()].map(str::to_owned))),
+            (MOVETEXT, Arc::new(StringArray::from((0..n).map(|i| moves[i % moves.len()]).collect::<Vec<_>>()))),
+        ];
+        let batch = RecordBatch::try_from_iter(columns).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("rows.parquet");
+        let props =
+            parquet::file::properties::WriterProperties::builder().set_max_row_group_row_count(Some(300)).build();
+        let mut writer =
+            parquet::arrow::ArrowWriter::try_new(File::create(&path).unwrap(), batch.schema(), Some(props)).unwrap();
+        writer.write(&batch).unwrap();
+        writer.close().unwrap();
+
+        let input = ParquetInput::open(&[path]).unwrap();
+        let read = |pgn: bool| {
+            let (mut out, mut apart) = (Vec::new(), 0);
+            let mut visitor = GameVisitor::new();
+            for (g, group) in input.groups.iter().enumerate() {
+                let mut rendered = Rendered { pgn, ..Rendered::default() };
+                let mut reader = input.reader(g, 0..group.rows).unwrap();
+                input.render_from(&mut reader, g, 0..group.rows, &mut rendered).unwrap();
+                apart += rendered.row_tags.iter().filter(|t| t.is_some()).count();
+                let data = ChunkBytes::Owned(std::mem::take(&mut rendered.text));
+                let chunk = Chunk { seq: 0, offset: 0, data, games: rendered.starts.clone(), starts_input: false };
+                for game in crate::ingest::rows::row_games(&mut visitor, &chunk, &rendered) {
+                    write_game(&mut out, 0, &game).unwrap();
+                    let tags: Vec<_> = game.tags.iter().collect();
+                    out.extend_from_slice(format!(" {tags:?} {:?}\n", game.result).as_bytes());
+                    visitor.recycle(game);
+                }
+            }
+            (String::from_utf8(out).unwrap(), apart)
+        };
+        let ((from_pgn, none), (from_columns, apart)) = (read(true), read(false));
+        assert_eq!(none, 0);
+        assert!(apart > n / 4 && apart < n, "{apart} of {n} rows had their tags kept apart");
+        for (a, b) in from_pgn.lines().zip(from_columns.lines()) {
+            assert_eq!(a, b);
+        }
+        assert_eq!(from_pgn.lines().count(), n);
+        assert!(from_pgn.contains("the movetext holds 1 more game(s)") && from_pgn.contains("movetext is null"));
     }
 
     /// The digits written by hand are `format!`'s.

@@ -1,6 +1,7 @@
-//! Replaying a piece of a Parquet input's rows on a worker: the rows' PGN
-//! ([`crate::ingest::parquet_input`], written by the reader's threads) read as any chunk is, and
-//! each game given the key of its row. A row is always one game: a row whose text holds no game
+//! Replaying a piece of a Parquet input's rows on a worker: the rows' text and tags
+//! ([`crate::ingest::parquet_input`], written by the reader's threads) read as a chunk of PGN
+//! is, but for the tags taken from the columns ([`GameVisitor::read_rows`]), and each game given
+//! the key of its row. A row is always one game: a row whose text holds no game
 //! (no tags, no movetext) or more than one, or whose movetext is null, is a game with an
 //! `invalid_pgn` error.
 
@@ -32,11 +33,14 @@ fn unreadable(game: &mut Game, why: &str) {
 pub(crate) fn row_games(visitor: &mut GameVisitor, chunk: &Chunk, rendered: &Rendered) -> Vec<Game> {
     // The games of each row's text, in row order.
     let mut games: Vec<(usize, Game)> = Vec::with_capacity(rendered.starts.len());
-    let _ = visitor.read_chunk(chunk, |offset, game| {
-        let row = rendered.starts.partition_point(|&s| s <= offset).saturating_sub(1);
-        games.push((row, game));
-        ControlFlow::Continue(())
-    });
+    let _ = visitor.read_rows(
+        chunk,
+        |row, tags| rendered.tags_of(row, tags),
+        |row, game| {
+            games.push((row, game));
+            ControlFlow::Continue(())
+        },
+    );
     let mut games = games.into_iter().peekable();
     let mut out = Vec::with_capacity(rendered.starts.len());
     for row in 0..rendered.starts.len() {

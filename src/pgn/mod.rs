@@ -167,10 +167,25 @@ impl GameVisitor {
         range: Range<usize>,
         out: &mut Vec<Game>,
     ) -> io::Result<()> {
+        let first = if self.whole_slices { None } else { self.read_first_game(&view.data[range.clone()], out) };
+        self.read_rest(reader, view, range, first, out)
+    }
+
+    /// [`Self::read_view`] after the first game: `first` is where it ends when the scanner read
+    /// it; else (`None`) the reader reads it first, then the rest of the slice. Inlined into
+    /// its callers, as it was into `read_view` before `read_rows` shared it.
+    #[inline(always)]
+    fn read_rest<'v>(
+        &mut self,
+        reader: &mut Reader<&'v ReaderView<'v>>,
+        view: &'v ReaderView<'v>,
+        range: Range<usize>,
+        first: Option<usize>,
+        out: &mut Vec<Game>,
+    ) -> io::Result<()> {
         let slice = &view.data[range.clone()];
-        let whole = self.whole_slices;
+        let whole = self.whole_slices && first.is_none();
         let mut visitor = SliceVisitor { games: self, first: None, end: None, partial: Vec::new() };
-        let first = if whole { None } else { visitor.games.read_first_game(slice, out) };
         let rest = match first {
             Some(end) => end,
             None => {
@@ -224,7 +239,15 @@ impl GameVisitor {
                 tags.push(&slice[name], &RawTag(&slice[value]).decode());
             }
         }
-        let end = match self.begin(tags) {
+        Some(self.read_after_tags(tags, slice, movetext, out))
+    }
+
+    /// Reads the game of `tags` whose movetext starts at `movetext` in `slice`: begun from its
+    /// tags ([`Self::begin`]: variant, FEN, result) and replayed, or skipped. Returns where its
+    /// text ends in `slice`.
+    #[inline(always)]
+    fn read_after_tags(&mut self, tags: Tags, slice: &[u8], movetext: usize, out: &mut Vec<Game>) -> usize {
+        match self.begin(tags) {
             Ok(state) => {
                 let (game, end) = self.replay_mainline(state, slice, movetext);
                 out.push(game);
@@ -234,8 +257,7 @@ impl GameVisitor {
                 out.push(skipped);
                 Mainline::at(slice, movetext).finish_at().1
             }
-        };
-        Some(end)
+        }
     }
 
     /// Starts a game from its tags, or returns it whole when its variant is not replayed.
@@ -503,6 +525,47 @@ impl GameVisitor {
             let lead = slice.iter().take_while(|b| b.is_ascii_whitespace()).count();
             for game in games.drain(..) {
                 f(start + lead, game)?;
+            }
+        }
+        ControlFlow::Continue(())
+    }
+
+    /// Reads the games of `chunk`, whose game slices are the rows of a table (Lichess's Parquet:
+    /// [`crate::ingest::rows`]), calling `f` with each row's number and each game its slice
+    /// holds, until `f` breaks. `tags` fills a row's tags, read from the table's columns (into
+    /// a written game's buffers: [`Self::recycle`]), or returns `false` when the row's slice
+    /// holds them as PGN: that slice is read as [`Self::read_chunk`] reads one. Any other
+    /// slice holds what follows the game's tag section (whitespace, the movetext, and anything
+    /// after it, which [`tag_section::movetext_after_tags`] says is the movetext); its game is
+    /// replayed from it as [`Self::read_first_game`] replays a game after its tags (the same
+    /// start, variant, FEN and result handling, the same errors), and any further game in the
+    /// slice is read as `read_chunk` reads one.
+    pub fn read_rows(
+        &mut self,
+        chunk: &Chunk,
+        mut tags: impl FnMut(usize, &mut Tags) -> bool,
+        mut f: impl FnMut(usize, Game) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
+        let mut games = Vec::new();
+        let view = ReaderView::new(&chunk.data);
+        let mut reader = Reader::new(&view);
+        for (row, (start, slice)) in chunk.game_slices().enumerate() {
+            games.clear();
+            let range = start..start + slice.len();
+            let mut row_tags = self.spare_tags.pop().unwrap_or_default();
+            let read = if tags(row, &mut row_tags) {
+                let end = self.read_after_tags(row_tags, slice, tag_section::movetext_start(slice), &mut games);
+                self.read_rest(&mut reader, &view, range, Some(end), &mut games)
+            } else {
+                self.spare_tags.push(row_tags);
+                self.read_view(&mut reader, &view, range, &mut games)
+            };
+            if let Err(e) = read {
+                games.push(Game::unreadable(&e));
+                reader = Reader::new(&view);
+            }
+            for game in games.drain(..) {
+                f(row, game)?;
             }
         }
         ControlFlow::Continue(())

@@ -100,6 +100,34 @@ pub fn read_tag_section(game: &[u8], mut tag: impl FnMut(Range<usize>, Range<usi
     (sure && (any || sc.i < game.len())).then_some(sc.i)
 }
 
+/// Whether the scan reads a tag written `[NAME "VALUE"]` (`value_bytes` the value's bytes as
+/// written, escapes included) as `pgn-reader` does ([`SURE_TAG_BYTES`]): a tag read from a
+/// table's columns that is not is read from its PGN text instead, as the reader reads it.
+pub fn sure_tag(name_bytes: usize, value_bytes: usize) -> bool {
+    name_bytes + value_bytes + 4 <= SURE_TAG_BYTES
+}
+
+/// Whether `movetext`, written after a tag section (with a tag if `tags`) and a blank line, is
+/// that game's movetext as [`read_tag_section`] reads it, from its first byte that is not
+/// whitespace or a `%` line: `false` when a tag starts there (it joins the tag section), or
+/// when there is nothing but there is no tag either (the slice holds no game).
+pub fn movetext_after_tags(movetext: &[u8], tags: bool) -> bool {
+    match movetext.get(movetext_start(movetext)) {
+        Some(b'[') => false,
+        Some(_) => true,
+        None => tags,
+    }
+}
+
+/// Where the movetext of a game whose tag section was read apart (a row of a table) starts in
+/// `movetext`, as [`read_tag_section`] would find it after the section and a blank line
+/// ([`movetext_after_tags`]): after its whitespace and `%` lines.
+pub fn movetext_start(movetext: &[u8]) -> usize {
+    let mut sc = Scan { s: movetext, i: 0 };
+    sc.skip_whitespace(true);
+    sc.i
+}
+
 /// Where the movetext of `game` (a game slice, tags included) starts: after its tag section
 /// as `pgn-reader` reads it (a byte-order mark is text, see [`read_tag_section`]).
 #[inline]
@@ -107,4 +135,36 @@ pub fn tags_end(game: &[u8]) -> usize {
     let mut sc = Scan { s: game, i: 0 };
     read_tags(&mut sc, &mut |_, _, _| {});
     sc.i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A row's movetext is read after its tags as after the tag section and blank line of its
+    /// PGN: from the same byte, unless a tag starts there or the row holds nothing at all.
+    #[test]
+    fn movetext_after_tags_as_after_the_section() {
+        for (movetext, tags, after) in [
+            ("1. e4 *", false, true),
+            ("  \n\n 1. e4 *", true, true),
+            ("%escape\n1. e4 *", true, true),
+            ("[Foo \"x\"]\n1. e4 *", true, false),
+            (" \n%x\n[Foo \"x\"]", false, false),
+            ("", true, true),
+            (" \n%x", false, false),
+            ("", false, false),
+        ] {
+            assert_eq!(movetext_after_tags(movetext.as_bytes(), tags), after, "{movetext:?}");
+            // The row's text, as `ingest` holds it, and as PGN.
+            let text = format!("{movetext}\n\n");
+            let pgn = format!("{}{text}", if tags { "[Event \"e\"]\n\n" } else { "" });
+            let section = read_tag_section(pgn.as_bytes(), |_, _, _| {});
+            if after {
+                let start = section.expect("a game") - (pgn.len() - text.len());
+                assert_eq!(start, movetext_start(text.as_bytes()), "{movetext:?}");
+            }
+        }
+        assert!(sure_tag(5, 191) && !sure_tag(5, 192));
+    }
 }

@@ -111,7 +111,7 @@ impl Tags {
 }
 
 /// Appends `bytes` decoded as UTF-8, or as Latin-1 where they are not valid UTF-8.
-fn push_decoded(out: &mut String, bytes: &[u8]) {
+pub fn push_decoded(out: &mut String, bytes: &[u8]) {
     match std::str::from_utf8(bytes) {
         Ok(s) => out.push_str(s),
         Err(_) => out.extend(bytes.iter().map(|&b| b as char)),
