@@ -3,7 +3,7 @@
 -- Columns: games.status, Result, draw_reason, WhiteElo, BlackElo, time_class.
 -- Rules: draw_reason is set only for drawn games (Result 1/2-1/2) replayed without error, as the
 --   first that holds in this order: stalemate, insufficient_material, fivefold, seventy_five_moves,
---   threefold, threefold_by_move, fifty_moves, agreement (README, Game summary). So the population
+--   threefold, threefold_by_move, fifty_moves, agreement (docs/events.md, Game summary). So the population
 --   is those games: skipped variants and games with a replay error have no reason and are left
 --   out. Rating band = the lower of WhiteElo/BlackElo in bands of 200 ('1400-1599'), 'unknown'
 --   when either Elo is missing (OTB files); time_class 'unknown' without a TimeControl tag.

@@ -4,7 +4,7 @@
 -- Columns: games.status, WhiteElo, BlackElo, time_class, claim_opportunities, missed_claims, and
 --   of each kind claim_opportunities_on_board / _by_move, missed_claims_on_board / _by_move;
 --   claimant_score_after_first_missed.
--- Rules: "missed" is the engine's definition (README, Game summary): the game went on past the
+-- Rules: "missed" is the engine's definition (docs/events.md, Game summary): the game went on past the
 --   position the claim is about (on the board: the claim's own; by a declared move: the one that
 --   move makes, when it was the move played), or the game was decisive. A game drawn by the
 --   repetition it could claim (the declared move as its last move, or the third occurrence on the

@@ -4,7 +4,7 @@
 --   missed_claims, time_class.
 -- Rules: an opportunity is a ply with a claimable `repetition` or a `claim_by_move` (its events
 --   share the claimant's clock, `clock_ms`: the [%clk] after the claimant's previous move). It is
---   missed by the engine's definition (README, Game summary); only the last ply of a game can be
+--   missed by the engine's definition (docs/events.md, Game summary); only the last ply of a game can be
 --   an opportunity not missed, so an opportunity is missed when play went on after it
 --   (ply < plies) or when the game has as many missed claims as opportunities. Only games with
 --   has_clocks (a [%clk] after every replayed move: Lichess since 2017, chess.com) count.

@@ -5,7 +5,7 @@
 -- Columns: games.status, draw_reason, first_threefold_perpetual, WhiteElo, BlackElo, time_class,
 --   lichess_id.
 -- Rules: the population is the games with draw_reason 'threefold' or 'fivefold' (drawn, replayed
---   without error, the final position standing a third or fifth time; README, Game summary).
+--   without error, the final position standing a third or fifth time; docs/events.md, Game summary).
 --   perpetual = first_threefold_perpetual: over the moves from the first occurrence of the
 --   position that first occurred three times to its third occurrence, 'white' when every White
 --   move gave check, 'black' likewise, 'both' when both did, 'none' (the column's null) otherwise.

@@ -1,6 +1,6 @@
 """The README quick start's figures from the dataset's Parquet files, by queries of their own (not
 views.sql, not the summary columns the quick start reads): per source the games, the games with a
-claim opportunity, with a missed claim (the rule in README's game summary: a claim on the board at
+claim opportunity, with a missed claim (the rule in docs/events.md's game summary: a claim on the board at
 ply p is missed when the game has a ply after p, a declared move at p when another move was played
 or the game has a ply after p+1; any claim in a decisive game), with a pseudo-repetition; the
 events by kind; and Karpov-Miles's claim line. Prints them in tests/quickstart.expected's form.
