@@ -206,18 +206,7 @@ impl Filling {
         debug_assert!(n <= BLOCK && self.rows.is_multiple_of(BLOCK), "blocks of {BLOCK} rows");
         if self.stored {
             self.valid.push(0);
-            let len = self.rows + n;
-            match &mut self.data {
-                Data::U32(v) => v.resize(len, 0),
-                Data::U64(v) => v.resize(len, 0),
-                Data::I16(v) => v.resize(len, 0),
-                Data::I32(v) => v.resize(len, 0),
-                Data::I64(v) => v.resize(len, 0),
-                Data::F64(v) => v.resize(len, 0.0),
-                Data::Bool(v) => v.resize(len, false),
-                Data::Str(bytes, ends) => ends.resize(len + 1, offset(bytes.len())),
-                Data::U32List(items, ends) => ends.resize(len + 1, offset(items.len())),
-            }
+            self.pad(self.rows + n);
         }
         self.rows += n;
     }
@@ -226,18 +215,26 @@ impl Filling {
     #[cold]
     fn store(&mut self) {
         self.stored = true;
-        let (rows, capacity) = (self.rows, self.capacity.max(self.rows));
-        self.valid = Vec::with_capacity(capacity.div_ceil(BLOCK));
-        self.valid.resize(rows.div_ceil(BLOCK), 0);
+        self.capacity = self.capacity.max(self.rows);
+        self.valid = Vec::with_capacity(self.capacity.div_ceil(BLOCK));
+        self.valid.resize(self.rows.div_ceil(BLOCK), 0);
+        self.pad(self.rows);
+    }
+
+    /// The stored values as `len` rows, the rows added null (0, or where the last text ends),
+    /// with room for the batch's rows.
+    fn pad(&mut self, len: usize) {
+        let capacity = self.capacity;
         match &mut self.data {
-            Data::U32(v) => fill_zeros(v, rows, capacity, 0),
-            Data::U64(v) => fill_zeros(v, rows, capacity, 0),
-            Data::I16(v) => fill_zeros(v, rows, capacity, 0),
-            Data::I32(v) => fill_zeros(v, rows, capacity, 0),
-            Data::I64(v) => fill_zeros(v, rows, capacity, 0),
-            Data::F64(v) => fill_zeros(v, rows, capacity, 0.0),
-            Data::Bool(v) => fill_zeros(v, rows, capacity, false),
-            Data::Str(_, ends) | Data::U32List(_, ends) => fill_zeros(ends, rows + 1, capacity + 1, 0),
+            Data::U32(v) => pad(v, len, capacity, 0),
+            Data::U64(v) => pad(v, len, capacity, 0),
+            Data::I16(v) => pad(v, len, capacity, 0),
+            Data::I32(v) => pad(v, len, capacity, 0),
+            Data::I64(v) => pad(v, len, capacity, 0),
+            Data::F64(v) => pad(v, len, capacity, 0.0),
+            Data::Bool(v) => pad(v, len, capacity, false),
+            Data::Str(bytes, ends) => pad(ends, len + 1, capacity + 1, offset(bytes.len())),
+            Data::U32List(items, ends) => pad(ends, len + 1, capacity + 1, offset(items.len())),
         }
     }
 
@@ -279,10 +276,10 @@ impl Filling {
     }
 }
 
-/// `v` as `len` copies of `zero`, with room for `capacity`.
-fn fill_zeros<T: Clone>(v: &mut Vec<T>, len: usize, capacity: usize, zero: T) {
+/// `v` grown to `len` with copies of `null`, with room for `capacity`.
+fn pad<T: Clone>(v: &mut Vec<T>, len: usize, capacity: usize, null: T) {
     v.reserve(capacity.saturating_sub(v.len()));
-    v.resize(len, zero);
+    v.resize(len, null);
 }
 
 /// A value type of a primitive column, and its vector in [`Data`].
