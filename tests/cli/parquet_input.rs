@@ -192,6 +192,16 @@ fn sharded_parquet_equals_unsharded() {
     }
 }
 
+/// A month of 30,000 games (the 2013 sample 100 times) under `root`, in `files` files of row
+/// groups of 500: enough parts to kill a run between.
+fn big_month(python: &Path, root: &Path, files: u32) -> PathBuf {
+    let text = fs::read(common::sample("lichess_db_standard_rated_2013-01-first300.pgn")).unwrap().repeat(100);
+    fs::create_dir_all(root).unwrap();
+    let pgn = root.join("big.pgn");
+    fs::write(&pgn, text).unwrap();
+    write_month(python, &pgn, root, "standard-chess-games", ("2013", "01"), files, 500)
+}
+
 /// A run killed with parts staged resumes at the row group after the last staged game, and
 /// gives the uninterrupted run's rows; the next run finds the month up to date, and a changed
 /// file makes it ingest the month again.
@@ -200,11 +210,7 @@ fn a_killed_run_resumes_by_row_group_and_a_month_is_up_to_date() {
     let what = "resuming Parquet input";
     let Some(python) = common::python_with(&["pyarrow", "duckdb"], what) else { return };
     let tmp = tempfile::tempdir().unwrap();
-    // 30,000 games (the sample 100 times) in 2 files of row groups of 500.
-    let text = fs::read(common::sample("lichess_db_standard_rated_2013-01-first300.pgn")).unwrap().repeat(100);
-    let pgn = tmp.path().join("big.pgn");
-    fs::write(&pgn, text).unwrap();
-    let month = write_month(&python, &pgn, tmp.path(), "standard-chess-games", ("2013", "01"), 2, 500);
+    let month = big_month(&python, tmp.path(), 2);
     let ingest = |out: &Path| {
         let mut cmd = Command::new(common::bin());
         cmd.args(["ingest", s(&month), "--out", s(out), "--part-games", "2000", "--threads", "1"]);
@@ -485,12 +491,7 @@ fn a_killed_append_keeps_the_old_partition_and_is_resumed() {
     let what = "a killed append to a Parquet month";
     let Some(python) = common::python_with(&["pyarrow", "duckdb"], what) else { return };
     let tmp = tempfile::tempdir().unwrap();
-    // 30,000 games (the sample 100 times) in 3 files of row groups of 500.
-    let text = fs::read(common::sample("lichess_db_standard_rated_2013-01-first300.pgn")).unwrap().repeat(100);
-    let pgn = tmp.path().join("big.pgn");
-    fs::write(&pgn, text).unwrap();
-    let all =
-        files_in(&write_month(&python, &pgn, &tmp.path().join("hf"), "standard-chess-games", ("2013", "01"), 3, 500));
+    let all = files_in(&big_month(&python, &tmp.path().join("hf"), 3));
     let month = month_of(&tmp.path().join("mirror"), &all[..2]);
     let ingest = |out: &Path| {
         let mut cmd = Command::new(common::bin());
