@@ -10,7 +10,7 @@
 --   repetition it could claim (the declared move as its last move, or the third occurrence on the
 --   board at its end) is not a miss. Per kind: games with a claim on the board and how many went
 --   on past one; the same for claims by a declared move (Lichess takes none: read the board-only
---   columns for Lichess sources). Games with status 'skipped'
+--   columns for Lichess games: lichess_id set, or a source named lichess...). Games with status 'skipped'
 --   (variants not replayed) are excluded: they have no summary and would dilute every rate; games
 --   with a replay error count up to the bad move. Rating band = the lower of WhiteElo/BlackElo in
 --   bands of 200 ('1400-1599'), 'unknown' when either Elo is missing (OTB files); time_class

@@ -625,7 +625,7 @@ mod tests {
 pub mod summary {
     use super::*;
     use arrow_array::{
-        Int32Array,
+        BooleanArray, Int32Array,
         builder::{UInt32Builder, UInt64Builder},
     };
 
@@ -636,6 +636,9 @@ pub mod summary {
     pub const TIME_CLASS: &str = "time_class";
     pub const ELO_BAND: &str = "elo_band";
     pub const VARIANT: &str = "variant";
+    /// Whether the row's games are Lichess games (their `Site` a lichess.org game, or their
+    /// source named `lichess…`): Lichess takes no claim by a declared move.
+    pub const LICHESS: &str = "lichess";
     pub const SKIPPED: &str = "skipped";
     pub const FIRST_THREEFOLD_PLY: &str = "first_threefold_ply";
     pub const EXAMPLES: &str = "examples";
@@ -706,6 +709,7 @@ pub mod summary {
             Field::new(TIME_CLASS, DataType::Utf8, true),
             Field::new(ELO_BAND, DataType::Int32, true),
             Field::new(VARIANT, DataType::Utf8, false),
+            Field::new(LICHESS, DataType::Boolean, false),
             Field::new(SKIPPED, DataType::UInt64, false),
         ];
         fields.extend(counts().iter().map(|name| Field::new(name, DataType::UInt64, false)));
@@ -735,6 +739,8 @@ pub mod summary {
         /// The lower of the two Elos rounded down to a multiple of 100; `None` without both.
         pub elo_band: Option<i32>,
         pub variant: String,
+        /// Lichess games ([`LICHESS`]).
+        pub lichess: bool,
         /// Games in a variant that is not replayed (in no count but this one).
         pub skipped: u64,
         /// In [`counts`] order.
@@ -753,6 +759,7 @@ pub mod summary {
         time_class: Vec<Option<String>>,
         elo_band: Vec<Option<i32>>,
         variant: Vec<String>,
+        lichess: Vec<bool>,
         skipped: Vec<u64>,
         /// By [`counts`] column.
         counts: Vec<Vec<u64>>,
@@ -768,6 +775,7 @@ pub mod summary {
                 time_class: Vec::with_capacity(rows),
                 elo_band: Vec::with_capacity(rows),
                 variant: Vec::with_capacity(rows),
+                lichess: Vec::with_capacity(rows),
                 skipped: Vec::with_capacity(rows),
                 counts: (0..counts().len()).map(|_| Vec::with_capacity(rows)).collect(),
                 first_threefold_ply: Vec::with_capacity(rows),
@@ -781,6 +789,7 @@ pub mod summary {
                 time_class,
                 elo_band,
                 variant,
+                lichess,
                 skipped,
                 counts: row_counts,
                 first_threefold_ply,
@@ -790,6 +799,7 @@ pub mod summary {
             self.time_class.push(time_class);
             self.elo_band.push(elo_band);
             self.variant.push(variant);
+            self.lichess.push(lichess);
             self.skipped.push(skipped);
             if self.counts.is_empty() {
                 self.counts.resize_with(counts().len(), Vec::new);
@@ -811,6 +821,7 @@ pub mod summary {
                 Arc::new(self.time_class.drain(..).collect::<StringArray>()),
                 Arc::new(self.elo_band.drain(..).collect::<Int32Array>()),
                 Arc::new(StringArray::from_iter_values(self.variant.drain(..))),
+                Arc::new(BooleanArray::from(std::mem::take(&mut self.lichess))),
                 Arc::new(UInt64Array::from(std::mem::take(&mut self.skipped))),
             ];
             self.counts.resize_with(counts().len(), Vec::new);

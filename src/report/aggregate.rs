@@ -7,8 +7,8 @@ use std::collections::HashMap;
 
 use anyhow::{Result, bail};
 use arrow_array::{
-    BooleanArray, Date32Array, Float64Array, Int16Array, Int32Array, Int64Array, RecordBatch, StringArray, UInt32Array,
-    UInt64Array,
+    Array, BooleanArray, Date32Array, Float64Array, Int16Array, Int32Array, Int64Array, RecordBatch, StringArray,
+    UInt32Array, UInt64Array,
     types::{Date32Type, Float64Type, Int16Type, Int32Type, Int64Type, UInt32Type, UInt64Type},
 };
 use rayon::prelude::*;
@@ -281,8 +281,9 @@ impl<I: Iterator<Item = Result<RecordBatch>>> EventCursor<I> {
 /// The tags an example shows, in [`GameColumns::tags`] order.
 const EXAMPLE_TAGS: [&str; 7] = ["Event", "Site", "White", "Black", "Result", "Date", "Round"];
 
-const GAME_COLUMNS: [&str; 38] = [
+const GAME_COLUMNS: [&str; 39] = [
     col::SOURCE,
+    col::LICHESS_ID,
     col::FRAME_OFFSET,
     col::BYTE_OFFSET,
     "Event",
@@ -322,8 +323,8 @@ const GAME_COLUMNS: [&str; 38] = [
     col::FIRST_MISSED_CLAIM_EVAL_MATE,
 ];
 
-/// Whether a source holds Lichess games, by its name (`lichess_db_…`, `lichess-…`): Lichess takes
-/// no claim by a declared move.
+/// Whether a source is named as one of Lichess games (`lichess_db_…`, `lichess-…`): its games
+/// are Lichess games even without a `Site` tag ([`GameColumns::lichess`]).
 pub fn is_lichess(source: &str) -> bool {
     source.get(..7).is_some_and(|p| p.eq_ignore_ascii_case("lichess"))
 }
@@ -331,6 +332,7 @@ pub fn is_lichess(source: &str) -> bool {
 /// The `games` columns the report reads, from one batch.
 pub(super) struct GameColumns<'a> {
     pub(super) source: &'a StringArray,
+    lichess_id: &'a StringArray,
     pub(super) status: &'a StringArray,
     pub(super) variant: &'a StringArray,
     pub(super) time_class: &'a StringArray,
@@ -372,6 +374,7 @@ impl<'a> GameColumns<'a> {
         }
         Ok(GameColumns {
             source: s(col::SOURCE)?,
+            lichess_id: s(col::LICHESS_ID)?,
             status: s(col::STATUS)?,
             variant: s(col::REPLAY_VARIANT)?,
             time_class: s(col::TIME_CLASS)?,
@@ -408,6 +411,13 @@ impl<'a> GameColumns<'a> {
 
     pub(super) fn key(&self, i: usize) -> (u64, u64) {
         (self.frame_offset.value(i), self.byte_offset.value(i))
+    }
+
+    /// Whether the game in row `i` was played on Lichess, which takes no claim by a declared
+    /// move: its `Site` is a lichess.org game (`lichess_id`), as in Lichess's PGN dumps and its
+    /// Parquet datasets whatever their folder is called, or its source is named `lichess…`.
+    pub(super) fn lichess(&self, i: usize) -> bool {
+        self.lichess_id.is_valid(i) || is_lichess(self.source.value(i))
     }
 
     /// The game's date (as the filters take it), time class and lower Elo.
@@ -451,7 +461,7 @@ impl<'a> GameColumns<'a> {
             with_claim: get(self.opportunities, i).unwrap_or(0) > 0,
             missed: get(self.missed, i).unwrap_or(0) > 0,
             kinds: self.kinds.map(|(o, m)| (get(o, i).unwrap_or(0) > 0, get(m, i).unwrap_or(0) > 0)),
-            lichess: is_lichess(self.source.value(i)),
+            lichess: self.lichess(i),
             band: band_from(lower_elo),
             time_class: time_class.unwrap_or(TimeClass::UNKNOWN),
             score: get(self.score, i),

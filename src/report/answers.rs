@@ -46,7 +46,7 @@ fn answers(st: &Stats, b: Rows) -> Vec<String> {
         let li = &st.lichess;
         if li.with_claim_on_board > 0 {
             out.push(format!(
-                "Lichess offers no claim by a declared move: in the {} of Lichess sources with a claim on the \
+                "Lichess offers no claim by a declared move: in the {} played on Lichess with a claim on the \
                  board, play went on after it in {}.",
                 games_text(li.with_claim_on_board),
                 rate(b, li.missed_on_board, li.with_claim_on_board, Measure::Percent)

@@ -142,8 +142,8 @@ pub struct Example {
 #[derive(Serialize, Clone, Debug, Default)]
 pub struct Stats {
     pub overall: Rates,
-    /// The games of Lichess sources (a source named `lichess…`), where no claim by a declared
-    /// move exists: their board-only figure is the one to read.
+    /// The games played on Lichess (`Site` a lichess.org game, or a source named `lichess…`),
+    /// where no claim by a declared move exists: their board-only figure is the one to read.
     pub lichess: Rates,
     pub by_rating_band: Vec<Group>,
     pub by_time_class: Vec<Group>,

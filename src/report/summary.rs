@@ -16,7 +16,8 @@ use std::{
 
 use anyhow::{Context, Result, anyhow, bail};
 use arrow_array::{
-    Array, Int32Array, MapArray, RecordBatch, StringArray, UInt32Array, UInt64Array,
+    Array, BooleanArray, Int32Array, MapArray, RecordBatch, StringArray, UInt32Array, UInt64Array,
+    cast::AsArray,
     types::{Int32Type, UInt64Type},
 };
 use rustc_hash::FxBuildHasher;
@@ -49,6 +50,7 @@ struct RowKey {
     time_class: Option<u32>,
     elo_band: Option<i32>,
     variant: u32,
+    lichess: bool,
 }
 
 /// The games of one key.
@@ -172,6 +174,7 @@ impl Summarizer for Keyed {
                 time_class: time_class.map(|t| self.time_classes.number(t)),
                 elo_band: lower_elo.map(|e| e.div_euclid(100) * 100),
                 variant: self.variants.number(c.variant.value(i)),
+                lichess: c.lichess(i),
             };
             let at = self.at(key);
             let cell = &mut self.cells[at].1;
@@ -199,6 +202,7 @@ impl Summarizer for Keyed {
                 time_class: time_class.map(|t| self.time_classes.number(t)),
                 elo_band,
                 variant: self.variants.number(c.variant.value(i)),
+                lichess: c.lichess(i),
             };
             let at = self.at(key);
             let cell = &mut self.cells[at].1;
@@ -221,7 +225,7 @@ impl Summarizer for Keyed {
             .enumerate()
             .map(|(at, (k, _))| {
                 let time_class = k.time_class.map(|n| time_classes[n as usize].as_str());
-                (k.month, time_class, k.elo_band, variants[k.variant as usize].as_str(), at)
+                (k.month, time_class, k.elo_band, variants[k.variant as usize].as_str(), k.lichess, at)
             })
             .collect();
         order.sort_unstable();
@@ -240,6 +244,7 @@ impl Summarizer for Keyed {
                 time_class: key.time_class.map(|n| time_classes[n as usize].clone()),
                 elo_band: key.elo_band,
                 variant: variants[key.variant as usize].clone(),
+                lichess: key.lichess,
                 skipped: cell.skipped,
                 counts,
                 first_threefold_ply,
@@ -308,6 +313,8 @@ struct Columns<'a> {
     time_class: &'a StringArray,
     elo_band: &'a Int32Array,
     variant: &'a StringArray,
+    /// `None` in a summary written before the column was (its source's name then decides).
+    lichess: Option<&'a BooleanArray>,
     skipped: &'a UInt64Array,
     counts: Vec<&'a UInt64Array>,
     buckets: &'a MapArray,
@@ -324,6 +331,10 @@ impl<'a> Columns<'a> {
             time_class: tables::strings(b, table::TIME_CLASS)?,
             elo_band: tables::numbers::<Int32Type>(b, table::ELO_BAND)?,
             variant: tables::strings(b, table::VARIANT)?,
+            lichess: match b.column_by_name(table::LICHESS) {
+                Some(column) => Some(column.as_boolean_opt().context("column lichess is not boolean")?),
+                None => None,
+            },
             skipped: tables::numbers::<UInt64Type>(b, table::SKIPPED)?,
             counts,
             buckets: b
@@ -334,6 +345,14 @@ impl<'a> Columns<'a> {
             })?,
             examples: tables::strings(b, table::EXAMPLES)?,
         })
+    }
+
+    /// Whether row `i`'s games are Lichess games ([`GameColumns::lichess`]).
+    fn lichess(&self, i: usize) -> bool {
+        match self.lichess {
+            Some(lichess) => lichess.value(i),
+            None => is_lichess(self.source.value(i)),
+        }
     }
 
     fn buckets(&self, i: usize) -> Result<Vec<(u32, u64)>> {
@@ -369,7 +388,7 @@ pub fn compute(dir: &Path, filter: &Filter, by: Option<&By>, min_games: u64) -> 
         }
         for file in summary_files(dir, &part.source)? {
             let add = |pass: &mut Pass| -> Result<()> {
-                let (batches, _) = tables::batches_where(&file, &columns, &|_, _| true)?;
+                let (batches, _) = tables::batches_with(&file, &columns, &[table::LICHESS], &|_, _| true)?;
                 for batch in batches {
                     let batch = batch?;
                     add_rows(pass, &part.source, &Columns::of(&batch)?, filter, by)?;
@@ -442,7 +461,7 @@ fn add_rows(pass: &mut Pass, source: &str, c: &Columns, filter: &Filter, by: Opt
         // Bands of 200 (the report's) from bands of 100.
         let band = elo_band.map(|b| b.div_euclid(200) * 200);
         let tc = time_class.unwrap_or(TimeClass::UNKNOWN);
-        let tally = Tally::from_summary(&counts, &c.buckets(i)?, is_lichess(source), band, tc, month.map(|m| m.0));
+        let tally = Tally::from_summary(&counts, &c.buckets(i)?, c.lichess(i), band, tc, month.map(|m| m.0));
         if let Some(by) = by {
             let facts = GroupFacts { source, time_class, band, variant: c.variant.value(i), date: month.map(|m| m.1) };
             let label = by.label(&facts).into_owned();

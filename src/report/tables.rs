@@ -153,6 +153,17 @@ pub fn batches_where(
     columns: &[&str],
     keep: &dyn Fn(usize, &RowGroupMetaData) -> bool,
 ) -> Result<(impl Iterator<Item = Result<RecordBatch>> + use<>, RowGroups)> {
+    batches_with(path, columns, &[], keep)
+}
+
+/// [`batches_where`], with the `optional` columns too where the file has them (a column added
+/// after the file was written).
+pub fn batches_with(
+    path: &Path,
+    columns: &[&str],
+    optional: &[&str],
+    keep: &dyn Fn(usize, &RowGroupMetaData) -> bool,
+) -> Result<(impl Iterator<Item = Result<RecordBatch>> + use<>, RowGroups)> {
     let file = File::open(path).with_context(|| format!("cannot open {}", path.display()))?;
     let builder = ParquetRecordBatchReaderBuilder::try_new(file)
         .with_context(|| format!("cannot read {} as Parquet", path.display()))?;
@@ -161,6 +172,8 @@ pub fn batches_where(
             bail!("{} has no column {column}: not a threefold dataset, or of another version", path.display());
         }
     }
+    let present = optional.iter().filter(|c| builder.schema().field_with_name(c).is_ok());
+    let columns: Vec<&str> = columns.iter().chain(present).copied().collect();
     let groups: RowGroups = builder
         .metadata()
         .row_groups()

@@ -169,6 +169,42 @@ fn explain_finds_a_game_by_its_row() {
     assert!(stderr(&missing).contains("games start at 2:19 and 3:0"), "{}", stderr(&missing));
 }
 
+/// Regression: the report told Lichess games apart by their source's name (`lichess…`), so a
+/// month of a Hugging Face dataset (`standard-chess-games@2013-01`, after the folder it was
+/// downloaded to) lost the Lichess figure, the one to read where no claim by a declared move
+/// exists. A game is Lichess's by its `Site` now: the month's report, from the summary and from
+/// the games, counts every game as the PGN dump's does, and the mixed source of OTB games keeps
+/// none.
+#[test]
+fn regression_a_lichess_parquet_month_not_named_lichess_is_lichess() {
+    let what = "the Lichess figure of a Parquet month";
+    let Some(python) = common::python_with(&["pyarrow"], what) else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let month = sample_month(&python, tmp.path());
+    let (from_parquet, from_pgn) = (tmp.path().join("parquet"), tmp.path().join("pgn"));
+    let pgn = common::sample("lichess_db_standard_rated_2013-01-first300.pgn");
+    let otb = common::sample("karpov_miles_tilburg_1986.pgn");
+    assert!(run(&["ingest", s(&month), s(&otb), "--out", s(&from_parquet), "--quiet"]).status.success());
+    assert!(run(&["ingest", s(&pgn), "--out", s(&from_pgn), "--quiet"]).status.success());
+    let report = |dir: &Path, more: &[&str]| -> Value {
+        let mut args = vec!["report", s(dir), "--json"];
+        args.extend(more);
+        let out = run(&args);
+        assert!(out.status.success(), "{}", stderr(&out));
+        serde_json::from_slice(&out.stdout).expect("JSON")
+    };
+    let dump = report(&from_pgn, &[]);
+    assert_eq!(dump["lichess"]["games"], 300, "{}", dump["lichess"]);
+    assert_eq!(dump["lichess"], dump["overall"], "the dump's games are all Lichess's");
+    for more in [&[][..], &["--scan"], &["--source", "standard-chess-games@2013-01"]] {
+        let month = report(&from_parquet, more);
+        assert_eq!(month["lichess"], dump["lichess"], "{more:?}");
+    }
+    let karpov = report(&from_parquet, &["--source", "karpov_miles_tilburg_1986"]);
+    assert!(karpov["overall"]["games"].as_u64() > Some(0), "{karpov}");
+    assert_eq!(karpov["lichess"]["games"], 0, "{}", karpov["lichess"]);
+}
+
 /// Shards split a month by row groups and together give the unsharded run's rows, keys and all.
 #[test]
 fn sharded_parquet_equals_unsharded() {

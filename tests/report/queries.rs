@@ -206,8 +206,6 @@ struct Engine {
     missed_opportunities: u64,
     /// Games with a claim on the board and with a missed one; the same by a declared move.
     kinds: [u64; 4],
-    /// The same over the games of Lichess sources (a file named `lichess…`).
-    lichess_kinds: [u64; 4],
     claimant: [u64; 3],
     draws: BTreeMap<String, u64>,
     plies_on_board: u64,
@@ -270,7 +268,6 @@ fn eval_band(cp: Option<i64>, mate: Option<i64>) -> &'static str {
 fn engine_counts(files: &[PathBuf]) -> Engine {
     let mut e = Engine::default();
     for file in files {
-        let lichess = file.file_name().unwrap().to_str().unwrap().to_ascii_lowercase().starts_with("lichess");
         let out = run_ok(&["dump", file.to_str().unwrap()]);
         for line in String::from_utf8(out.stdout).unwrap().lines() {
             let game: Value = serde_json::from_str(line).unwrap();
@@ -316,7 +313,6 @@ fn engine_counts(files: &[PathBuf]) -> Engine {
             ];
             for (i, k) in kinds.into_iter().enumerate() {
                 e.kinds[i] += u64::from(n(k) > 0);
-                e.lichess_kinds[i] += u64::from(lichess && n(k) > 0);
             }
             if let Some(score) = s["claimant_score_after_first_missed"].as_f64() {
                 e.claimant[if score == 1.0 {
@@ -1013,8 +1009,16 @@ fn check_dataset(
     check_report_against_queries(&report, &queries);
     check_report_clocks(&report, &queries, &engine);
     assert!(check_charts_against_sql(&report, &dir, "", None) > 50, "few chart rows compared with SQL");
-    let lichess = ["with_claim_on_board", "missed_on_board", "with_claim_by_move", "missed_by_move"];
-    assert_eq!(lichess.map(|k| num(&report["lichess"][k])), engine.lichess_kinds, "the Lichess sources' claims");
+    // Lichess's games: a lichess.org `Site` (lichess_id), or a source named lichess….
+    let sql = "SELECT count(*) FILTER (claim_opportunities_on_board > 0) AS with_claim_on_board, \
+               count(*) FILTER (missed_claims_on_board > 0) AS missed_on_board, \
+               count(*) FILTER (claim_opportunities_by_move > 0) AS with_claim_by_move, \
+               count(*) FILTER (missed_claims_by_move > 0) AS missed_by_move, count(*) AS games \
+               FROM games WHERE status <> 'skipped' AND (lichess_id IS NOT NULL OR source GLOB 'lichess*')";
+    let rows = run_sql_where(&dir, "", sql);
+    for k in ["with_claim_on_board", "missed_on_board", "with_claim_by_move", "missed_by_move", "games"] {
+        assert_eq!(num(&report["lichess"][k]), num(&rows[0][k]), "Lichess's games: {k}");
+    }
 
     let page = tmp.path().join("report.html");
     let text =
