@@ -279,7 +279,8 @@ fn by_folder(paths: Vec<PathBuf>) -> Result<Vec<(PathBuf, Option<Vec<PathBuf>>)>
 }
 
 /// The dataset and month of a Hive folder `…/DATASET/data/year=YYYY/month=MM` (or
-/// `…/DATASET/year=YYYY/month=MM`), as Hugging Face lays out the Lichess database.
+/// `…/DATASET/year=YYYY/month=MM`), as Hugging Face lays out the Lichess database; in Hugging
+/// Face's cache, the dataset's name ([`cached_dataset`]).
 fn month_folder(folder: &Path) -> Option<(String, String, String)> {
     let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned());
     let month = name(folder)?.strip_prefix("month=")?.to_owned();
@@ -290,11 +291,25 @@ fn month_folder(folder: &Path) -> Option<(String, String, String)> {
         return None;
     }
     let above = std::path::absolute(year_dir).ok()?.parent()?.to_path_buf();
-    let dataset = match name(&above) {
-        Some(d) if d == "data" => above.parent().and_then(name),
-        other => other,
+    let root = match name(&above) {
+        Some(d) if d == "data" => above.parent().map(Path::to_path_buf),
+        _ => Some(above),
     };
+    let dataset = root.and_then(|root| cached_dataset(&root).or_else(|| name(&root)));
     Some((sanitized(&dataset.unwrap_or_default()), year, month))
+}
+
+/// The name of a dataset in Hugging Face's cache, `…/datasets--OWNER--NAME/snapshots/COMMIT`
+/// (where `huggingface_hub` and `datasets` download it): NAME, not the commit, so that a month
+/// keeps its source when a newer snapshot holds it.
+fn cached_dataset(root: &Path) -> Option<String> {
+    let snapshots = root.parent()?;
+    if snapshots.file_name()? != "snapshots" {
+        return None;
+    }
+    let repo = snapshots.parent()?.file_name()?.to_str()?;
+    let (_owner, name) = repo.strip_prefix("datasets--")?.split_once("--")?;
+    Some(name.to_owned())
 }
 
 /// The default source of a Parquet input: `DATASET@YYYY-MM` for a month of a Hive layout
@@ -355,6 +370,11 @@ mod tests {
         let month = dir.path().join("standard-chess-games/data/year=2013/month=01");
         std::fs::create_dir_all(&month).unwrap();
         assert_eq!(parquet_source_name(&month), "standard-chess-games@2013-01");
+        // Hugging Face's cache: the repository's name, not the snapshot's commit.
+        let cached =
+            dir.path().join("hub/datasets--Lichess--standard-chess-games/snapshots/0a1b2c/data/year=2013/month=02");
+        std::fs::create_dir_all(&cached).unwrap();
+        assert_eq!(parquet_source_name(&cached), "standard-chess-games@2013-02");
         assert_eq!(parquet_source_name(Path::new("/x/games.parquet")), "games@parquet");
         assert!(!valid_source("../x"));
     }

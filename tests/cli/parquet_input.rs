@@ -205,6 +205,41 @@ fn regression_a_lichess_parquet_month_not_named_lichess_is_lichess() {
     assert_eq!(karpov["lichess"]["games"], 0, "{}", karpov["lichess"]);
 }
 
+/// Hugging Face's cache keeps a dataset as `datasets--OWNER--NAME/snapshots/COMMIT/data/…`, its
+/// files links to `blobs/`: a month is named after NAME, so the same month in a newer snapshot
+/// keeps its source and is up to date (named after the commit, it was a new source, ingested
+/// again beside the old one).
+#[test]
+fn a_month_in_the_hugging_face_cache_keeps_its_source_across_snapshots() {
+    let what = "Parquet input from Hugging Face's cache";
+    let Some(python) = common::python_with(&["pyarrow"], what) else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let written = sample_month(&python, &tmp.path().join("written"));
+    let repo = tmp.path().join("hub/datasets--Lichess--standard-chess-games");
+    fs::create_dir_all(repo.join("blobs")).unwrap();
+    let snapshot = |commit: &str| {
+        let month = repo.join(format!("snapshots/{commit}/data/year=2013/month=01"));
+        fs::create_dir_all(&month).unwrap();
+        for file in files_in(&written) {
+            let name = file.file_name().unwrap();
+            let blob = repo.join("blobs").join(name);
+            if !blob.exists() {
+                fs::copy(&file, &blob).unwrap();
+            }
+            std::os::unix::fs::symlink(Path::new("../../../../../blobs").join(name), month.join(name)).unwrap();
+        }
+        repo.join("snapshots").join(commit)
+    };
+    let out = tmp.path().join("ds");
+    let first = run(&["ingest", s(&snapshot("4f1c0d2e")), "--out", s(&out), "--quiet"]);
+    assert!(first.status.success(), "{}", stderr(&first));
+    assert_eq!(entry(&out, "standard-chess-games@2013-01")["games"], 300);
+    let again = run(&["ingest", s(&snapshot("9a8b7c6d")), "--out", s(&out)]);
+    assert!(again.status.success(), "{}", stderr(&again));
+    assert!(stderr(&again).contains("1 up to date"), "{}", stderr(&again));
+    assert_eq!(manifest(&out)["inputs"].as_array().unwrap().len(), 1, "one source");
+}
+
 /// Shards split a month by row groups and together give the unsharded run's rows, keys and all.
 #[test]
 fn sharded_parquet_equals_unsharded() {
