@@ -191,6 +191,8 @@ fn regression_a_lichess_parquet_month_not_named_lichess_is_lichess() {
         args.extend(more);
         let out = run(&args);
         assert!(out.status.success(), "{}", stderr(&out));
+        // From the summary (or every game with --scan): never by falling back to the games.
+        assert!(!stderr(&out).contains("reading every game"), "{}", stderr(&out));
         serde_json::from_slice(&out.stdout).expect("JSON")
     };
     let dump = report(&from_pgn, &[]);
@@ -200,6 +202,12 @@ fn regression_a_lichess_parquet_month_not_named_lichess_is_lichess() {
         let month = report(&from_parquet, more);
         assert_eq!(month["lichess"], dump["lichess"], "{more:?}");
     }
+    // A summary written before its `lichess` column: the source's name decides.
+    let summary = from_pgn.join("summary/source=lichess_db_standard_rated_2013-01-first300/part-00000.parquet");
+    let script = "import pyarrow.parquet as pq, sys; t = pq.read_table(sys.argv[1]); \
+                  pq.write_table(t.drop_columns(['lichess']), sys.argv[1])";
+    assert!(Command::new(&python).args(["-c", script, s(&summary)]).status().unwrap().success());
+    assert_eq!(report(&from_pgn, &[])["lichess"], dump["lichess"], "an older summary");
     let karpov = report(&from_parquet, &["--source", "karpov_miles_tilburg_1986"]);
     assert!(karpov["overall"]["games"].as_u64() > Some(0), "{karpov}");
     assert_eq!(karpov["lichess"]["games"], 0, "{}", karpov["lichess"]);
