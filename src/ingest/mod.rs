@@ -182,6 +182,17 @@ fn ingest_one(input: &Input, unit: Unit, context: RunContext) -> Result<(Disposi
         }
     };
     dataset::remove_leftovers(leftovers)?;
+    let missing = input.missing_files();
+    if !missing.is_empty() {
+        // Ingested as it is: the next run adds the files that arrive (a month's append).
+        eprintln!(
+            "threefold: {}: {} of its files missing ({}): a download that did not finish? Its games \
+             are read without them; the next run adds them",
+            input.path.display(),
+            missing.len(),
+            missing.join(", ")
+        );
+    }
     let fingerprint = fingerprint_of(input);
     if let Some(entry) = up_to_date(input, dataset, fingerprint.as_ref(), plan.force) {
         // Parts a killed `--force` run staged for it are of no use now.

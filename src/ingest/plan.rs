@@ -49,6 +49,28 @@ impl Input {
         self.path.as_os_str() == "-"
     }
 
+    /// The files a month of a Hugging Face dataset lacks, by their numbered names (none of
+    /// `train-00001-of-00003.parquet` among files numbered 0 to 2): a download that stopped part
+    /// way. Empty when none is missing, or the names are not numbered so.
+    pub fn missing_files(&self) -> Vec<String> {
+        let numbered = |file: &PathBuf| -> Option<(String, u32, u32, usize)> {
+            let stem = file.file_name()?.to_str()?.strip_suffix(".parquet")?;
+            let (rest, of) = stem.rsplit_once("-of-")?;
+            let (prefix, n) = rest.rsplit_once('-')?;
+            Some((prefix.to_owned(), n.parse().ok()?, of.parse().ok()?, of.len()))
+        };
+        let Some(files) = &self.parquet else { return Vec::new() };
+        let Some(names) = files.iter().map(numbered).collect::<Option<Vec<_>>>() else { return Vec::new() };
+        let Some((prefix, _, total, width)) = names.first().cloned() else { return Vec::new() };
+        if names.iter().any(|(p, _, t, w)| (p, t, w) != (&prefix, &total, &width)) {
+            return Vec::new();
+        }
+        (0..total)
+            .filter(|k| !names.iter().any(|(_, n, ..)| n == k))
+            .map(|k| format!("{prefix}-{k:0width$}-of-{total:0width$}.parquet"))
+            .collect()
+    }
+
     /// Its size in bytes (its files' together), 0 where it cannot be known.
     pub fn size(&self) -> u64 {
         let size = |p: &Path| fs::metadata(p).map_or(0, |m| m.len());
@@ -357,6 +379,23 @@ fn sanitized(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn missing_files_by_their_numbers() {
+        let input = |names: &[&str]| Input {
+            path: PathBuf::from("m"),
+            source: "s".into(),
+            sha256: None,
+            parquet: Some(names.iter().map(|n| Path::new("m").join(n)).collect()),
+        };
+        let missing = input(&["train-00000-of-00004.parquet", "train-00002-of-00004.parquet"]).missing_files();
+        assert_eq!(missing, ["train-00001-of-00004.parquet", "train-00003-of-00004.parquet"]);
+        assert!(input(&["train-0-of-1.parquet"]).missing_files().is_empty());
+        // Names not numbered alike say nothing.
+        assert!(input(&["a.parquet"]).missing_files().is_empty());
+        assert!(input(&["train-00000-of-00002.parquet", "x-00000-of-00002.parquet"]).missing_files().is_empty());
+        assert!(input(&["train-00000-of-00002.parquet", "train-00001-of-00003.parquet"]).missing_files().is_empty());
+    }
 
     #[test]
     fn source_names() {

@@ -248,6 +248,28 @@ fn a_month_in_the_hugging_face_cache_keeps_its_source_across_snapshots() {
     assert_eq!(manifest(&out)["inputs"].as_array().unwrap().len(), 1, "one source");
 }
 
+/// A month whose numbered files lack one (a download that stopped part way) is read as it is,
+/// with a warning naming the file; once the file is there, the next run reads the month whole.
+#[test]
+fn a_month_missing_a_numbered_file_says_which() {
+    let what = "a month missing one of its files";
+    let Some(python) = common::python_with(&["pyarrow"], what) else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let month = sample_month(&python, tmp.path());
+    let (middle, aside) = (month.join("train-00001-of-00003.parquet"), tmp.path().join("aside.parquet"));
+    fs::rename(&middle, &aside).unwrap();
+    let out = tmp.path().join("ds");
+    let partial = run(&["ingest", s(&month), "--out", s(&out), "--quiet"]);
+    assert!(partial.status.success(), "{}", stderr(&partial));
+    assert!(stderr(&partial).contains("1 of its files missing (train-00001-of-00003.parquet)"), "{}", stderr(&partial));
+    assert_eq!(entry(&out, "standard-chess-games@2013-01")["games"], 200);
+    fs::rename(&aside, &middle).unwrap();
+    let whole = run(&["ingest", s(&month), "--out", s(&out)]);
+    assert!(whole.status.success(), "{}", stderr(&whole));
+    assert!(!stderr(&whole).contains("missing"), "{}", stderr(&whole));
+    assert_eq!(entry(&out, "standard-chess-games@2013-01")["games"], 300);
+}
+
 /// Shards split a month by row groups and together give the unsharded run's rows, keys and all.
 #[test]
 fn sharded_parquet_equals_unsharded() {
