@@ -447,9 +447,10 @@ impl<R: io::Read> io::Read for RefuseParquet<R> {
 /// block is faulted in and zeroed again, page by page: that was a tenth of the reading's time,
 /// and ten times the page faults of a PGN input (`perf stat -e page-faults`). With blocks up to
 /// 32 MiB taken from the heap and up to 64 MiB of free heap kept, they are reused. Process-wide
-/// and set once, when a Parquet input is first opened.
+/// and set once, when a Parquet input is first opened. The command's jemalloc (feature
+/// `jemalloc`) keeps freed pages a while of itself: this is for a build without it.
 fn keep_freed_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    #[cfg(all(target_os = "linux", target_env = "gnu", not(feature = "jemalloc")))]
     {
         static ONCE: std::sync::Once = std::sync::Once::new();
         // SAFETY: mallopt only changes the allocator's thresholds; any value is valid.
