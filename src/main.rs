@@ -1,9 +1,12 @@
 use std::process::ExitCode;
 
-// Why jemalloc: Cargo.toml's feature `jemalloc`.
+// Why jemalloc: Cargo.toml's feature `jemalloc`; and why not for every block: src/allocator.rs.
+#[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
+mod allocator;
+
 #[cfg(all(feature = "jemalloc", not(target_env = "msvc")))]
 #[global_allocator]
-static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+static ALLOCATOR: allocator::Allocator = allocator::Allocator;
 
 fn main() -> ExitCode {
     threefold::main()
