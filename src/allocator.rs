@@ -21,6 +21,9 @@ pub const LARGE: usize = 16 << 20;
 
 pub struct Allocator;
 
+#[global_allocator]
+static ALLOCATOR: Allocator = Allocator;
+
 fn large(layout: &Layout) -> bool {
     layout.size() >= LARGE
 }
