@@ -79,11 +79,14 @@ fi
 # --- --against REV: a regression's size, paired ----------------------------------------------------
 # REV is built in a temporary worktree with its own target folder (seeded with a copy of this
 # tree's, so that only threefold itself compiles), then REV's binary (A) and the working tree's
-# (B) take turns, A B A B ... (BENCH_PAIRS pairs, default 7), on one pinned core, on the whole of
-# each input (BENCH_FILES; default the pgnmentor file and the clocks sample). Per input: the
-# median of the pairs' ratios B wall / A wall and their spread (lowest, highest). Turns in pairs
-# share the machine's drift between A and B alike; the instruction counts (bench/instructions.sh,
-# callgrind on fixed 2 MB slices) do not depend on it at all.
+# (B) take turns in pairs (BENCH_PAIRS pairs, default 7), on one pinned core, on the whole of
+# each input (BENCH_FILES; default the pgnmentor file and the clocks sample). Pairs alternate
+# which goes first (A B, B A, ...): the second run of a pair is not always the same binary's.
+# Per input: the median of the pairs' ratios B wall / A wall, their spread (lowest, highest), and
+# a 95% interval of that median (a bootstrap over the pairs, fixed seed): a median can only be
+# said to be below 1.00 when its interval is. Turns in pairs share the machine's drift between A
+# and B alike; the instruction counts (bench/instructions.sh, callgrind on fixed 2 MB slices) do
+# not depend on it at all.
 if [ -n "$against" ]; then
   command -v taskset >/dev/null || { echo "bench: --against needs taskset (util-linux)" >&2; exit 1; }
   cpu="$(python3 -c 'import os; print(min(os.sched_getaffinity(0)))')"
@@ -101,15 +104,16 @@ if [ -n "$against" ]; then
   a="$work/target/release/threefold"; b="$root/target/release/threefold"
   pairs="${BENCH_PAIRS:-7}"
   echo
-  echo "threefold $against ($rev_hash) = A against the working tree ($(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src Cargo.lock || echo ', with changes')) = B: $(date -u '+%Y-%m-%d %H:%M') UTC, ingest --threads 1 on CPU $cpu, $pairs pairs A B"
+  echo "threefold $against ($rev_hash) = A against the working tree ($(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src Cargo.lock || echo ', with changes')) = B: $(date -u '+%Y-%m-%d %H:%M') UTC, ingest --threads 1 on CPU $cpu, $pairs pairs (A B, then B A, alternating)"
   echo
-  echo "| input | games | A wall s (median) | B wall s (median) | B / A wall (median of pairs) | lowest | highest |"
-  echo "|---|---:|---:|---:|---:|---:|---:|"
+  echo "| input | games | A wall s (median) | B wall s (median) | B / A wall (median of pairs) | 95% interval of the median | lowest | highest |"
+  echo "|---|---:|---:|---:|---:|---|---:|---:|"
   for f in ${BENCH_FILES:-otb/pgnmentor-players.pgn.zst lichess/lichess-2021-10-01-clocks-sample.pgn}; do
     in="$corpus/$f"
     : > "$work/walls"
     for ((i = 0; i < pairs; i++)); do
-      for who in a b; do
+      order="a b"; [ $((i % 2)) = 1 ] && order="b a"
+      for who in $order; do
         rm -rf "$work/ds"
         exe="$a"; [ "$who" = b ] && exe="$b"
         /usr/bin/time -f '%e' -o "$work/time" taskset -c "$cpu" "$exe" ingest "$in" --out "$work/ds" --threads 1 --quiet
@@ -118,12 +122,16 @@ if [ -n "$against" ]; then
     done
     games=$(python3 -c 'import json,sys; m=json.load(open(sys.argv[1])); print(sum(e.get("games",0) for e in m["inputs"]))' "$work/ds/_manifest.json")
     python3 - "$work/walls" "$f" "$games" <<'PY'
-import statistics, sys
+import random, statistics, sys
 rows = [l.split() for l in open(sys.argv[1])]
 a = [float(w) for who, w in rows if who == "a"]
 b = [float(w) for who, w in rows if who == "b"]
 r = sorted(y / x for x, y in zip(a, b) if x > 0)
-print(f"| {sys.argv[2]} | {sys.argv[3]} | {statistics.median(a):.2f} | {statistics.median(b):.2f} | {statistics.median(r):.3f} | {r[0]:.3f} | {r[-1]:.3f} |")
+# The median of pairs drawn with replacement, 2,000 times: its 2.5th and 97.5th percentiles.
+rng = random.Random(42)
+boot = sorted(statistics.median(rng.choices(r, k=len(r))) for _ in range(2000))
+low, high = boot[int(0.025 * len(boot))], boot[int(0.975 * len(boot)) - 1]
+print(f"| {sys.argv[2]} | {sys.argv[3]} | {statistics.median(a):.2f} | {statistics.median(b):.2f} | {statistics.median(r):.3f} | {low:.3f}–{high:.3f} | {r[0]:.3f} | {r[-1]:.3f} |")
 PY
   done
   if command -v valgrind >/dev/null; then
