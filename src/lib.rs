@@ -22,9 +22,10 @@
 //!   ([`engine::standard`], where [`engine::san`] finds most moves without a move list and the
 //!   [`engine::tracker`] counts each position by its exact FIDE [`engine::identity`]; or a
 //!   Lichess [`engine::variant`]), recording [`engine::event`]s and a [`engine::summary`].
-//! - [`ingest`] runs the whole flow on every core and writes Parquet through [`dataset`]: the
-//!   tables' columns ([`dataset::schema`]), column-parallel writers, and a source's table
-//!   folders (games, events, summary) replaced together even across a kill ([`dataset::commit`]).
+//! - [`ingest`] runs the whole flow on every core (on one CPU, its threads take longer turns:
+//!   [`ingest::turns`]) and writes Parquet through [`dataset`]: the tables' columns
+//!   ([`dataset::schema`]), column-parallel writers, and a source's table folders (games,
+//!   events, summary) replaced together even across a kill ([`dataset::commit`]).
 //! - [`report`] reads a dataset back; [`cmd`] is the command line (one module per subcommand).
 //!
 //! Dependencies point one way, in this order: `engine` and `read` use no other folder, `pgn` uses

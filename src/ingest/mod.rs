@@ -24,6 +24,7 @@ pub mod reader;
 pub(crate) mod rows;
 pub mod shard;
 mod sharded;
+pub mod turns;
 
 pub use plan::{Options, Plan, Threads};
 
@@ -118,6 +119,8 @@ pub fn run(options: Options) -> Result<ExitCode> {
     if plan.finish {
         return sharded::finish_all(&mut dataset, plan.quiet, plan.summarize);
     }
+    // Before the pools: their threads, and every input's reader, inherit it.
+    let _turns = turns::LongTurns::on_one_cpu();
     let pools = Pools::new(&plan.threads)?;
     // The views read every partition by a glob, so they do not depend on what this run adds;
     // written first, they are there for the partitions committed even if the run stops early.
