@@ -2,6 +2,7 @@
 //! surprising row by eye.
 
 use std::{
+    collections::HashMap,
     fmt::Write as _,
     io::{self, Write as _},
     ops::ControlFlow,
@@ -21,7 +22,7 @@ use super::{
 use crate::{
     engine::{
         event::{Detail, Event, Perpetual},
-        replay::GameEnd,
+        replay::{Fate, GameEnd},
         start::{Start, Variant},
         vocabulary::printable,
     },
@@ -85,11 +86,48 @@ impl Timeline {
     fn legal_ep(&self, ply: u32) -> Option<Square> {
         self.positions.get(ply as usize).and_then(|p| p.legal_ep_square())
     }
+
+    /// The first ply after `ply` reached by an irreversible move (a pawn move, a capture, a
+    /// castling right lost): where play left the repetition.
+    fn left_after(&self, ply: u32) -> Option<u32> {
+        let pairs = self.positions.windows(2).enumerate().skip(ply as usize);
+        pairs
+            .map(|(i, w)| (i as u32 + 1, w))
+            .find(|(_, w)| w[1].halfmoves() == 0 || w[1].castles().castling_rights() != w[0].castles().castling_rights())
+            .map(|(q, _)| q)
+    }
+}
+
+/// The claims a ply offered: on the board, by a declared move, and whether a declared move was
+/// played next (the parts of [`GameEnd::fate`]).
+#[derive(Clone, Copy, Default)]
+struct Offer {
+    on_board: bool,
+    by_move: bool,
+    played: bool,
+}
+
+/// What became of the claims offered at `ply`, in words: the engine's rule ([`GameEnd::fate`]).
+fn fate_words(t: &Timeline, end: &GameEnd, offer: Offer, ply: u32) -> String {
+    match end.fate(ply, offer.on_board, offer.by_move, offer.played) {
+        Fate::Claimed if end.went_on_after(ply) => "claimed by the declared move played next".to_owned(),
+        Fate::Claimed => "claimed".to_owned(),
+        Fate::PassedOver => match end.plies - ply {
+            0 => "passed over; the game ended drawn here".to_owned(),
+            n => format!("passed over; the game ended drawn in the same repetition {n} plies later"),
+        },
+        Fate::Missed => match t.left_after(ply) {
+            Some(q) if q <= end.plies => format!("missed: play left the repetition at {}", t.label(q)),
+            _ if end.stopped => "missed: the replay stopped at a bad move token after it".to_owned(),
+            _ if end.decisive => "missed: the game went on and was decided".to_owned(),
+            _ => "missed: the game went on and did not end drawn".to_owned(),
+        },
+    }
 }
 
 /// A repetition event in words: which earlier positions, a perpetual check, a claim.
 fn repetition(t: &Timeline, e: &Event) -> String {
-    let Detail::Repetition { occurrence, earlier_plies, claimable, automatic, cycle_plies, perpetual } = &e.detail
+    let Detail::Repetition { occurrence, earlier_plies, cycle_plies, perpetual, .. } = &e.detail
     else {
         return String::new();
     };
@@ -105,18 +143,20 @@ fn repetition(t: &Timeline, e: &Event) -> String {
         let since = t.label(e.ply - cycle_plies);
         let _ = write!(line, " Perpetual check by {who}: {whose} since {since} gave check.");
     }
-    if *automatic {
-        line.push_str(" The game is drawn automatically (fivefold, 9.6.1).");
-    } else if *claimable {
-        let _ = write!(line, " {}, to move, may claim a draw (9.2.1.2).", color_name(e.turn));
-    }
     line
 }
 
-fn describe(t: &Timeline, end: &GameEnd, e: &Event, out: &mut String) {
+fn describe(t: &Timeline, end: &GameEnd, offers: &HashMap<u32, Offer>, e: &Event, out: &mut String) {
     let here = t.label(e.ply);
     let mover = color_name(e.turn);
+    let fate = || fate_words(t, end, offers.get(&e.ply).copied().unwrap_or_default(), e.ply);
     let _ = match &e.detail {
+        Detail::Repetition { automatic: true, .. } => {
+            writeln!(out, "  {} The game is drawn automatically (fivefold, 9.6.1).", repetition(t, e))
+        }
+        Detail::Repetition { claimable: true, .. } => {
+            writeln!(out, "  {} {mover}, to move, may claim a draw (9.2.1.2): {}.", repetition(t, e), fate())
+        }
         Detail::Repetition { .. } => writeln!(out, "  {}", repetition(t, e)),
         Detail::PseudoRepetition { board_occurrence, fide_occurrence, earlier_plies, .. } => {
             let first = earlier_plies.first().copied().unwrap_or(0);
@@ -156,26 +196,34 @@ fn describe(t: &Timeline, end: &GameEnd, e: &Event, out: &mut String) {
         ),
         Detail::ClaimByMove { san, occurrence, earlier_plies, played, .. } => writeln!(
             out,
-            "  {here}: {mover} may claim a draw by declaring {san} (9.2.1.1): the position after it would occur for the {} time (as after {}){}.",
+            "  {here}: {mover} may claim a draw by declaring {san} (9.2.1.1): the position after it would occur for the {} time (as after {}); {}: {}.",
             ordinal(*occurrence),
             t.labels(earlier_plies),
-            of_declared_move(end, e.ply, *played)
+            match (*played, end.went_on_after(e.ply)) {
+                (true, _) => "the move was played",
+                (false, true) => "another move was played",
+                (false, false) => "the game ended here",
+            },
+            fate()
         ),
     };
 }
 
-/// Whether a claim by a declared move at `ply` was made or missed, in words: the engine's rule
-/// ([`GameEnd::missed_by_move`]), with what happened.
-fn of_declared_move(end: &GameEnd, ply: u32, played: bool) -> &'static str {
-    let went_on = end.went_on_after(ply + u32::from(played));
-    match (played, went_on, end.missed_by_move(ply, played)) {
-        (true, true, _) => "; the move was played and play went on: missed",
-        (true, false, false) => "; the move was played and the game ended there: claimed",
-        (true, false, true) => "; the move was played and the game ended there, decided: missed",
-        (false, true, _) => "; another move was played: missed",
-        (false, false, true) => "; the game ended here, decided: missed",
-        (false, false, false) => "; the game ended here",
+/// The claims each ply offered, from its events.
+fn offers(events: &[Event]) -> HashMap<u32, Offer> {
+    let mut offers: HashMap<u32, Offer> = HashMap::new();
+    for e in events {
+        let offer = offers.entry(e.ply).or_default();
+        match e.detail {
+            Detail::Repetition { claimable: true, automatic: false, .. } => offer.on_board = true,
+            Detail::ClaimByMove { played, .. } => {
+                offer.by_move = true;
+                offer.played |= played;
+            }
+            _ => {}
+        }
     }
+    offers
 }
 
 /// The whole timeline of `game` as text.
@@ -219,16 +267,17 @@ pub fn explain(game: &Game) -> String {
     if analysis.events.is_empty() {
         let _ = writeln!(out, "No position occurs twice.");
     }
-    let end = GameEnd { plies: s.plies, stopped: analysis.error.is_some(), decisive: game.result.winner().is_some() };
+    let offers = offers(&analysis.events);
     for e in &analysis.events {
-        describe(&timeline, &end, e, &mut out);
+        describe(&timeline, &analysis.end, &offers, e, &mut out);
     }
     if s.claim_opportunities > 0 {
         let _ = writeln!(
             out,
-            "Claim opportunities: {}, missed: {} (on the board {} of {}, by a declared move {} of {}).",
+            "Claim opportunities: {}, missed: {}, passed over: {} (missed on the board {} of {}, by a declared move {} of {}).",
             s.claim_opportunities,
             s.missed_claims,
+            s.passed_over_claims,
             s.missed_claims_on_board,
             s.claim_opportunities_on_board,
             s.missed_claims_by_move,

@@ -51,6 +51,7 @@ pub mod col {
     pub const CLAIM_OPPORTUNITIES_ON_BOARD: &str = "claim_opportunities_on_board";
     pub const CLAIM_OPPORTUNITIES_BY_MOVE: &str = "claim_opportunities_by_move";
     pub const MISSED_CLAIMS: &str = "missed_claims";
+    pub const PASSED_OVER_CLAIMS: &str = "passed_over_claims";
     pub const MISSED_CLAIMS_ON_BOARD: &str = "missed_claims_on_board";
     pub const MISSED_CLAIMS_BY_MOVE: &str = "missed_claims_by_move";
     pub const FIRST_MISSED_CLAIM_PLY: &str = "first_missed_claim_ply";
@@ -62,6 +63,8 @@ pub mod col {
     pub const FIRST_PLY_HALFMOVE_150: &str = "first_ply_halfmove_150";
     pub const FINAL_STATUS: &str = "final_status";
     pub const DRAW_REASON: &str = "draw_reason";
+    pub const ENDING: &str = "ending";
+    pub const FINGERPRINT: &str = "fingerprint";
     pub const FIRST_THREEFOLD_SPAN: &str = "first_threefold_span";
     pub const FIRST_THREEFOLD_PERPETUAL: &str = "first_threefold_perpetual";
     pub const BASE_SECONDS: &str = "base_seconds";
@@ -201,7 +204,7 @@ static TAG_SLOTS: [u8; 64] = {
 };
 
 /// `games` columns after the tags: how the game was read and replayed.
-static GAME_COLUMNS: [Column<Game>; 9] = [
+static GAME_COLUMNS: [Column<Game>; 10] = [
     Column::null(col::LICHESS_ID, value!(Str, |g| g.tag("Site").and_then(tags::lichess_id).map(Cow::Borrowed))),
     Column::null(col::TIME_CLASS, value!(Str, |g| time_class(g).map(Cow::Borrowed))),
     Column::required(col::STATUS, value!(Str, |g| Some(g.status().as_str().into()))),
@@ -211,6 +214,7 @@ static GAME_COLUMNS: [Column<Game>; 9] = [
     Column::null(col::ERROR_TOKEN, value!(Str, |g| g.error().map(|e| e.token.as_str().into()))),
     Column::null(col::BASE_SECONDS, value!(U32, |g| g.time_control.map(|(base, _)| base))),
     Column::null(col::INCREMENT_SECONDS, value!(U32, |g| g.time_control.map(|(_, increment)| increment))),
+    Column::null(col::ENDING, value!(Str, |g| g.ending.map(|e| e.as_str().into()))),
 ];
 
 /// The `time_class` of a game: from the time control read when the game began, where it is of
@@ -224,7 +228,7 @@ fn time_class(game: &Game) -> Option<&'static str> {
 }
 
 /// `games` summary columns (all null for a skipped game).
-static SUMMARY_COLUMNS: [Column<Summary>; 33] = [
+static SUMMARY_COLUMNS: [Column<Summary>; 35] = [
     Column::null(col::PLIES, value!(U32, |s| Some(s.plies))),
     Column::null(col::MAX_OCCURRENCE, value!(U32, |s| Some(s.max_occurrence))),
     Column::null(col::FIRST_PLY_OCCURRENCE_2, value!(U32, |s| s.first_ply_occurrence_2)),
@@ -237,6 +241,7 @@ static SUMMARY_COLUMNS: [Column<Summary>; 33] = [
     Column::null(col::CLAIM_OPPORTUNITIES_ON_BOARD, value!(U32, |s| Some(s.claim_opportunities_on_board))),
     Column::null(col::CLAIM_OPPORTUNITIES_BY_MOVE, value!(U32, |s| Some(s.claim_opportunities_by_move))),
     Column::null(col::MISSED_CLAIMS, value!(U32, |s| Some(s.missed_claims))),
+    Column::null(col::PASSED_OVER_CLAIMS, value!(U32, |s| Some(s.passed_over_claims))),
     Column::null(col::MISSED_CLAIMS_ON_BOARD, value!(U32, |s| Some(s.missed_claims_on_board))),
     Column::null(col::MISSED_CLAIMS_BY_MOVE, value!(U32, |s| Some(s.missed_claims_by_move))),
     Column::null(col::FIRST_MISSED_CLAIM_PLY, value!(U32, |s| s.first_missed_claim_ply)),
@@ -261,6 +266,7 @@ static SUMMARY_COLUMNS: [Column<Summary>; 33] = [
     Column::null(col::FIRST_MISSED_CLAIM_CLOCK_MS, value!(I64, |s| s.first_missed_claim_clock_ms)),
     Column::null(col::FIRST_MISSED_CLAIM_EVAL_CP, value!(I64, |s| s.first_missed_claim_eval_cp)),
     Column::null(col::FIRST_MISSED_CLAIM_EVAL_MATE, value!(I32, |s| s.first_missed_claim_eval_mate)),
+    Column::null(col::FINGERPRINT, value!(U64, |s| Some(s.fingerprint))),
 ];
 
 /// `events` columns after the game's key (`source`, `frame_offset`, `byte_offset`). Identity columns describe the position that

@@ -13,7 +13,9 @@ use shakmaty::{
 
 use crate::engine::{
     clocks::{Annotations, Eval},
+    ending::Ending,
     event::{Detail, Differs, Event, Perpetual},
+    fingerprint::MovesHash,
     rules::Rules,
     standard::StandardRules,
     start::{ErrorKind, GameError},
@@ -47,6 +49,18 @@ pub struct Analysis {
     pub error: Option<GameError>,
     pub summary: Summary,
     pub events: Vec<Event>,
+    /// The replayed moves, for the game's fingerprint (finished by the reader, which has the tags).
+    pub moves: MovesHash,
+    /// How the game ended, as the missed-claim rule asks.
+    pub end: GameEnd,
+}
+
+impl Analysis {
+    /// The analysis of a game stopped by `error` before anything was replayed.
+    pub fn failed(error: GameError) -> Analysis {
+        let end = GameEnd::new(0, true, Outcome::Unknown, 0);
+        Analysis { error: Some(error), summary: Summary::empty(), events: Vec::new(), moves: MovesHash::default(), end }
+    }
 }
 
 /// What the replay found in a game so far, folded into the [`Summary`] at the end.
@@ -67,6 +81,9 @@ pub(crate) struct Findings {
     /// Plies from the first occurrence of the first position to occur thrice to its third, and
     /// who gave check with every move between.
     pub(crate) first_threefold: Option<(u32, Option<Perpetual>)>,
+    /// The ply of the position the last irreversible move reached (0: none was played).
+    pub(crate) last_irreversible: u32,
+    pub(crate) moves: MovesHash,
 }
 
 /// A ply at which the side to move could claim a threefold, and how.
@@ -221,8 +238,12 @@ impl<R: Rules> Replay<R> {
             }
         }
         self.pending.clear();
-        self.rules.play(m);
+        self.findings.moves.push(R::code(m));
+        let irreversible = self.rules.play(m);
         self.ply += 1;
+        if irreversible {
+            self.findings.last_irreversible = self.ply;
+        }
         self.visit();
     }
 
@@ -367,8 +388,9 @@ impl<R: Rules> Replay<R> {
         events.len() > before
     }
 
-    /// Ends the game and returns what was found. `result` is the game's result.
-    pub fn finish(&mut self, result: Outcome) -> Analysis {
+    /// Ends the game and returns what was found. `result` is the game's result, `ending` how its
+    /// tags say it ended.
+    pub fn finish(&mut self, result: Outcome, ending: Option<Ending>) -> Analysis {
         let mut events = std::mem::take(&mut self.events);
         // An event's clocks are known only after the move that follows it (the opponent's).
         for event in &mut events {
@@ -377,83 +399,100 @@ impl<R: Rules> Replay<R> {
         self.pending.clear();
         let error = self.error.take();
         if !self.started {
-            return Analysis { error, summary: Summary::empty(), events };
+            let end = GameEnd::new(0, error.is_some(), result, 0);
+            return Analysis { error, summary: Summary::empty(), events, moves: MovesHash::default(), end };
         }
         let found = std::mem::take(&mut self.findings);
+        let moves = found.moves;
         let final_status = self.rules.final_status();
         let draw_reason = if result == Outcome::Known(KnownOutcome::Draw) && error.is_none() {
-            self.rules.draw_reason(final_status, found.last_occurrences.fide, found.last_claim_by_move)
+            let occurrence = found.last_occurrences.fide;
+            DrawReason::of_draw(self.ply, ending, occurrence, || {
+                self.rules.draw_reason(final_status, occurrence, found.last_claim_by_move)
+            })
         } else {
             None
         };
-        let summary = found.summary(
-            self.ply,
-            self.start_turn,
-            error.is_some(),
-            result,
-            &self.annotations,
-            final_status,
-            draw_reason,
-        );
-        Analysis { error, summary, events }
+        let end = GameEnd::new(self.ply, error.is_some(), result, found.last_irreversible);
+        let summary = found.summary(&end, self.start_turn, result, &self.annotations, final_status, draw_reason);
+        Analysis { error, summary, events, moves, end }
     }
 }
 
-/// How a game ended, as far as the missed-claim rule asks (`Summary::missed_claims`): a claim
-/// is missed when the game went on past the position it is about (an erroneous move token
-/// counts as going on), or when the game was decisive.
+/// How a game ended, as far as the missed-claim rule asks (`Summary::missed_claims`). A claim
+/// opportunity is *claimed* when the game was not decisive and ended at the position one of its
+/// claims was about (its own for a claim on the board; for a claim by a declared move, the one
+/// that move makes when it was played next, else its own). An opportunity not claimed was
+/// *missed* when play then left the repetition: an irreversible move followed (an erroneous
+/// move token counts as one: what came after it is unknown), or the game did not end drawn;
+/// else it was *passed over*: the game ended drawn in the same repetition.
+#[derive(Clone, Debug, PartialEq)]
 pub struct GameEnd {
     /// Plies replayed.
     pub plies: u32,
     /// A further (bad) move token followed the last replayed ply.
     pub stopped: bool,
     pub decisive: bool,
+    pub drawn: bool,
+    /// The ply of the position the last irreversible move reached (0: none).
+    pub last_irreversible: u32,
+}
+
+/// What became of one claim opportunity.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Fate {
+    Claimed,
+    PassedOver,
+    Missed,
 }
 
 impl GameEnd {
+    pub fn new(plies: u32, stopped: bool, result: Outcome, last_irreversible: u32) -> GameEnd {
+        GameEnd {
+            plies,
+            stopped,
+            decisive: result.winner().is_some(),
+            drawn: result == Outcome::Known(KnownOutcome::Draw),
+            last_irreversible,
+        }
+    }
+
     /// Whether the game went on after the position at `ply`.
     pub fn went_on_after(&self, ply: u32) -> bool {
         ply < self.plies || self.stopped
     }
 
-    /// Whether a claim of the position standing on the board at `ply` was missed.
-    pub fn missed_on_board(&self, ply: u32) -> bool {
-        self.decisive || self.went_on_after(ply)
-    }
-
-    /// Whether a claim by a declared move at `ply` was missed: it is about the position that
-    /// move makes if it was `played` next, else the claimant's own.
-    pub fn missed_by_move(&self, ply: u32, played: bool) -> bool {
-        self.decisive || self.went_on_after(ply + u32::from(played))
+    /// What became of an opportunity at `ply` offering a claim `on_board`, `by_move`, whose
+    /// declared move was `played` next.
+    pub fn fate(&self, ply: u32, on_board: bool, by_move: bool, played: bool) -> Fate {
+        let stands = |at: u32| !self.decisive && !self.went_on_after(at);
+        if (on_board && stands(ply)) || (by_move && stands(ply + u32::from(played))) {
+            Fate::Claimed
+        } else if self.stopped || !self.drawn || self.last_irreversible > ply {
+            Fate::Missed
+        } else {
+            Fate::PassedOver
+        }
     }
 }
 
 impl Findings {
-    /// The game's summary, over `plies` replayed plies from `start_turn`'s move; `stopped`: the
-    /// replay stopped at an error (a further move token followed the last ply).
-    #[allow(clippy::too_many_arguments)] // one call per replay, each argument a different fact
+    /// The game's summary, from `start_turn`'s move to `end`.
     fn summary(
         self,
-        plies: u32,
+        end: &GameEnd,
         start_turn: Color,
-        stopped: bool,
         result: Outcome,
         annotations: &Annotations,
         final_status: FinalStatus,
         draw_reason: Option<DrawReason>,
     ) -> Summary {
         let st = self;
+        let plies = end.plies;
         let color_at = |ply: u32| if ply.is_multiple_of(2) { start_turn } else { !start_turn };
-        // An opportunity is missed when each claim it had was.
-        let end = GameEnd { plies, stopped, decisive: result.winner().is_some() };
-        let board_missed = |o: &Opportunity| o.on_board && end.missed_on_board(o.ply);
-        let move_missed = |o: &Opportunity| o.by_move && end.missed_by_move(o.ply, o.move_played);
-        let missed: Vec<u32> = st
-            .opportunities
-            .iter()
-            .filter(|o| (!o.on_board || board_missed(o)) && (!o.by_move || move_missed(o)))
-            .map(|o| o.ply)
-            .collect();
+        let fate = |o: &Opportunity| end.fate(o.ply, o.on_board, o.by_move, o.move_played);
+        let missed_at = |o: &&Opportunity| fate(o) == Fate::Missed;
+        let missed: Vec<u32> = st.opportunities.iter().filter(missed_at).map(|o| o.ply).collect();
         let count = |f: &dyn Fn(&Opportunity) -> bool| st.opportunities.iter().filter(|o| f(o)).count() as u32;
 
         // The claimant's clock and evaluation at `ply`, the evaluation from the claimant's side.
@@ -477,8 +516,9 @@ impl Findings {
             first_claim_ply: st.opportunities.first().map(|o| o.ply),
             first_claim_color: st.opportunities.first().map(|o| color_at(o.ply)),
             missed_claims: missed.len() as u32,
-            missed_claims_on_board: count(&board_missed),
-            missed_claims_by_move: count(&move_missed),
+            passed_over_claims: count(&|o| fate(o) == Fate::PassedOver),
+            missed_claims_on_board: count(&|o| o.on_board && missed_at(&o)),
+            missed_claims_by_move: count(&|o| o.by_move && missed_at(&o)),
             first_missed_claim_ply: missed.first().copied(),
             claimant_score_after_first_missed: missed.first().and_then(|&p| score(result, color_at(p))),
             plies_after_fivefold: st.first_occurrence[2].map(|p| plies - p),
@@ -498,6 +538,7 @@ impl Findings {
             first_missed_claim_clock_ms: first_missed.0,
             first_missed_claim_eval_cp: first_missed.1,
             first_missed_claim_eval_mate: first_missed.2,
+            fingerprint: 0,
         }
     }
 }

@@ -45,7 +45,12 @@ pub trait Rules: Default {
     /// The legal move `san` names (never a null move: the replay stops before one).
     fn to_move(&self, san: &San) -> Result<Self::Move, ErrorKind>;
     /// Plays a legal move, emptying the window when no earlier position can recur after it.
-    fn play(&mut self, m: Self::Move);
+    /// Returns whether the move was irreversible: it emptied the window, or changed the castling
+    /// rights (no earlier position can recur after either; the window keeps the positions before
+    /// a lost right only to find pseudo-repetitions).
+    fn play(&mut self, m: Self::Move) -> bool;
+    /// The move as the game's fingerprint counts it ([`crate::engine::fingerprint::move_code`]).
+    fn code(m: Self::Move) -> u64;
     /// Records the current position at `ply` in the window and returns its occurrences; the
     /// earlier plies are then in [`Self::board_earlier`] and [`Self::fide_earlier`].
     fn observe(&mut self, ply: u32) -> Occurrences;

@@ -74,12 +74,20 @@ impl Rules for StandardRules {
     }
 
     #[inline(always)]
-    fn play(&mut self, m: Move) {
+    fn play(&mut self, m: Move) -> bool {
         self.board_zobrist ^= identity::move_zobrist_change(m, self.pos.turn());
+        let rights = self.pos.castles().castling_rights();
         self.pos.play_unchecked(m);
         if m.is_zeroing() {
             self.tracker.reset();
+            return true;
         }
+        self.pos.castles().castling_rights() != rights
+    }
+
+    #[inline(always)]
+    fn code(m: Move) -> u64 {
+        crate::engine::fingerprint::code(m)
     }
 
     #[inline(always)]
@@ -181,7 +189,7 @@ impl Rules for StandardRules {
             // No claim after a checkmate: it ended the game (Art. 5.1.1, 9.6.2).
             DrawReason::FiftyMoves
         } else {
-            DrawReason::Agreement
+            DrawReason::AgreementOrUnrecorded
         })
     }
 }

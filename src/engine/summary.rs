@@ -3,7 +3,7 @@
 use serde::Serialize;
 use shakmaty::Color;
 
-use crate::engine::{event::Perpetual, vocabulary::serialize_as_str};
+use crate::engine::{ending::Ending, event::Perpetual, vocabulary::serialize_as_str};
 
 /// Status of the final position of the replayed moves.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -44,9 +44,12 @@ impl FinalStatus {
     }
 }
 
-/// Why a drawn game (Result 1/2-1/2) was drawn, inferred from its final position. The first
-/// reason that holds wins, in this order: automatic endings before claims, and among claims the
-/// one on the board before the one by a declared move.
+/// Why a drawn game (Result 1/2-1/2) was drawn. A game of no moves is `NoMoves`; else the
+/// recorded ending ([`Ending`]) decides where it names a draw; else the final position does
+/// ([`crate::engine::rules::Rules::draw_reason`]): the first reason that holds wins, automatic
+/// endings before claims, and among claims the one on the board before the one by a declared
+/// move. What the position cannot explain is `AgreementOrUnrecorded`: a PGN does not tell an
+/// agreement from a claim nobody wrote down.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum DrawReason {
     Stalemate,
@@ -56,12 +59,20 @@ pub enum DrawReason {
     Threefold,
     ThreefoldByMove,
     FiftyMoves,
+    /// Recorded only: an arbiter's or the match program's decision.
+    Adjudication,
+    /// Recorded only: a flag fell against a side that could not mate.
+    TimeoutVsInsufficientMaterial,
+    /// Recorded only.
     Agreement,
+    AgreementOrUnrecorded,
+    NoMoves,
 }
 
 impl DrawReason {
-    /// Every reason, in the order they are tried.
-    pub const ALL: [DrawReason; 8] = [
+    /// Every reason: the inferred ones in the order they are tried, then those only a recorded
+    /// ending gives, the residual and no moves.
+    pub const ALL: [DrawReason; 12] = [
         DrawReason::Stalemate,
         DrawReason::InsufficientMaterial,
         DrawReason::Fivefold,
@@ -69,8 +80,40 @@ impl DrawReason {
         DrawReason::Threefold,
         DrawReason::ThreefoldByMove,
         DrawReason::FiftyMoves,
+        DrawReason::Adjudication,
+        DrawReason::TimeoutVsInsufficientMaterial,
         DrawReason::Agreement,
+        DrawReason::AgreementOrUnrecorded,
+        DrawReason::NoMoves,
     ];
+
+    /// The reason of a drawn game of `plies` replayed plies whose recorded ending is `ending`,
+    /// where the final position suggests `inferred` (computed only when asked: it may need the
+    /// legal moves); `occurrence` is the final position's.
+    pub fn of_draw(
+        plies: u32,
+        ending: Option<Ending>,
+        occurrence: u32,
+        inferred: impl FnOnce() -> Option<DrawReason>,
+    ) -> Option<DrawReason> {
+        if plies == 0 {
+            return Some(DrawReason::NoMoves);
+        }
+        Some(match ending {
+            Some(Ending::Adjudication) => DrawReason::Adjudication,
+            Some(Ending::TimeoutVsInsufficientMaterial) => DrawReason::TimeoutVsInsufficientMaterial,
+            Some(Ending::Agreement) => DrawReason::Agreement,
+            Some(Ending::Stalemate) => DrawReason::Stalemate,
+            Some(Ending::InsufficientMaterial) => DrawReason::InsufficientMaterial,
+            Some(Ending::Repetition) if occurrence >= 5 => DrawReason::Fivefold,
+            Some(Ending::Repetition) => DrawReason::Threefold,
+            Some(Ending::FiftyMoves) => match inferred() {
+                Some(DrawReason::SeventyFiveMoves) => DrawReason::SeventyFiveMoves,
+                _ => DrawReason::FiftyMoves,
+            },
+            _ => return inferred(),
+        })
+    }
 
     /// The reason a `draw_reason` value names.
     pub fn parse(name: &str) -> Option<DrawReason> {
@@ -86,7 +129,11 @@ impl DrawReason {
             DrawReason::Threefold => "threefold",
             DrawReason::ThreefoldByMove => "threefold_by_move",
             DrawReason::FiftyMoves => "fifty_moves",
+            DrawReason::Adjudication => "adjudication",
+            DrawReason::TimeoutVsInsufficientMaterial => "timeout_vs_insufficient_material",
             DrawReason::Agreement => "agreement",
+            DrawReason::AgreementOrUnrecorded => "agreement_or_unrecorded",
+            DrawReason::NoMoves => "no_moves",
         }
     }
 }
@@ -113,12 +160,16 @@ pub struct Summary {
     /// or more, 9.2.1.2) and with a claim by a declared move (9.2.1.1); a ply may have both.
     pub claim_opportunities_on_board: u32,
     pub claim_opportunities_by_move: u32,
-    /// Opportunities at which no claim ended the game: the game went on past every position a
-    /// claim there was about (the declared move, when played, makes its position), or it was
-    /// decisive.
+    /// Opportunities at which no claim ended the game (the game went on past every position a
+    /// claim there was about: the declared move, when played, makes its position; or it was
+    /// decisive) and play then left the repetition: an irreversible move (pawn move, capture, a
+    /// castling right lost) followed, or the game did not end drawn.
     pub missed_claims: u32,
-    /// Missed claims of each kind by its own rule: on the board, the game went on past the ply;
-    /// by a declared move, another move was played, or the declared one and the game went on.
+    /// Opportunities no claim ended, after which the game ended drawn with no irreversible move:
+    /// the claim was passed over, and the draw came in the same repetition.
+    pub passed_over_claims: u32,
+    /// Missed opportunities that offered a claim on the board, and by a declared move (one may
+    /// offer both).
     pub missed_claims_on_board: u32,
     pub missed_claims_by_move: u32,
     pub first_missed_claim_ply: Option<u32>,
@@ -148,6 +199,10 @@ pub struct Summary {
     pub first_missed_claim_clock_ms: Option<i64>,
     pub first_missed_claim_eval_cp: Option<i64>,
     pub first_missed_claim_eval_mate: Option<i32>,
+    /// The game's identity across sources: a 64-bit hash of the normalised players, date,
+    /// result, variant, start and replayed moves (set by the reader, which has the tags:
+    /// [`crate::pgn::fingerprint`]).
+    pub fingerprint: u64,
 }
 
 serialize_as_str!(FinalStatus, DrawReason);
@@ -168,6 +223,7 @@ impl Summary {
             first_claim_ply: None,
             first_claim_color: None,
             missed_claims: 0,
+            passed_over_claims: 0,
             missed_claims_on_board: 0,
             missed_claims_by_move: 0,
             first_missed_claim_ply: None,
@@ -189,6 +245,7 @@ impl Summary {
             first_missed_claim_clock_ms: None,
             first_missed_claim_eval_cp: None,
             first_missed_claim_eval_mate: None,
+            fingerprint: 0,
         }
     }
 }

@@ -348,12 +348,18 @@ impl Rules for VariantRules {
         }
     }
 
-    fn play(&mut self, m: Move) {
+    fn play(&mut self, m: Move) -> bool {
         let fresh = ends_window(&self.pos, m);
+        let rights = self.pos.castles().castling_rights();
         self.pos.play_unchecked(m);
         if fresh {
             self.tracker.clear();
         }
+        fresh || self.pos.castles().castling_rights() != rights
+    }
+
+    fn code(m: Move) -> u64 {
+        crate::engine::fingerprint::move_code!(m, Move)
     }
 
     fn observe(&mut self, ply: u32) -> Occurrences {

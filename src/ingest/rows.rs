@@ -15,7 +15,6 @@ use crate::{
     engine::{
         replay::Analysis,
         start::{ErrorKind, GameError},
-        summary::Summary,
     },
     pgn::{Game, GameVisitor},
     read::{chunk::Chunk, key::GameKey},
@@ -24,7 +23,7 @@ use crate::{
 /// `game` stopped before its first move by `why`, its tags kept.
 fn unreadable(game: &mut Game, why: &str) {
     let error = GameError { kind: ErrorKind::InvalidPgn, ply: 0, token: why.to_owned() };
-    game.analysis = Some(Analysis { error: Some(error), summary: Summary::empty(), events: Vec::new() });
+    game.analysis = Some(Analysis::failed(error));
 }
 
 /// The game of each row whose text `chunk` holds (as `rendered` places the rows in it), in row

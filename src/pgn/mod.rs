@@ -23,10 +23,11 @@ use pgn_reader::{Outcome, RawComment, RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::CastlingMode;
 
 use crate::{
+    engine::ending::Ending,
+    engine::fingerprint,
     engine::replay::{self, Analysis, Replay, VariantReplay},
     engine::rules::Rules,
     engine::start::{ErrorKind, GameError, Start, Variant, VariantStart},
-    engine::summary::Summary,
     pgn::movetext::{Mainline, Token},
     pgn::tags::Tags,
     read::chunk::{CHUNK_BYTES, Chunk, Splitter},
@@ -67,7 +68,13 @@ pub struct Game {
     pub moves: Vec<SanPlus>,
     /// Base and increment seconds of the `TimeControl` tag ([`tags::time_control`]).
     pub time_control: Option<(u32, u32)>,
+    /// How its tags say it ended (`TerminationDetails`, `Termination`).
+    pub ending: Option<Ending>,
 }
+
+/// The tags a finished game's recorded ending ([`Ending::recorded`]) and fingerprint
+/// ([`fingerprint::Parts`]) read.
+const FINISHING_TAGS: [&str; 7] = ["TerminationDetails", "Termination", "White", "Black", "Date", "UTCDate", "FEN"];
 
 impl Game {
     /// A game of no tags and no moves, not replayed (for an input's record that holds no game).
@@ -79,6 +86,7 @@ impl Game {
             analysis: None,
             moves: Vec::new(),
             time_control: None,
+            ending: None,
         }
     }
 
@@ -280,7 +288,8 @@ impl GameVisitor {
         match variant {
             Variant::Other(_) => {
                 let result = tag_result.unwrap_or(Outcome::Unknown);
-                return Err(Game { tags, variant, result, analysis: None, moves: Vec::new(), time_control });
+                let ending = Ending::recorded(tags.get("TerminationDetails"), tags.get("Termination"), result);
+                return Err(Game { tags, variant, result, analysis: None, moves: Vec::new(), time_control, ending });
             }
             Variant::Lichess(rules) => {
                 match VariantStart::new(rules, fen) {
@@ -341,11 +350,24 @@ impl GameVisitor {
             Some(r) if r.is_known() => r,
             _ => marker.unwrap_or(Outcome::Unknown),
         };
-        let analysis = match movetext.lichess {
-            false => self.replay.finish(result),
-            true => self.variant_replay.finish(result),
+        // The tags the ending and the fingerprint read, found in one pass.
+        let [details, termination, white, black, date, utc_date, fen] = movetext.tags.get_each(FINISHING_TAGS);
+        let ending = Ending::recorded(details, termination, result);
+        let mut analysis = match movetext.lichess {
+            false => self.replay.finish(result, ending),
+            true => self.variant_replay.finish(result, ending),
         };
+        let parts = fingerprint::Parts {
+            white: white.unwrap_or(""),
+            black: black.unwrap_or(""),
+            date: fingerprint::date(date, utc_date),
+            result: result.as_str(),
+            variant: movetext.variant.name(),
+            fen: fen.unwrap_or(""),
+        };
+        analysis.summary.fingerprint = fingerprint::fingerprint(&parts, analysis.moves, analysis.summary.plies);
         Game {
+            ending,
             tags: movetext.tags,
             variant: movetext.variant,
             result,
@@ -499,9 +521,10 @@ impl Game {
             tags: Tags::default(),
             variant: Variant::Standard,
             result: Outcome::Unknown,
-            analysis: Some(Analysis { error: Some(error), summary: Summary::empty(), events: Vec::new() }),
+            analysis: Some(Analysis::failed(error)),
             moves: Vec::new(),
             time_control: None,
+            ending: None,
         }
     }
 }

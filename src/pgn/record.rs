@@ -8,7 +8,7 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use super::{Game, GameStatus};
-use crate::engine::start::GameError;
+use crate::engine::{ending::Ending, start::GameError};
 
 /// A game's record. Fields in sorted key order; the summary and each event go through a
 /// `Value` (whose keys are sorted). Events are made one at a time while they are written: a game
@@ -17,6 +17,7 @@ use crate::engine::start::GameError;
 struct DumpRecord<'a> {
     base_seconds: Option<u32>,
     black: Option<&'a str>,
+    ending: Option<Ending>,
     error: Option<&'a GameError>,
     #[serde(serialize_with = "events")]
     events: &'a Game,
@@ -36,6 +37,7 @@ impl<'a> DumpRecord<'a> {
         DumpRecord {
             base_seconds: time_control.map(|(base, _)| base),
             black: game.tag("Black"),
+            ending: game.ending,
             error: game.error(),
             events: game,
             increment_seconds: time_control.map(|(_, increment)| increment),
