@@ -646,6 +646,8 @@ pub mod summary {
     /// source named `lichess…`): Lichess takes no claim by a declared move.
     pub const LICHESS: &str = "lichess";
     pub const SKIPPED: &str = "skipped";
+    /// Games with no moves: in no count but this one.
+    pub const NO_MOVES: &str = "no_moves";
     pub const FIRST_THREEFOLD_PLY: &str = "first_threefold_ply";
     pub const EXAMPLES: &str = "examples";
 
@@ -662,6 +664,7 @@ pub mod summary {
                 "fivefold",
                 "with_claim",
                 "missed",
+                "passed_over",
                 "with_claim_on_board",
                 "missed_on_board",
                 "with_claim_by_move",
@@ -669,7 +672,7 @@ pub mod summary {
             ]
             .map(String::from)
             .to_vec();
-            c.extend(crate::engine::summary::DrawReason::ALL.iter().map(|r| format!("drawn_{}", r.as_str())));
+            c.extend(crate::engine::summary::DrawReason::WITH_MOVES.iter().map(|r| format!("drawn_{}", r.as_str())));
             c.extend(["white", "black", "both", "none"].map(|p| format!("repetition_draws_perpetual_{p}")));
             c.extend(["games", "wins", "draws", "losses"].map(|o| format!("claimant_{o}")));
             c.extend(
@@ -717,6 +720,7 @@ pub mod summary {
             Field::new(VARIANT, DataType::Utf8, false),
             Field::new(LICHESS, DataType::Boolean, false),
             Field::new(SKIPPED, DataType::UInt64, false),
+            Field::new(NO_MOVES, DataType::UInt64, false),
         ];
         fields.extend(counts().iter().map(|name| Field::new(name, DataType::UInt64, false)));
         fields.push(Field::new_map(
@@ -749,6 +753,8 @@ pub mod summary {
         pub lichess: bool,
         /// Games in a variant that is not replayed (in no count but this one).
         pub skipped: u64,
+        /// Games with no moves (in no count but this one).
+        pub no_moves: u64,
         /// In [`counts`] order.
         pub counts: Vec<u64>,
         /// Games by the first ply of a threefold, in buckets of 10 plies (the bucket's first ply).
@@ -767,6 +773,7 @@ pub mod summary {
         variant: Vec<String>,
         lichess: Vec<bool>,
         skipped: Vec<u64>,
+        no_moves: Vec<u64>,
         /// By [`counts`] column.
         counts: Vec<Vec<u64>>,
         first_threefold_ply: Vec<Vec<(u32, u64)>>,
@@ -783,6 +790,7 @@ pub mod summary {
                 variant: Vec::with_capacity(rows),
                 lichess: Vec::with_capacity(rows),
                 skipped: Vec::with_capacity(rows),
+                no_moves: Vec::with_capacity(rows),
                 counts: (0..counts().len()).map(|_| Vec::with_capacity(rows)).collect(),
                 first_threefold_ply: Vec::with_capacity(rows),
                 examples: Vec::with_capacity(rows),
@@ -797,6 +805,7 @@ pub mod summary {
                 variant,
                 lichess,
                 skipped,
+                no_moves,
                 counts: row_counts,
                 first_threefold_ply,
                 examples,
@@ -807,6 +816,7 @@ pub mod summary {
             self.variant.push(variant);
             self.lichess.push(lichess);
             self.skipped.push(skipped);
+            self.no_moves.push(no_moves);
             if self.counts.is_empty() {
                 self.counts.resize_with(counts().len(), Vec::new);
             }
@@ -829,6 +839,7 @@ pub mod summary {
                 Arc::new(StringArray::from_iter_values(self.variant.drain(..))),
                 Arc::new(BooleanArray::from(std::mem::take(&mut self.lichess))),
                 Arc::new(UInt64Array::from(std::mem::take(&mut self.skipped))),
+                Arc::new(UInt64Array::from(std::mem::take(&mut self.no_moves))),
             ];
             self.counts.resize_with(counts().len(), Vec::new);
             for column in &mut self.counts {

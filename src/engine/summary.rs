@@ -87,6 +87,10 @@ impl DrawReason {
         DrawReason::NoMoves,
     ];
 
+    /// The reasons of games with moves: the report's draw mix (games with no moves are in no
+    /// figure) and the summary table's `drawn_*` counts.
+    pub const WITH_MOVES: &[DrawReason] = DrawReason::ALL.split_last().unwrap().1;
+
     /// The reason of a drawn game of `plies` replayed plies whose recorded ending is `ending`,
     /// where the final position suggests `inferred` (computed only when asked: it may need the
     /// legal moves); `occurrence` is the final position's.

@@ -281,7 +281,7 @@ impl<I: Iterator<Item = Result<RecordBatch>>> EventCursor<I> {
 /// The tags an example shows, in [`GameColumns::tags`] order.
 const EXAMPLE_TAGS: [&str; 7] = ["Event", "Site", "White", "Black", "Result", "Date", "Round"];
 
-const GAME_COLUMNS: [&str; 39] = [
+const GAME_COLUMNS: [&str; 40] = [
     col::SOURCE,
     col::LICHESS_ID,
     col::FRAME_OFFSET,
@@ -305,6 +305,7 @@ const GAME_COLUMNS: [&str; 39] = [
     col::FIRST_PLY_OCCURRENCE_5,
     col::CLAIM_OPPORTUNITIES,
     col::MISSED_CLAIMS,
+    col::PASSED_OVER_CLAIMS,
     col::CLAIM_OPPORTUNITIES_ON_BOARD,
     col::CLAIM_OPPORTUNITIES_BY_MOVE,
     col::MISSED_CLAIMS_ON_BOARD,
@@ -351,6 +352,8 @@ pub(super) struct GameColumns<'a> {
     first5: &'a UInt32Array,
     opportunities: &'a UInt32Array,
     missed: &'a UInt32Array,
+    /// `None` in games written before the column was.
+    passed_over: Option<&'a UInt32Array>,
     /// Opportunities and misses on the board, then by a declared move.
     kinds: [(&'a UInt32Array, &'a UInt32Array); 2],
     after5: &'a UInt32Array,
@@ -393,6 +396,10 @@ impl<'a> GameColumns<'a> {
             first5: u32s(col::FIRST_PLY_OCCURRENCE_5)?,
             opportunities: u32s(col::CLAIM_OPPORTUNITIES)?,
             missed: u32s(col::MISSED_CLAIMS)?,
+            passed_over: match batch.column_by_name(col::PASSED_OVER_CLAIMS) {
+                Some(_) => Some(u32s(col::PASSED_OVER_CLAIMS)?),
+                None => None,
+            },
             kinds: [
                 (u32s(col::CLAIM_OPPORTUNITIES_ON_BOARD)?, u32s(col::MISSED_CLAIMS_ON_BOARD)?),
                 (u32s(col::CLAIM_OPPORTUNITIES_BY_MOVE)?, u32s(col::MISSED_CLAIMS_BY_MOVE)?),
@@ -418,6 +425,11 @@ impl<'a> GameColumns<'a> {
     /// Parquet datasets whatever their folder is called, or its source is named `lichess…`.
     pub(super) fn lichess(&self, i: usize) -> bool {
         self.lichess_id.is_valid(i) || is_lichess(self.source.value(i))
+    }
+
+    /// Whether the game in row `i` was replayed and has no moves.
+    pub(super) fn no_moves(&self, i: usize) -> bool {
+        self.status.value(i) == GameStatus::Ok.as_str() && get(self.plies, i) == Some(0)
     }
 
     /// The game's date (as the filters take it), time class and lower Elo.
@@ -460,6 +472,7 @@ impl<'a> GameColumns<'a> {
             fivefold: max >= 5,
             with_claim: get(self.opportunities, i).unwrap_or(0) > 0,
             missed: get(self.missed, i).unwrap_or(0) > 0,
+            passed_over: self.passed_over.is_some_and(|p| get(p, i).unwrap_or(0) > 0),
             kinds: self.kinds.map(|(o, m)| (get(o, i).unwrap_or(0) > 0, get(m, i).unwrap_or(0) > 0)),
             lichess: self.lichess(i),
             band: band_from(lower_elo),
@@ -531,6 +544,7 @@ pub(super) struct Pass<'f> {
     pub(super) rows: u64,
     pub(super) matched: u64,
     pub(super) skipped: u64,
+    pub(super) no_moves: u64,
     pub(super) sources: Vec<String>,
     pub(super) all: Tally,
     pub(super) groups: HashMap<String, Tally>,
@@ -548,6 +562,7 @@ impl<'f> Pass<'f> {
             rows: 0,
             matched: 0,
             skipped: 0,
+            no_moves: 0,
             sources: Vec::new(),
             all: Tally::default(),
             groups: HashMap::new(),
@@ -563,6 +578,7 @@ impl<'f> Pass<'f> {
         self.rows += other.rows;
         self.matched += other.matched;
         self.skipped += other.skipped;
+        self.no_moves += other.no_moves;
         for source in other.sources {
             if !self.sources.contains(&source) {
                 self.sources.push(source);
@@ -652,6 +668,11 @@ impl<'f> Pass<'f> {
         // Skipped variants have no replay: every query leaves them out of its rates.
         if c.status.value(i) == GameStatus::Skipped.as_str() {
             self.skipped += 1;
+            return Ok(());
+        }
+        // A game of no moves (a broadcast's header, an abandoned game) has nothing to count.
+        if c.no_moves(i) {
+            self.no_moves += 1;
             return Ok(());
         }
         let record = c.record(i, self.events.played(), (date, time_class, lower_elo));
@@ -845,6 +866,7 @@ pub(super) fn report(
         rows: pass.rows,
         matched: pass.matched,
         skipped: pass.skipped,
+        no_moves: pass.no_moves,
         unmatched_events: pass.unmatched_events,
         all: pass.all.finish(),
         groups,

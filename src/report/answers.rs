@@ -33,11 +33,14 @@ fn answers(st: &Stats, b: Rows) -> Vec<String> {
     ));
     if o.with_claim > 0 {
         out.push(format!(
-            "How often are claims missed? Of the {} in which a threefold could be claimed, {} went on after it \
-             without a claim (a game drawn by the repetition itself is not a miss). On the board (9.2.1.2): {} of \
-             the {} with such a claim; by declaring the move that repeats (9.2.1.1): {} of the {} with one.",
+            "How often are claims missed? Of the {} in which a threefold could be claimed, {} missed one: no claim \
+             was made and play then left the repetition (a pawn move, a capture or a lost castling right followed, \
+             or the game was not drawn). In {} more every claim not made was only passed over: the game ended \
+             drawn in the same repetition. Missed on the board (9.2.1.2): {} of the {} with such a claim; by \
+             declaring the move that repeats (9.2.1.1): {} of the {} with one.",
             games_text(o.with_claim),
             rate(b, o.missed, o.with_claim, Measure::Percent),
+            rate(b, o.passed_over, o.with_claim, Measure::Percent),
             rate(b, o.missed_on_board, o.with_claim_on_board, Measure::Percent),
             thousands(o.with_claim_on_board),
             rate(b, o.missed_by_move, o.with_claim_by_move, Measure::Percent),
@@ -46,8 +49,8 @@ fn answers(st: &Stats, b: Rows) -> Vec<String> {
         let li = &st.lichess;
         if li.with_claim_on_board > 0 {
             out.push(format!(
-                "Lichess offers no claim by a declared move: in the {} played on Lichess with a claim on the \
-                 board, play went on after it in {}.",
+                "Lichess offers no claim by a declared move: of the {} played on Lichess with a claim on the \
+                 board, {} missed it.",
                 games_text(li.with_claim_on_board),
                 rate(b, li.missed_on_board, li.with_claim_on_board, Measure::Percent)
             ));
@@ -90,7 +93,9 @@ fn answers(st: &Stats, b: Rows) -> Vec<String> {
         let mix: Vec<String> =
             reasons.iter().map(|c| format!("{} {}", c.label, rate(b, c.games, st.drawn, Measure::Percent))).collect();
         out.push(format!(
-            "How did draws really end? Of the {} drawn (reason inferred from the final position): {}.",
+            "How did draws really end? Of the {} drawn (the recorded ending where the game has one, else \
+             inferred from the final position; agreement_or_unrecorded: the PGN cannot tell an agreement from a \
+             claim nobody wrote down): {}.",
             games_text(st.drawn),
             mix.join(", ")
         ));
@@ -99,7 +104,7 @@ fn answers(st: &Stats, b: Rows) -> Vec<String> {
     let slow = &st.clocks.first_claim_by_clock[4];
     if quick.games + slow.games > 0 {
         out.push(format!(
-            "Time trouble? With under 10 s on the claimant's clock the first claim was passed over in {} of {}; \
+            "Time trouble? With under 10 s on the claimant's clock the first claim was missed in {} of {}; \
              with 3 minutes or more in {} of {}.",
             rate(b, quick.passed_over, quick.games, Measure::Percent),
             games_text(quick.games),
@@ -114,12 +119,13 @@ fn answers(st: &Stats, b: Rows) -> Vec<String> {
 pub fn paragraphs(r: &Report) -> Vec<String> {
     let b = Rows { min_games: r.min_games };
     let mut out = vec![format!(
-        "Over {}: {} in {} source(s), {} replayed ({} skipped variant(s) left out).",
+        "Over {}: {} in {} source(s), {} replayed with moves ({} skipped variant(s) and {} without a move left out).",
         r.filter_text,
         games_text(r.matched),
         r.sources.len(),
         thousands(r.all.overall.games),
-        thousands(r.skipped)
+        thousands(r.skipped),
+        thousands(r.no_moves)
     )];
     out.extend(answers(&r.all, b));
     if let Some(by) = &r.by {
@@ -139,7 +145,7 @@ pub fn paragraphs(r: &Report) -> Vec<String> {
                 .collect();
             parts.join("; ")
         };
-        out.push(format!("By {by}, play went on after a claim in: {}.", per_group(|o| (o.missed, o.with_claim))));
+        out.push(format!("By {by}, a claim was missed in: {}.", per_group(|o| (o.missed, o.with_claim))));
         out.push(format!("By {by}, games reaching a threefold: {}.", per_group(|o| (o.threefold, o.games))));
         if r.groups.iter().any(|g| g.stats.overall.with_claim < r.min_games) {
             out.push(format!(

@@ -202,10 +202,11 @@ pub(super) fn series_names(r: &Report) -> Vec<String> {
 
 pub(super) fn replayed_text(r: &Report) -> String {
     format!(
-        "over the {} replayed of {} ({} skipped variant(s) left out)",
+        "over the {} replayed of {} ({} skipped variant(s) and {} without a move left out)",
         games_text(r.all.overall.games),
         r.filter_text,
-        thousands(r.skipped)
+        thousands(r.skipped),
+        thousands(r.no_moves)
     )
 }
 

@@ -1,4 +1,4 @@
-//! The clocks and evaluations in the report: was a claim passed over in time trouble,
+//! The clocks and evaluations in the report: was a claim missed in time trouble,
 //! or to play for a win? Game by game, from the `games` summary: the claimant's clock at the
 //! first claim opportunity (games with clocks), and the claimant's evaluation at the first missed
 //! claim with the claimant's final score (games with evaluations). The bands are those of
@@ -48,7 +48,7 @@ pub struct GameClocks {
 #[derive(Default, Clone)]
 pub struct ClockCounts {
     pub games_with_clocks: u64,
-    /// Games and of those passed over, by [`CLOCK_BANDS`].
+    /// Games and of those whose first claim was missed, by [`CLOCK_BANDS`].
     pub first_claim_by_clock: [(u64, u64); CLOCK_BANDS.len()],
     pub games_with_evals: u64,
     /// Games and the claimant's final score, by [`EVAL_BANDS`].
@@ -126,7 +126,7 @@ pub fn headline_rows(c: &Clocks, s: Option<&str>, b: Rows) -> Vec<Row> {
     vec![
         b.count("Games with a clock after every move", s, c.games_with_clocks, c.games_with_clocks),
         b.rate(
-            "First claim passed over with < 10 s on the claimant's clock (share)",
+            "First claim missed with < 10 s on the claimant's clock (share)",
             s,
             quick.passed_over,
             quick.games,
@@ -152,14 +152,14 @@ pub fn charts(r: &Report, b: Rows) -> Vec<Chart> {
     vec![
         Chart {
             id: "first_claim_by_clock".into(),
-            title: "First claim passed over, by the claimant's remaining time".into(),
+            title: "First claim missed, by the claimant's remaining time".into(),
             over: format!(
                 "over the {} with a claim opportunity among the {} with a clock after every move",
                 games_text(with_claim),
                 thousands(c.games_with_clocks)
             ),
             label_header: "clock",
-            count_header: "passed over",
+            count_header: "missed",
             kind: Kind::Bars,
             unit: Measure::Percent,
             axis: "share of games with a first claim in the band (95% interval)".into(),

@@ -270,7 +270,7 @@ pub fn render(report: &Report, charts: &[Chart], links: &[Option<String>]) -> St
     let _ = writeln!(
         out,
         "<h1>Repetitions under the FIDE Laws (Art. 9.2, 9.6)</h1>\n<p><strong>Filter: {}.</strong>{}</p>\n<p>Dataset <code>{}</code>: {} of its {} games match, in {} source(s) \
-         ({}); {} skipped variant(s) are left out of every figure. Made by threefold {} with <code>threefold report</code>; \
+         ({}); {} skipped variant(s) and {} game(s) without a move are left out of every figure. Made by threefold {} with <code>threefold report</code>; \
          rating band = the lower Elo of the two players in bands of 200; intervals are 95% Wilson score intervals.</p>",
         escape(&report.filter_text),
         report.by.as_ref().map_or(String::new(), |by| format!(
@@ -284,6 +284,7 @@ pub fn render(report: &Report, charts: &[Chart], links: &[Option<String>]) -> St
         report.sources.len(),
         escape(&super::chart::sources_text(&report.sources)),
         report.skipped,
+        report.no_moves,
         env!("CARGO_PKG_VERSION")
     );
     out.push_str("<section class=\"answers\" id=\"answers\">\n<h2>Answers</h2>\n");

@@ -30,8 +30,12 @@ pub struct Rates {
     pub fivefold: u64,
     /// `claim_opportunities > 0`.
     pub with_claim: u64,
-    /// `missed_claims > 0`: some opportunity at which no claim ended the game.
+    /// `missed_claims > 0`: some opportunity at which no claim ended the game, after which play
+    /// left the repetition.
     pub missed: u64,
+    /// `passed_over_claims > 0` and `missed_claims = 0`: every claim not made was passed over,
+    /// the game drawn in the same repetition.
+    pub passed_over: u64,
     /// `claim_opportunities_on_board > 0`, and of those `missed_claims_on_board > 0`.
     pub with_claim_on_board: u64,
     pub missed_on_board: u64,
@@ -47,6 +51,7 @@ impl Rates {
         self.fivefold += other.fivefold;
         self.with_claim += other.with_claim;
         self.missed += other.missed;
+        self.passed_over += other.passed_over;
         self.with_claim_on_board += other.with_claim_on_board;
         self.missed_on_board += other.missed_on_board;
         self.with_claim_by_move += other.with_claim_by_move;
@@ -218,6 +223,8 @@ pub struct Report {
     pub matched: u64,
     /// Matched games with status `skipped`: left out of every figure below.
     pub skipped: u64,
+    /// Matched games with no moves (replayed, 0 plies): left out of every figure below.
+    pub no_moves: u64,
     /// Events of a source whose commit a killed run left unfinished that match no game (the two
     /// tables then come from different runs): left out, and said.
     pub unmatched_events: u64,
@@ -269,7 +276,7 @@ pub const CLOCK_BANDS: [&str; 5] = ["< 10 s", "10-30 s", "30-60 s", "1-3 min", "
 /// Evaluation bands from the claimant's side (thresholds in `missed_claims_by_eval.sql`).
 pub const EVAL_BANDS: [&str; 4] = ["clearly worse", "about equal", "clearly better", "no evaluation"];
 
-/// Games whose first claim opportunity fell in a clock band, and in how many it was passed over.
+/// Games whose first claim opportunity fell in a clock band, and in how many it was missed.
 #[derive(Serialize, Default, Clone, Debug, PartialEq)]
 pub struct ClockBand {
     pub label: String,

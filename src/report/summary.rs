@@ -58,6 +58,7 @@ struct RowKey {
 struct Cell {
     counts: SummaryCounts,
     skipped: u64,
+    no_moves: u64,
     examples: Examples,
 }
 
@@ -182,6 +183,10 @@ impl Summarizer for Keyed {
                 cell.skipped += 1;
                 continue;
             }
+            if c.no_moves(i) {
+                cell.no_moves += 1;
+                continue;
+            }
             let record = c.record(i, self.events.played(), (date, time_class, lower_elo));
             cell.counts.add(&record);
             cell.examples.offer(&c, i, &record, &self.events);
@@ -207,6 +212,7 @@ impl Summarizer for Keyed {
             let at = self.at(key);
             let cell = &mut self.cells[at].1;
             cell.skipped += c.skipped.value(i);
+            cell.no_moves += c.no_moves.map_or(0, |a| a.value(i));
             let counts: Vec<u64> = c.counts.iter().map(|a| a.value(i)).collect();
             cell.counts.merge(SummaryCounts::from_summary(&counts, &c.buckets(i)?));
             offer_candidates(&mut cell.examples, source, c.examples.value(i))?;
@@ -246,6 +252,7 @@ impl Summarizer for Keyed {
                 variant: variants[key.variant as usize].clone(),
                 lichess: key.lichess,
                 skipped: cell.skipped,
+                no_moves: cell.no_moves,
                 counts,
                 first_threefold_ply,
                 examples: if candidates.is_empty() { "[]".to_owned() } else { serde_json::to_string(&candidates)? },
@@ -316,6 +323,8 @@ struct Columns<'a> {
     /// `None` in a summary written before the column was (its source's name then decides).
     lichess: Option<&'a BooleanArray>,
     skipped: &'a UInt64Array,
+    /// `None` in a summary written before the column was.
+    no_moves: Option<&'a UInt64Array>,
     counts: Vec<&'a UInt64Array>,
     buckets: &'a MapArray,
     examples: &'a StringArray,
@@ -336,6 +345,10 @@ impl<'a> Columns<'a> {
                 None => None,
             },
             skipped: tables::numbers::<UInt64Type>(b, table::SKIPPED)?,
+            no_moves: match b.column_by_name(table::NO_MOVES) {
+                Some(_) => Some(tables::numbers::<UInt64Type>(b, table::NO_MOVES)?),
+                None => None,
+            },
             counts,
             buckets: b
                 .column_by_name(table::FIRST_THREEFOLD_PLY)
@@ -441,12 +454,14 @@ fn add_rows(pass: &mut Pass, source: &str, c: &Columns, filter: &Filter, by: Opt
         }
         let counts: Vec<u64> = c.counts.iter().map(|a| a.value(i)).collect();
         let skipped = c.skipped.value(i);
+        let no_moves = c.no_moves.map_or(0, |a| a.value(i));
         let games = counts.first().copied().unwrap_or(0);
-        if games + skipped == 0 {
+        if games + skipped + no_moves == 0 {
             continue;
         }
-        pass.matched += games + skipped;
+        pass.matched += games + skipped + no_moves;
         pass.skipped += skipped;
+        pass.no_moves += no_moves;
         if !pass.sources.iter().any(|s| s == source) {
             pass.sources.push(source.to_owned());
         }

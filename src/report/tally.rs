@@ -32,6 +32,7 @@ pub struct GameRecord<'a> {
     pub fivefold: bool,
     pub with_claim: bool,
     pub missed: bool,
+    pub passed_over: bool,
     /// Opportunities and misses of each kind: on the board, by a declared move.
     pub kinds: [(bool, bool); 2],
     /// The game is from a Lichess source.
@@ -58,6 +59,7 @@ impl GameRecord<'_> {
             fivefold: u64::from(self.fivefold),
             with_claim: u64::from(self.with_claim),
             missed: u64::from(self.missed),
+            passed_over: u64::from(self.passed_over && !self.missed),
             with_claim_on_board: u64::from(self.kinds[0].0),
             missed_on_board: u64::from(self.kinds[0].1),
             with_claim_by_move: u64::from(self.kinds[1].0),
@@ -279,12 +281,13 @@ impl SummaryCounts {
             o.fivefold,
             o.with_claim,
             o.missed,
+            o.passed_over,
             o.with_claim_on_board,
             o.missed_on_board,
             o.with_claim_by_move,
             o.missed_by_move,
         ]);
-        c.extend(DrawReason::ALL.iter().map(|&r| self.reasons.get(r)));
+        c.extend(DrawReason::WITH_MOVES.iter().map(|&r| self.reasons.get(r)));
         c.extend(self.perpetual);
         let cl = &self.claimant;
         c.extend([cl.games, cl.wins, cl.draws, cl.losses]);
@@ -323,6 +326,7 @@ impl SummaryCounts {
                 fivefold: next(),
                 with_claim: next(),
                 missed: next(),
+                passed_over: next(),
                 with_claim_on_board: next(),
                 missed_on_board: next(),
                 with_claim_by_move: next(),
@@ -330,7 +334,7 @@ impl SummaryCounts {
             },
             ..SummaryCounts::default()
         };
-        for r in DrawReason::ALL {
+        for &r in DrawReason::WITH_MOVES {
             let n = next();
             t.reasons.known[r as usize] = n;
             t.drawn += n;

@@ -131,12 +131,13 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
     }
     let _ = writeln!(
         out,
-        "{} of the dataset's {} games match, in {} source(s): {}; {} skipped variant(s)\n",
+        "{} of the dataset's {} games match, in {} source(s): {}; {} skipped variant(s), {} without a move\n",
         report.matched,
         report.rows,
         report.sources.len(),
         printable(&super::chart::sources_text(&report.sources)),
-        report.skipped
+        report.skipped,
+        report.no_moves
     );
     for paragraph in super::answers::paragraphs(report) {
         for line in wrap(&paragraph, 100) {
