@@ -17,7 +17,7 @@ WITH base AS (
            coalesce(plies_after_fivefold > 0, false) AS after_fivefold,
            coalesce(first_ply_halfmove_150 < plies, false) AS after_75_moves
     FROM games
-    WHERE status <> 'skipped'
+    WHERE status <> 'skipped' AND (status = 'error' OR plies > 0)
 ),
 examples AS (
     SELECT source, frame_offset, byte_offset, White, Black, Event,

@@ -21,7 +21,7 @@ WITH dated AS (
                     CASE WHEN regexp_full_match(Date, '[0-9]{4}\.[0-9]{2}\.[0-9]{2}')
                          THEN try_strptime(Date, '%Y.%m.%d')::DATE END) AS game_date
     FROM games
-    WHERE status <> 'skipped'
+    WHERE status <> 'skipped' AND (status = 'error' OR plies > 0)
 ),
 months AS (
     SELECT strftime(game_date, '%Y-%m') AS month,
@@ -49,4 +49,4 @@ FROM months m
 LEFT JOIN reasons r USING (month)
 ORDER BY m.month,
          list_position(['stalemate', 'insufficient_material', 'fivefold', 'seventy_five_moves', 'threefold',
-                        'threefold_by_move', 'fifty_moves', 'agreement'], r.draw_reason);
+                        'threefold_by_move', 'fifty_moves', 'adjudication', 'timeout_vs_insufficient_material', 'agreement', 'agreement_or_unrecorded'], r.draw_reason);

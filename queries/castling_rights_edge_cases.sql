@@ -14,7 +14,7 @@
 --   duckdb -init DIR/views.sql -c ".read queries/castling_rights_edge_cases.sql"
 --   python -c "import duckdb; con=duckdb.connect(); con.execute(open('DIR/views.sql').read()); print(con.sql(open('queries/castling_rights_edge_cases.sql').read()))"
 WITH base AS (
-    SELECT * FROM games WHERE status <> 'skipped'
+    SELECT * FROM games WHERE status <> 'skipped' AND (status = 'error' OR plies > 0)
 ),
 cases AS (
     SELECT source, frame_offset, byte_offset,

@@ -20,7 +20,7 @@ WITH base AS (
            list_position(['ultrabullet', 'bullet', 'blitz', 'rapid', 'classical', 'correspondence', 'unknown'],
                          coalesce(time_class, 'unknown')) AS time_class_order
     FROM games
-    WHERE status <> 'skipped'
+    WHERE status <> 'skipped' AND (status = 'error' OR plies > 0)
 ),
 opportunities AS (
     SELECT source, frame_offset, byte_offset, ply,

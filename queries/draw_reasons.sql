@@ -1,11 +1,13 @@
--- Question: how were drawn games drawn? The reason the engine infers from the final position
---   (PGN never says why), by time class and by rating band.
+-- Question: how were drawn games drawn? The recorded ending where the game has one (Termination,
+--   TerminationDetails), else the reason the engine infers from the final position, by time class
+--   and by rating band.
 -- Columns: games.status, Result, draw_reason, WhiteElo, BlackElo, time_class.
--- Rules: draw_reason is set only for drawn games (Result 1/2-1/2) replayed without error, as the
+-- Rules: draw_reason is set only for drawn games (Result 1/2-1/2) replayed without error: the
+--   recorded ending first (adjudication, timeout_vs_insufficient_material, agreement, ...), else the
 --   first that holds in this order: stalemate, insufficient_material, fivefold, seventy_five_moves,
---   threefold, threefold_by_move, fifty_moves, agreement (docs/events.md, Game summary). So the population
---   is those games: skipped variants and games with a replay error have no reason and are left
---   out. Rating band = the lower of WhiteElo/BlackElo in bands of 200 ('1400-1599'), 'unknown'
+--   threefold, threefold_by_move, fifty_moves, agreement_or_unrecorded (docs/events.md, Game
+--   summary). So the population is those games: skipped variants, games with a replay error and
+--   games without a move (no_moves) are left out. Rating band = the lower of WhiteElo/BlackElo in bands of 200 ('1400-1599'), 'unknown'
 --   when either Elo is missing (OTB files); time_class 'unknown' without a TimeControl tag.
 -- Output: one row per split ('all', 'time_class', 'rating_band'), group and reason: games, the
 --   drawn games of that group, and the reason's share of them in percent.
@@ -21,9 +23,9 @@ WITH base AS (
            list_position(['ultrabullet', 'bullet', 'blitz', 'rapid', 'classical', 'correspondence', 'unknown'],
                          time_class) AS time_class_order,
            list_position(['stalemate', 'insufficient_material', 'fivefold', 'seventy_five_moves', 'threefold',
-                          'threefold_by_move', 'fifty_moves', 'agreement'], draw_reason) AS reason_order
+                          'threefold_by_move', 'fifty_moves', 'adjudication', 'timeout_vs_insufficient_material', 'agreement', 'agreement_or_unrecorded'], draw_reason) AS reason_order
     FROM games
-    WHERE status <> 'skipped' AND draw_reason IS NOT NULL
+    WHERE status <> 'skipped' AND (status = 'error' OR plies > 0) AND draw_reason IS NOT NULL
 ),
 counts AS (
     SELECT

@@ -12,7 +12,7 @@
 WITH buckets AS (
     SELECT (first_ply_occurrence_3 // 10 * 10)::INTEGER AS from_ply, count(*) AS games
     FROM games
-    WHERE status <> 'skipped' AND first_ply_occurrence_3 IS NOT NULL
+    WHERE status <> 'skipped' AND (status = 'error' OR plies > 0) AND first_ply_occurrence_3 IS NOT NULL
     GROUP BY from_ply
 )
 SELECT format('{}-{}', from_ply, from_ply + 9) AS plies,

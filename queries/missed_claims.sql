@@ -1,17 +1,18 @@
 -- Question: how often could a player claim a threefold repetition (Art. 9.2.1: the position on the
---   board a third time, or a declared move that makes it so) and play went on anyway? Split by time
+--   board a third time, or a declared move that makes it so) and missed it, play leaving the repetition? Split by time
 --   class and by rating band; and what did the player who let the first claim pass score in the end?
 -- Columns: games.status, WhiteElo, BlackElo, time_class, claim_opportunities, missed_claims, and
 --   of each kind claim_opportunities_on_board / _by_move, missed_claims_on_board / _by_move;
 --   claimant_score_after_first_missed.
--- Rules: "missed" is the engine's definition (docs/events.md, Game summary): the game went on past the
---   position the claim is about (on the board: the claim's own; by a declared move: the one that
---   move makes, when it was the move played), or the game was decisive. A game drawn by the
---   repetition it could claim (the declared move as its last move, or the third occurrence on the
---   board at its end) is not a miss. Per kind: games with a claim on the board and how many went
---   on past one; the same for claims by a declared move (Lichess takes none: read the board-only
+-- Rules: "missed" is the engine's definition (docs/events.md, Game summary): no claim ended the game
+--   there (it went on past the position the claim is about: on the board the claim's own, by a
+--   declared move the one that move makes when it was the move played; or it was decisive) and
+--   play then left the repetition: a pawn move, capture or lost castling right followed, or the
+--   game was not drawn. A claim let pass in a game that then ended drawn in the same repetition is
+--   passed over (passed_over_claims), not missed. Per kind: games with a claim on the board and
+--   how many missed one; the same for claims by a declared move (Lichess takes none: read the board-only
 --   columns for Lichess games: lichess_id set, or a source named lichess...). Games with status 'skipped'
---   (variants not replayed) are excluded: they have no summary and would dilute every rate; games
+--   (variants not replayed) and games without a move are excluded: they have no summary and would dilute every rate; games
 --   with a replay error count up to the bad move. Rating band = the lower of WhiteElo/BlackElo in
 --   bands of 200 ('1400-1599'), 'unknown' when either Elo is missing (OTB files); time_class
 --   'unknown' without a TimeControl tag.
@@ -30,7 +31,7 @@ WITH base AS (
            list_position(['ultrabullet', 'bullet', 'blitz', 'rapid', 'classical', 'correspondence', 'unknown'],
                          time_class) AS time_class_order
     FROM games
-    WHERE status <> 'skipped'
+    WHERE status <> 'skipped' AND (status = 'error' OR plies > 0)
 )
 SELECT
     CASE grouping(time_class, rating_band) WHEN 3 THEN 'all' WHEN 1 THEN 'time_class' ELSE 'rating_band' END AS split,

@@ -19,7 +19,7 @@ WITH clocked AS (
     SELECT source, frame_offset, byte_offset, plies, claim_opportunities, missed_claims,
            coalesce(time_class, 'unknown') AS time_class
     FROM games
-    WHERE status <> 'skipped' AND has_clocks
+    WHERE status <> 'skipped' AND (status = 'error' OR plies > 0) AND has_clocks
 ),
 opportunities AS (
     SELECT e.source, e.frame_offset, e.byte_offset, e.ply, any_value(e.clock_ms) AS clock_ms

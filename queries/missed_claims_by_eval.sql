@@ -20,7 +20,7 @@
 WITH evaluated AS (
     SELECT *
     FROM games
-    WHERE status <> 'skipped' AND has_evals
+    WHERE status <> 'skipped' AND (status = 'error' OR plies > 0) AND has_evals
 ),
 opportunities AS (
     SELECT e.source, e.frame_offset, e.byte_offset, e.ply,

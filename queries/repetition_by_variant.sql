@@ -28,7 +28,7 @@ per_game AS (
     LEFT JOIN drops d USING (source, frame_offset, byte_offset)
 )
 SELECT variant,
-       count(*) FILTER (WHERE status <> 'skipped') AS games,
+       count(*) FILTER (WHERE status <> 'skipped' AND (status = 'error' OR plies > 0)) AS games,
        count(*) FILTER (WHERE status = 'skipped') AS skipped,
        count(*) FILTER (WHERE max_occurrence >= 2) AS repetition_games,
        count(*) FILTER (WHERE max_occurrence >= 3) AS threefold_games,

@@ -35,7 +35,7 @@ WITH base AS (
            list_position(['white', 'black', 'both', 'none'], perpetual) AS perpetual_order,
            list_position(['stronger', 'weaker', 'equal', 'unknown', 'n/a'], checking_side) AS side_order
     FROM games
-    WHERE status <> 'skipped' AND draw_reason IN ('threefold', 'fivefold')
+    WHERE status <> 'skipped' AND (status = 'error' OR plies > 0) AND draw_reason IN ('threefold', 'fivefold')
 ),
 counts AS (
     SELECT

@@ -21,7 +21,7 @@ WITH base AS (
            list_position(['ultrabullet', 'bullet', 'blitz', 'rapid', 'classical', 'correspondence', 'unknown'],
                          time_class) AS time_class_order
     FROM games
-    WHERE status <> 'skipped'
+    WHERE status <> 'skipped' AND (status = 'error' OR plies > 0)
 )
 SELECT
     CASE grouping(time_class, rating_band)

@@ -18,7 +18,8 @@ months AS (
            sum(d.with_claim)::BIGINT AS games_with_claim,
            sum(d.missed)::BIGINT AS games_with_missed_claim,
            sum(d.drawn_stalemate + d.drawn_insufficient_material + d.drawn_fivefold + d.drawn_seventy_five_moves
-               + d.drawn_threefold + d.drawn_threefold_by_move + d.drawn_fifty_moves + d.drawn_agreement)::BIGINT AS drawn
+               + d.drawn_threefold + d.drawn_threefold_by_move + d.drawn_fifty_moves + d.drawn_adjudication
+               + d.drawn_timeout_vs_insufficient_material + d.drawn_agreement + d.drawn_agreement_or_unrecorded)::BIGINT AS drawn
     FROM dated d
     GROUP BY month
 ),
@@ -37,4 +38,4 @@ FROM months m
 LEFT JOIN reasons r USING (month)
 ORDER BY m.month,
          list_position(['stalemate', 'insufficient_material', 'fivefold', 'seventy_five_moves', 'threefold',
-                          'threefold_by_move', 'fifty_moves', 'agreement'], r.draw_reason);
+                          'threefold_by_move', 'fifty_moves', 'adjudication', 'timeout_vs_insufficient_material', 'agreement', 'agreement_or_unrecorded'], r.draw_reason);

@@ -17,7 +17,7 @@ WITH base AS (
            list_position(['ultrabullet', 'bullet', 'blitz', 'rapid', 'classical', 'correspondence', 'unknown'],
                          time_class) AS time_class_order,
            list_position(['stalemate', 'insufficient_material', 'fivefold', 'seventy_five_moves', 'threefold',
-                          'threefold_by_move', 'fifty_moves', 'agreement'], draw_reason[7:]) AS reason_order
+                          'threefold_by_move', 'fifty_moves', 'adjudication', 'timeout_vs_insufficient_material', 'agreement', 'agreement_or_unrecorded'], draw_reason[7:]) AS reason_order
     FROM (UNPIVOT (SELECT time_class, elo_band, COLUMNS('^drawn_') FROM summary WHERE games > 0)
           ON COLUMNS('^drawn_') INTO NAME draw_reason VALUE n)
     WHERE n > 0
