@@ -62,7 +62,7 @@ const TAG_COLUMNS: [&str; 21] = [
 ];
 
 /// `games` columns that hold the game summary, under the summary's own field names.
-const SUMMARY_COLUMNS: [&str; 33] = [
+const SUMMARY_COLUMNS: [&str; 35] = [
     "plies",
     "max_occurrence",
     "first_ply_occurrence_2",
@@ -75,6 +75,7 @@ const SUMMARY_COLUMNS: [&str; 33] = [
     "claim_opportunities_on_board",
     "claim_opportunities_by_move",
     "missed_claims",
+    "passed_over_claims",
     "missed_claims_on_board",
     "missed_claims_by_move",
     "first_missed_claim_ply",
@@ -96,11 +97,12 @@ const SUMMARY_COLUMNS: [&str; 33] = [
     "first_missed_claim_clock_ms",
     "first_missed_claim_eval_cp",
     "first_missed_claim_eval_mate",
+    "fingerprint",
 ];
 
 /// The other `games` columns: the key, the tags without a column, what is derived from tags, the
 /// replay's status and error, the time control.
-const OTHER_GAME_COLUMNS: [&str; 13] = [
+const OTHER_GAME_COLUMNS: [&str; 14] = [
     "source",
     "frame_offset",
     "byte_offset",
@@ -114,6 +116,7 @@ const OTHER_GAME_COLUMNS: [&str; 13] = [
     "error_token",
     "base_seconds",
     "increment_seconds",
+    "ending",
 ];
 
 /// `events` columns that hold an event field of the same name in `dump`'s record.
@@ -444,7 +447,7 @@ fn expected_game_cell(
         }
         "lichess_id" => json!(tag("Site").and_then(tags::lichess_id)),
         "time_class" => json!(tag("TimeControl").and_then(tags::time_class)),
-        "base_seconds" | "increment_seconds" => record[name].clone(),
+        "base_seconds" | "increment_seconds" | "ending" => record[name].clone(),
         "tags" => {
             // Every tag but the first of each name with a column of its own.
             let mut seen = Vec::new();

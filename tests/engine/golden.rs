@@ -95,52 +95,107 @@ fn repeated_start_position() {
 }
 
 /// The claim opportunities and missed claims of a game: (opportunities, on the board, by a
-/// declared move), then (missed, on the board, by a declared move), then the first missed ply.
-fn claims(g: &Game) -> ([u32; 3], [u32; 3], Option<u32>) {
+/// declared move), then (missed, on the board, by a declared move), then the claims passed over,
+/// then the first missed ply.
+fn claims(g: &Game) -> ([u32; 3], [u32; 3], u32, Option<u32>) {
     let s = summary(g);
     (
         [s.claim_opportunities, s.claim_opportunities_on_board, s.claim_opportunities_by_move],
         [s.missed_claims, s.missed_claims_on_board, s.missed_claims_by_move],
+        s.passed_over_claims,
         s.first_missed_claim_ply,
     )
 }
 
 const SHUFFLE: &str = "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8";
 
-/// Missed claims, each branch of the rule (Art. 9.2.1): a claim is missed only when the game went
-/// on past the position it is about. Ply 7: Black may declare Ng8 (the start position a third
-/// time); ply 8: White may claim on the board, or declare Nf3; ply 9: Black on the board or Nf6;
-/// ply 10: White on the board or Ng1.
+/// Missed claims, each branch of the rule (Art. 9.2.1): a claim no claim ended the game at is
+/// missed only when play then left the repetition (an irreversible move, or no draw); else it
+/// was passed over. Ply 7: Black may declare Ng8 (the start position a third time); ply 8: White
+/// may claim on the board, or declare Nf3; ply 9: Black on the board or Nf6; ply 10: White on
+/// the board or Ng1.
 #[test]
-fn missed_claim_only_when_play_went_on_past_the_claimed_position() {
+fn missed_claim_only_when_play_left_the_repetition() {
     // Drawn by the declared move: Ng8 is the game's last move.
     let g = game(&format!("[Result \"1/2-1/2\"]\n\n{SHUFFLE} 1/2-1/2\n"));
-    assert_eq!(claims(&g), ([2, 1, 2], [0, 0, 0], None));
+    assert_eq!(claims(&g), ([2, 1, 2], [0, 0, 0], 0, None));
 
-    // The declared move played and the game going on: ply 7's claim is missed; at ply 8 White's
-    // board claim was passed over but the declared Nf3 ended the game: not missed.
+    // The declared move played and the game going on to a draw in the same repetition: ply 7's
+    // claim was passed over. At ply 8 White could claim on the board and declared Nf3 instead,
+    // which ended the game: neither kind is missed.
     let g = game(&format!("[Result \"1/2-1/2\"]\n\n{SHUFFLE} 5. Nf3 1/2-1/2\n"));
-    assert_eq!(claims(&g), ([3, 2, 3], [1, 1, 1], Some(7)));
+    assert_eq!(claims(&g), ([3, 2, 3], [0, 0, 0], 1, None));
+    assert_eq!(summary(&g).claimant_score_after_first_missed, None);
+
+    // The declared move not played, another knight move, then a draw: passed over.
+    let g = game("[Result \"1/2-1/2\"]\n\n1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Nc6 1/2-1/2\n");
+    assert_eq!(claims(&g), ([1, 0, 1], [0, 0, 0], 1, None));
+
+    // More shuffling, then a draw (by agreement, or unrecorded) with no irreversible move: every
+    // claim not made was passed over.
+    let g = game(&format!("[Result \"1/2-1/2\"]\n\n{SHUFFLE} 5. Nf3 Nf6 6. Ng1 Nc6 1/2-1/2\n"));
+    let (_, missed, passed_over, first) = claims(&g);
+    assert_eq!((missed, first), ([0, 0, 0], None));
+    assert!(passed_over >= 3, "{passed_over}");
+
+    // A pawn move after the claims: play left the repetition, every claim is missed, though the
+    // game was drawn later.
+    let g = game(&format!("[Result \"1/2-1/2\"]\n\n{SHUFFLE} 5. Nf3 e5 1/2-1/2\n"));
+    assert_eq!(claims(&g), ([3, 2, 3], [3, 2, 3], 0, Some(7)));
     assert_eq!(summary(&g).claimant_score_after_first_missed, Some(0.5));
 
-    // The declared move not played: another move followed, missed.
-    let g = game("[Result \"1/2-1/2\"]\n\n1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Nc6 1/2-1/2\n");
-    assert_eq!(claims(&g), ([1, 0, 1], [1, 0, 1], Some(7)));
-
-    // A claim on the board at the last ply (ply 10) ends the game; plies 7 and 8 were passed
-    // over (their declared moves played, and the game went on past them); at ply 9 the declared
-    // Nf6 made the last position.
-    let g = game(&format!("[Result \"1/2-1/2\"]\n\n{SHUFFLE} 5. Nf3 Nf6 1/2-1/2\n"));
-    assert_eq!(claims(&g), ([4, 3, 4], [2, 2, 2], Some(7)));
+    // Passed over, then a pawn move and a win: missed.
+    let g = game(&format!("[Result \"1-0\"]\n\n{SHUFFLE} 5. e4 1-0\n"));
+    assert_eq!(claims(&g), ([2, 1, 2], [2, 1, 2], 0, Some(7)));
 
     // A decisive game ending at a claim: nobody claimed, every claim is missed.
     let g = game(&format!("[Result \"0-1\"]\n\n{SHUFFLE} 0-1\n"));
-    assert_eq!(claims(&g), ([2, 1, 2], [2, 1, 2], Some(7)));
+    assert_eq!(claims(&g), ([2, 1, 2], [2, 1, 2], 0, Some(7)));
     assert_eq!(summary(&g).claimant_score_after_first_missed, Some(1.0), "Black claimant, 0-1");
 
-    // A bad move token after the last ply counts as play going on.
+    // A bad move token after the last ply: what followed is unknown, counted as leaving.
     let g = game(&format!("[Result \"1/2-1/2\"]\n\n{SHUFFLE} 5. Qxx9 1/2-1/2\n"));
-    assert_eq!(claims(&g), ([2, 1, 2], [2, 1, 2], Some(7)));
+    assert_eq!(claims(&g), ([2, 1, 2], [2, 1, 2], 0, Some(7)));
+
+    // A lost castling right is irreversible too: 5.Ke2 leaves the repetition.
+    let g = game(&format!("[Result \"1/2-1/2\"]\n\n1. e4 e5 2. Nf3 Nf6 3. Ng1 Ng8 4. Nf3 Nf6 5. Ng1 Ng8 6. Ke2 1/2-1/2\n"));
+    let (_, missed, passed_over, _) = claims(&g);
+    assert_eq!((missed[0] > 0, passed_over), (true, 0));
+}
+
+/// The recorded ending comes before what the final position suggests; a game of no moves is
+/// `no_moves`; the residual is `agreement_or_unrecorded`.
+#[test]
+fn draw_reason_from_the_recorded_ending() {
+    let reason = |tags: &str, moves: &str| {
+        let g = game(&format!("[Result \"1/2-1/2\"]\n{tags}\n{moves} 1/2-1/2\n"));
+        summary(&g).draw_reason.map(|r| r.as_str())
+    };
+    // TCEC: adjudicated, though the last position offers a declared-move claim.
+    let tcec = "[Termination \"adjudication\"]\n[TerminationDetails \"TCEC draw rule\"]\n";
+    assert_eq!(reason(tcec, "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1"), Some("adjudication"));
+    assert_eq!(reason("", "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1"), Some("threefold_by_move"));
+    // Lichess: a flag fell against a bare king.
+    assert_eq!(reason("[Termination \"Time forfeit\"]\n", "1. e4 e5"), Some("timeout_vs_insufficient_material"));
+    assert_eq!(reason("[Termination \"Game drawn by agreement\"]\n", "1. e4 e5"), Some("agreement"));
+    assert_eq!(reason("[Termination \"Normal\"]\n", "1. e4 e5"), Some("agreement_or_unrecorded"));
+    assert_eq!(reason("[Termination \"Game drawn by repetition\"]\n", SHUFFLE), Some("threefold"));
+    assert_eq!(reason("", ""), Some("no_moves"));
+    let g = game("[Termination \"Time forfeit\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n");
+    assert_eq!(g.ending.map(|e| e.as_str()), Some("time_forfeit"));
+    assert_eq!(summary(&g).draw_reason, None);
+}
+
+/// The same game from two sources, written differently (comments, move numbers, glyphs, the
+/// players' punctuation), has one fingerprint; another move order another.
+#[test]
+fn same_game_same_fingerprint() {
+    let fingerprint = |pgn: &str| summary(&game(pgn)).fingerprint;
+    let a = fingerprint("[White \"Karpov, A.\"]\n[Black \"Miles, A\"]\n[Date \"1986.10.??\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n");
+    let b = fingerprint("[Event \"x\"]\n[White \"Karpov A\"]\n[Black \"Miles A.\"]\n[Date \"1986.10.??\"]\n[Result \"1-0\"]\n\n1.e4 {book} 1... e5!? 2. Nf3+ 1-0\n");
+    let c = fingerprint("[White \"Karpov A\"]\n[Black \"Miles A.\"]\n[Date \"1986.10.??\"]\n[Result \"1-0\"]\n\n1. Nf3 e5 2. e4 1-0\n");
+    assert_eq!(a, b);
+    assert_ne!(a, c);
 }
 
 #[test]
