@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::common::{self, dump};
 
-const GAME_COLUMNS: [&str; 16] = [
+const GAME_COLUMNS: [&str; 17] = [
     "file",
     "game",
     "white",
@@ -28,6 +28,7 @@ const GAME_COLUMNS: [&str; 16] = [
     "missed_claims",
     "missed_claims_on_board",
     "missed_claims_by_move",
+    "passed_over_claims",
     "first_claim_ply",
     "error",
 ];
@@ -63,6 +64,7 @@ fn game_row(file: &str, g: &Value) -> Vec<String> {
         summary("missed_claims"),
         summary("missed_claims_on_board"),
         summary("missed_claims_by_move"),
+        summary("passed_over_claims"),
         summary("first_claim_ply"),
         error,
     ]
