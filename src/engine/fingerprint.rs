@@ -2,10 +2,13 @@
 //! same game, whatever their source wrote around it: the players (normalised), the date, the
 //! result, the variant and start, and the moves as played (not as written: comments, move
 //! numbers, annotation glyphs and SAN's spelling do not count). The moves are folded in as they
-//! are replayed ([`MovesHash`], one multiply-rotate step per ply, xxHash64's round), the rest
-//! hashed once at the end with xxHash64. `tests/oracle/FORMAT.md` gives the exact bytes.
+//! are replayed ([`MovesHash`]: xxHash64's round per ply over the change of the position's
+//! pieces-and-side Polyglot key, which the replay computes anyway, and which names the move
+//! exactly), the rest hashed once at the end with xxHash64. `tests/oracle/FORMAT.md` gives the
+//! exact bytes.
 
-use shakmaty::Move;
+use std::hash::Hasher;
+
 use twox_hash::XxHash64;
 
 const P1: u64 = 0x9E37_79B1_85EB_CA87;
@@ -23,35 +26,11 @@ impl Default for MovesHash {
 }
 
 impl MovesHash {
-    /// Adds a move given by its [`code`].
+    /// Adds a move, given by how it changed the pieces-and-side key.
     #[inline(always)]
-    pub fn push(&mut self, code: u64) {
-        self.0 = self.0.wrapping_add(code.wrapping_mul(P2)).rotate_left(31).wrapping_mul(P1);
+    pub fn push(&mut self, board_change: u64) {
+        self.0 = self.0.wrapping_add(board_change.wrapping_mul(P2)).rotate_left(31).wrapping_mul(P1);
     }
-}
-
-/// A move as a number: from | to << 6 | promotion << 12; castling king | rook << 6 | 7 << 12
-/// (the rook's square in standard chess too); a drop to << 6 | (8 + role) << 12. Roles are
-/// numbered pawn 1 to king 6, as in shakmaty and python-chess.
-macro_rules! move_code {
-    ($m:expr, $Move:path) => {{
-        use $Move as M;
-        match $m {
-            M::Normal { from, to, promotion, .. } => {
-                from as u64 | (to as u64) << 6 | promotion.map_or(0, |r| r as u64) << 12
-            }
-            M::EnPassant { from, to } => from as u64 | (to as u64) << 6,
-            M::Castle { king, rook } => king as u64 | (rook as u64) << 6 | 7 << 12,
-            M::Put { role, to } => (to as u64) << 6 | (8 + role as u64) << 12,
-        }
-    }};
-}
-pub(crate) use move_code;
-
-/// [`move_code`] of a standard move.
-#[inline(always)]
-pub fn code(m: Move) -> u64 {
-    move_code!(m, Move)
 }
 
 /// What a fingerprint hashes besides the moves, as the game's tags and record give them.
@@ -67,33 +46,41 @@ pub struct Parts<'a> {
     pub fen: &'a str,
 }
 
-/// The fingerprint of a game of `plies` replayed plies whose moves folded to `moves`.
+/// The fingerprint of a game of `plies` replayed plies whose moves folded to `moves`: xxHash64
+/// of the parts, each followed by 0x1f, then the moves' word and the plies (little-endian),
+/// streamed (no allocation: that was a tenth of its cost).
 pub fn fingerprint(parts: &Parts, moves: MovesHash, plies: u32) -> u64 {
-    let mut bytes = Vec::with_capacity(96);
+    let mut hash = XxHash64::with_seed(0);
     for name in [parts.white, parts.black] {
-        push_name(&mut bytes, name);
-        bytes.push(0x1f);
+        write_name(&mut hash, name);
+        hash.write(&[0x1f]);
     }
     for text in [parts.date, parts.result, parts.variant, parts.fen] {
-        bytes.extend_from_slice(text.trim_ascii().as_bytes());
-        bytes.push(0x1f);
+        hash.write(text.trim_ascii().as_bytes());
+        hash.write(&[0x1f]);
     }
-    bytes.extend_from_slice(&moves.0.to_le_bytes());
-    bytes.extend_from_slice(&plies.to_le_bytes());
-    XxHash64::oneshot(0, &bytes)
+    hash.write(&moves.0.to_le_bytes());
+    hash.write(&plies.to_le_bytes());
+    hash.finish()
 }
 
 /// A player's name as the fingerprint takes it: ASCII letters lowercased, ASCII digits kept,
 /// other ASCII (spaces, commas, dots, hyphens) left out, anything else kept as it is: "Kasparov,
 /// G." and "Kasparov G" are one name.
-fn push_name(out: &mut Vec<u8>, name: &str) {
+fn write_name(hash: &mut XxHash64, name: &str) {
+    let mut buf = [0u8; 64];
+    let mut n = 0;
     for &b in name.as_bytes() {
-        if b.is_ascii_alphanumeric() {
-            out.push(b.to_ascii_lowercase());
-        } else if !b.is_ascii() {
-            out.push(b);
+        if b.is_ascii_alphanumeric() || !b.is_ascii() {
+            buf[n] = b.to_ascii_lowercase();
+            n += 1;
+            if n == buf.len() {
+                hash.write(&buf);
+                n = 0;
+            }
         }
     }
+    hash.write(&buf[..n]);
 }
 
 /// The date a fingerprint takes: `Date` where it has a digit, else `UTCDate` where it has one.

@@ -238,10 +238,10 @@ impl<R: Rules> Replay<R> {
             }
         }
         self.pending.clear();
-        self.findings.moves.push(R::code(m));
-        let irreversible = self.rules.play(m);
+        let played = self.rules.play(m);
+        self.findings.moves.push(played.board_change);
         self.ply += 1;
-        if irreversible {
+        if played.irreversible {
             self.findings.last_irreversible = self.ply;
         }
         self.visit();

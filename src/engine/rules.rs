@@ -31,6 +31,17 @@ pub struct Claim<M> {
     pub earlier_plies: Vec<u32>,
 }
 
+/// What playing a move did, as the replay asks.
+pub struct Played {
+    /// No earlier position can recur: the move emptied the window, or changed the castling
+    /// rights (the window keeps the positions before a lost right only to find
+    /// pseudo-repetitions).
+    pub irreversible: bool,
+    /// How the Polyglot key of the pieces and the side to move changed (the fingerprint's step,
+    /// [`crate::engine::fingerprint::MovesHash`]).
+    pub board_change: u64,
+}
+
 /// The rules of one kind of game, with its current position and repetition window.
 pub trait Rules: Default {
     /// Where a game starts.
@@ -45,12 +56,7 @@ pub trait Rules: Default {
     /// The legal move `san` names (never a null move: the replay stops before one).
     fn to_move(&self, san: &San) -> Result<Self::Move, ErrorKind>;
     /// Plays a legal move, emptying the window when no earlier position can recur after it.
-    /// Returns whether the move was irreversible: it emptied the window, or changed the castling
-    /// rights (no earlier position can recur after either; the window keeps the positions before
-    /// a lost right only to find pseudo-repetitions).
-    fn play(&mut self, m: Self::Move) -> bool;
-    /// The move as the game's fingerprint counts it ([`crate::engine::fingerprint::move_code`]).
-    fn code(m: Self::Move) -> u64;
+    fn play(&mut self, m: Self::Move) -> Played;
     /// Records the current position at `ply` in the window and returns its occurrences; the
     /// earlier plies are then in [`Self::board_earlier`] and [`Self::fide_earlier`].
     fn observe(&mut self, ply: u32) -> Occurrences;

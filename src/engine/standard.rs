@@ -12,7 +12,7 @@ use shakmaty::{
 use crate::engine::{
     event::Perpetual,
     identity::{self, Identity, Key},
-    rules::{Claim, Rules},
+    rules::{Claim, Played, Rules},
     start::{ErrorKind, Start},
     summary::{DrawReason, FinalStatus},
     tracker::{Occurrences, Tracker},
@@ -74,20 +74,16 @@ impl Rules for StandardRules {
     }
 
     #[inline(always)]
-    fn play(&mut self, m: Move) -> bool {
-        self.board_zobrist ^= identity::move_zobrist_change(m, self.pos.turn());
+    fn play(&mut self, m: Move) -> Played {
+        let board_change = identity::move_zobrist_change(m, self.pos.turn());
+        self.board_zobrist ^= board_change;
         let rights = self.pos.castles().castling_rights();
         self.pos.play_unchecked(m);
-        if m.is_zeroing() {
+        let irreversible = m.is_zeroing();
+        if irreversible {
             self.tracker.reset();
-            return true;
         }
-        self.pos.castles().castling_rights() != rights
-    }
-
-    #[inline(always)]
-    fn code(m: Move) -> u64 {
-        crate::engine::fingerprint::code(m)
+        Played { irreversible: irreversible || self.pos.castles().castling_rights() != rights, board_change }
     }
 
     #[inline(always)]

@@ -28,7 +28,7 @@ use shakmaty_variant::{
 use crate::engine::{
     event::Perpetual,
     identity::{self, Identity, Key},
-    rules::{Claim, Rules},
+    rules::{Claim, Played, Rules},
     start::{ErrorKind, VariantStart},
     summary::{DrawReason, FinalStatus},
     tracker::{EARLIER_PLIES_MAX, Occurrences},
@@ -348,18 +348,16 @@ impl Rules for VariantRules {
         }
     }
 
-    fn play(&mut self, m: Move) -> bool {
+    fn play(&mut self, m: Move) -> Played {
         let fresh = ends_window(&self.pos, m);
         let rights = self.pos.castles().castling_rights();
+        let before = standard_key(&self.pos).board_zobrist;
         self.pos.play_unchecked(m);
         if fresh {
             self.tracker.clear();
         }
-        fresh || self.pos.castles().castling_rights() != rights
-    }
-
-    fn code(m: Move) -> u64 {
-        crate::engine::fingerprint::move_code!(m, Move)
+        let irreversible = fresh || self.pos.castles().castling_rights() != rights;
+        Played { irreversible, board_change: before ^ standard_key(&self.pos).board_zobrist }
     }
 
     fn observe(&mut self, ply: u32) -> Occurrences {
