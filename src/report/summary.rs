@@ -401,7 +401,7 @@ pub fn compute(dir: &Path, filter: &Filter, by: Option<&By>, min_games: u64) -> 
         }
         for file in summary_files(dir, &part.source)? {
             let add = |pass: &mut Pass| -> Result<()> {
-                let (batches, _) = tables::batches_with(&file, &columns, &[table::LICHESS], &|_, _| true)?;
+                let (batches, _) = tables::batches_with(&file, &columns, &[table::LICHESS, table::NO_MOVES], &|_, _| true)?;
                 for batch in batches {
                     let batch = batch?;
                     add_rows(pass, &part.source, &Columns::of(&batch)?, filter, by)?;

@@ -16,7 +16,8 @@ illegal_move/ambiguous_move/too_long tokens "0-0" and "0-0-0" (any dash kind) be
 uppercased (the Rust side prints the SAN as shakmaty writes it, the oracle the token as
 written); null_move tokens "Z0" and "--" are equal.  Nothing else is normalized: `zobrist` is
 compared in Chess960 games too, white/black exactly (the oracle decodes tag values as the Rust
-side does).
+side does).  Every field of "summary" is compared (passed_over_claims, fingerprint and any
+other), like every top-level field listed in TOP_FIELDS (ending included).
 
 --rules FILE: python-chess's own verdicts (oracle.py --rules-out, pychess_rules.py); each Rust
 record is also checked against them (pychess_rules.check), and a game that fails counts as a
@@ -35,7 +36,8 @@ import sys
 import pychess_rules
 
 KIND_ORDER = {"repetition": 0, "pseudo_repetition": 1, "hidden_repetition": 2, "claim_by_move": 3}
-TOP_FIELDS = ["base_seconds", "increment_seconds", "status", "variant", "error", "summary", "events"]
+TOP_FIELDS = ["base_seconds", "increment_seconds", "ending", "status", "variant", "error", "summary",
+              "events"]
 
 
 def records(path):
@@ -196,10 +198,12 @@ def self_test():
     assert same({"a": [1, 0.5, None, True]}, {"a": [1, 0.5, None, True]})
     assert not same({"a": [1]}, {"a": [1.0]}) and not same({"a": 1}, {"a": 1, "b": None})
     r = {"index": 0, "white": "Gr\u00fcnfeld", "black": None, "result": "1-0", "status": "ok",
-         "variant": "chess960", "error": None, "events": [{"ply": 4, "kind": "repetition",
+         "variant": "chess960", "ending": "time_forfeit", "error": None,
+         "events": [{"ply": 4, "kind": "repetition",
          "zobrist": "bced8ef86f33e687", "claimable": False, "cycle_plies": 4, "perpetual": "white"}],
          "summary": {"claimant_score_after_first_missed": 1.0, "first_threefold_span": 8,
-                     "first_threefold_perpetual": "white"}}
+                     "first_threefold_perpetual": "white", "passed_over_claims": 1,
+                     "fingerprint": 18221726219596476451}}
     o = json.loads(json.dumps(r))
     assert first_diff(normalize(r), normalize(o)) is None
     for path, value in ((("summary", "claimant_score_after_first_missed"), 1),
@@ -209,6 +213,12 @@ def self_test():
                         (("events", 0, "cycle_plies"), 8),
                         (("summary", "first_threefold_perpetual"), "black"),
                         (("summary", "first_threefold_span"), None),
+                        (("summary", "passed_over_claims"), 0),
+                        (("summary", "fingerprint"), 18221726219596476450),
+                        (("summary", "fingerprint"), 18221726219596476451.0),
+                        (("summary", "fingerprint"), "18221726219596476451"),
+                        (("ending",), None),
+                        (("ending",), "timeout_vs_insufficient_material"),
                         (("white",), "Grnfeld")):
         o = json.loads(json.dumps(r))
         target = o
@@ -216,6 +226,13 @@ def self_test():
             target = target[k]
         target[path[-1]] = value
         assert first_diff(normalize(r), normalize(o)) is not None, path
+    for path in (("ending",), ("summary", "fingerprint"), ("summary", "passed_over_claims")):
+        o = json.loads(json.dumps(r))
+        target = o
+        for k in path[:-1]:
+            target = target[k]
+        del target[path[-1]]
+        assert first_diff(normalize(r), normalize(o)) is not None, ("missing", path)
     rules_self_test()
 
 
@@ -238,7 +255,9 @@ def rules_self_test():
                        "first_ply_occurrence_2": 4, "first_ply_occurrence_3": None,
                        "first_ply_occurrence_5": None, "plies_after_fivefold": None,
                        "first_ply_halfmove_100": None, "first_ply_halfmove_150": None,
-                       "final_status": "none", "draw_reason": "threefold_by_move"}}
+                       "final_status": "none", "draw_reason": "threefold_by_move",
+                       "missed_claims": 0, "passed_over_claims": 0, "missed_claims_on_board": 0,
+                       "first_missed_claim_ply": None}}
     assert pychess_rules.check(rec, v) == ([], []), pychess_rules.check(rec, v)
     moved = json.loads(json.dumps(rec))
     moved["events"][-1]["ply"] = 6
@@ -247,13 +266,132 @@ def rules_self_test():
     assert problems and problems[0][0] == 6, problems
     gone = json.loads(json.dumps(rec))
     del gone["events"][-1]
-    gone["summary"].update({"claim_opportunities": 0, "first_claim_ply": None, "draw_reason": "agreement"})
+    gone["summary"].update({"claim_opportunities": 0, "first_claim_ply": None,
+                            "draw_reason": "agreement_or_unrecorded"})
     problems, _ = pychess_rules.check(gone, v)
     assert problems and problems[0][0] == 7, problems
     board_claim = json.loads(json.dumps(rec))
     board_claim["summary"]["claim_opportunities_on_board"] = 1
     problems, _ = pychess_rules.check(board_claim, v)
     assert problems and "claim_opportunities_on_board" in problems[0][1], problems
+    draw_reason_rules_self_test(rec, v)
+
+
+def draw_reason_rules_self_test(rec, v):
+    """draw_reason against python-chess (FORMAT.md order: no move, the recorded ending, the
+    inference): each (ending, draw_reason) pair on the game above must pass or fail as said."""
+    import chess
+
+    def problems(ending, reason, verdict=v, record=rec):
+        r = json.loads(json.dumps(record))
+        r["ending"] = ending
+        r["summary"]["draw_reason"] = reason
+        return [p for p in pychess_rules.check(r, verdict)[0] if "draw_reason" in p[1]]
+
+    # Ply 7: no position on the board three times, a claim by declaring Ng8, not fivefold.
+    for ending, reason in ((None, "threefold_by_move"), ("normal", "threefold_by_move"),
+                           ("other", "threefold_by_move"), ("checkmate", "threefold_by_move"),
+                           ("adjudication", "adjudication"), ("agreement", "agreement"),
+                           ("timeout_vs_insufficient_material", "timeout_vs_insufficient_material"),
+                           ("stalemate", "stalemate"), ("insufficient_material", "insufficient_material"),
+                           ("repetition", "threefold"), ("fifty_moves", "fifty_moves")):
+        assert problems(ending, reason) == [], (ending, reason, problems(ending, reason))
+    for ending, reason in ((None, "threefold"), (None, "agreement_or_unrecorded"), (None, "agreement"),
+                           (None, "adjudication"), ("adjudication", "threefold_by_move"),
+                           ("agreement", "agreement_or_unrecorded"), ("repetition", "fivefold"),
+                           ("repetition", "threefold_by_move"), ("fifty_moves", "seventy_five_moves"),
+                           ("fifty_moves", "threefold_by_move"), ("normal", None)):
+        assert problems(ending, reason), (ending, reason)
+    # A recorded repetition is fivefold exactly when python-chess's is_fivefold_repetition()
+    # holds at the last ply (16 plies of knight shuffling: the start a fifth time).
+    board = chess.Board()
+    moves = [board.push_san(san) for san in "Nf3 Nf6 Ng1 Ng8".split() * 4]
+    five = json.loads(json.dumps(pychess_rules.verdict(0, chess.Board(), moves, "1/2-1/2", False)))
+    r5 = json.loads(json.dumps(rec))
+    r5["summary"].update({"plies": 16, "claim_opportunities": len(five["claim"]),
+                          "first_claim_ply": five["claim"][0]})
+    r5["events"] = ([{"kind": "repetition", "ply": k, "occurrence": 3 + (k >= 12) + (k >= 16),
+                      "claimable": True, "automatic": k >= 16} for k in five["rep3"]]
+                    + [{"kind": "repetition", "ply": k, "occurrence": 2, "claimable": False,
+                        "automatic": False} for k in five["rep2"] if k not in five["rep3"]]
+                    + [{"kind": "claim_by_move", "ply": k} for k in five["claim"]])
+    r5["summary"].update({"first_ply_occurrence_2": five["rep2"][0],
+                          "first_ply_occurrence_3": five["rep3"][0],
+                          "first_ply_occurrence_5": 16, "plies_after_fivefold": 0,
+                          "claim_opportunities_on_board": len(five["rep3"])})
+    r5["summary"].update(pychess_rules.expected_missed_claims(five))
+    occurrence = {k: e["occurrence"] for e in r5["events"] if e["kind"] == "repetition" for k in [e["ply"]]}
+    assert occurrence[16] == 5 and five["fivefold"] == [16], (occurrence, five["fivefold"])
+    assert problems("repetition", "fivefold", five, r5) == [], problems("repetition", "fivefold", five, r5)
+    assert problems(None, "fivefold", five, r5) == []
+    assert problems("repetition", "threefold", five, r5)
+    assert problems("agreement", "agreement", five, r5) == []
+    # No move: no_moves, whatever the ending; a decisive game: none.
+    none = json.loads(json.dumps(pychess_rules.verdict(0, chess.Board(), [], "1/2-1/2", False)))
+    r0 = {"index": 0, "status": "ok", "variant": "standard", "events": [],
+          "summary": {"plies": 0, "claim_opportunities": 0, "claim_opportunities_on_board": 0,
+                      "first_claim_ply": None, "first_ply_occurrence_2": None,
+                      "first_ply_occurrence_3": None, "first_ply_occurrence_5": None,
+                      "plies_after_fivefold": None, "first_ply_halfmove_100": None,
+                      "first_ply_halfmove_150": None, "final_status": "none",
+                      "missed_claims": 0, "passed_over_claims": 0, "missed_claims_on_board": 0,
+                      "first_missed_claim_ply": None}}
+    assert problems("adjudication", "no_moves", none, r0) == []
+    assert problems(None, "agreement_or_unrecorded", none, r0)
+    won = dict(v, result="1-0")
+    assert problems("adjudication", None, won) == [] and problems("adjudication", "adjudication", won)
+    # The Lichess variants: no inference, the recorded ending still counts.
+    rzh = dict(rec, variant="crazyhouse")
+    assert problems(None, None, v, rzh) == [] and problems("normal", "threefold_by_move", v, rzh)
+    assert problems("agreement", "agreement", v, rzh) == []
+    assert problems("repetition", "threefold", v, rzh) == []
+    # Deliberate difference 2 (README.md): 79... Ka8 brings the clock to 99, and White's only
+    # move that is neither a pawn move nor a capture, Kc7, stalemates: fifty_moves by 9.3.1,
+    # python-chess's can_claim_fifty_moves() says no.  (rules/x_fifty_claim_by_ending_move.pgn
+    # game 0, the same position with no move played, is no_moves now.)
+    import oracle
+
+    text = '[FEN "8/k2P4/1PKP4/1PPP4/8/8/8/8 b - - 98 79"]\n[Result "1/2-1/2"]\n\n79... Ka8 1/2-1/2\n'
+    r99, v99 = (json.loads(json.dumps(x)) for x in oracle.process_game(0, text, rules=True))
+    assert r99["summary"]["draw_reason"] == "fifty_moves" and v99["end"]["fifty_by_ending_move"]
+    assert pychess_rules.check(r99, v99) == ([], [pychess_rules.FIFTY_BY_ENDING_MOVE])
+    assert problems("fifty_moves", "fifty_moves", v99, r99) == []  # recorded: no difference
+    assert problems(None, "agreement_or_unrecorded", v99, r99) == []  # python-chess's own answer
+    assert problems(None, "fivefold", v99, r99) and problems("agreement", "fifty_moves", v99, r99)
+    no_claim = dict(v99, end=dict(v99["end"], fifty_by_ending_move=False))
+    assert pychess_rules.check(r99, no_claim)[0]
+    missed_claims_rules_self_test(oracle)
+
+
+def missed_claims_rules_self_test(oracle):
+    """missed / passed-over claims against python-chess (pychess_rules.expected_missed_claims):
+    the oracle's records of small games pass, the same records with a claim moved from one
+    count to the other fail."""
+    shuffle = "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8"
+    fen = "rn2k2r/8/8/8/8/8/8/RN2K2R w KQkq - 0 1"
+    knights = "1. Nc3 Nc6 2. Nb1 Nb8 3. Nc3 Nc6 4. Nb1 Nb8"
+    games = [  # (tags, movetext, missed, passed over)
+        ({"Result": "1-0"}, shuffle + " 5. e4 e5 1-0", 2, 0),            # passed over, then a win
+        ({"Result": "1/2-1/2"}, shuffle + " 5. e4 e5 1/2-1/2", 2, 0),    # a pawn move, then drawn
+        ({"Result": "1/2-1/2"}, shuffle + " 5. Nf3 Nf6 6. Nc3 Nc6 1/2-1/2", 0, 4),  # drawn after
+        ({"Result": "1/2-1/2"}, shuffle + " 5. Nf3 1/2-1/2", 0, 1),      # declared move ended it
+        ({"Result": "1/2-1/2"}, shuffle + " 5. Nf3 Nxx9 1/2-1/2", 3, 0),  # stopped on an error
+        ({"Result": "1/2-1/2", "FEN": fen}, knights + " 5. Rg1 Rg8 6. Rh1 Rh8 1/2-1/2", 2, 0),
+        ({"Result": "1/2-1/2", "FEN": fen}, knights + " 5. Nc3 Nc6 6. Nd5 Nd4 1/2-1/2", 0, 4),
+    ]
+    for tags, moves, missed, passed in games:
+        text = "".join(f'[{k} "{val}"]\n' for k, val in tags.items()) + "\n" + moves + "\n"
+        rec, v = (json.loads(json.dumps(x)) for x in oracle.process_game(0, text, rules=True))
+        s = rec["summary"]
+        assert (s["missed_claims"], s["passed_over_claims"]) == (missed, passed), (moves, s)
+        assert pychess_rules.check(rec, v) == ([], []), (moves, pychess_rules.check(rec, v))
+        swapped = json.loads(json.dumps(rec))
+        if missed:
+            swapped["summary"].update(missed_claims=missed - 1, passed_over_claims=passed + 1)
+        else:
+            swapped["summary"].update(missed_claims=1, passed_over_claims=passed - 1)
+        problems = pychess_rules.check(swapped, v)[0]
+        assert any("missed_claims" in msg for _, msg in problems), (moves, problems)
 
 
 def main(argv=None):

@@ -45,11 +45,32 @@ Choices made where FORMAT.md is silent (the Rust side must make the same ones):
   * claim_by_move ignores moves that are pawn moves or captures (they start a new window, so
     the resulting position occurs once).  `played` is false for every such event at the last
     ply, even when a bad move token follows.
-  * missed_claims: a claim is missed when the game went on past the position it is about: on
-    the board the position at its ply; by a declared move the one that move makes when it was
-    played next, else the claimant's own.  A game that stopped with an error other than
-    invalid_fen went on (the bad token is "a further move token"); a result (FORMAT.md
-    "Result": tag, else last movetext marker) of 1-0 / 0-1 makes every claim missed.
+  * missed_claims / passed_over_claims: an opportunity at ply k is claimed when the result is
+    not 1-0 / 0-1 and the game ended at the position a claim there is about: on the board the
+    position at k; by a declared move the one that move makes (k + 1) when it was played next,
+    else the claimant's own (k).  A game that stopped with an error other than invalid_fen went
+    on (the bad token is "a further move token").  An unclaimed opportunity is missed when the
+    replay stopped on an error, the result (FORMAT.md "Result": tag, else last movetext marker)
+    is not 1/2-1/2, or an irreversible move was played after k (L > k, L the ply reached by the
+    last one: a window-ending move, ends_window(), or a move after which
+    clean_castling_rights() differs from before); else it was passed over (the game was drawn
+    in the same repetition).  missed_claims_on_board / _by_move count the missed opportunities
+    that offered that kind (one may offer both), so a ply whose declared move ended the game
+    counts in neither, though its board claim was not made.  first_missed_* are of the first
+    missed one.  The empty summary has passed_over_claims 0.
+  * ending (every record, skipped and error ones too): from the tags TerminationDetails (when
+    it names an ending: neither null nor "other") else Termination, trimmed of ASCII whitespace
+    (" \\t\\n\\x0c\\r", Rust's trim_ascii: not \\x0b), lowercased in ASCII only, first matching
+    rule of FORMAT.md; then time_forfeit in a game whose result is 1/2-1/2 is
+    timeout_vs_insufficient_material.  The result is game_result() also for the games that
+    are not replayed (skipped, invalid_fen): the Result tag, else the last movetext marker.
+  * fingerprint (whenever a summary is written): xxhash.xxh64_intdigest(seed 0) of FORMAT.md's
+    bytes.  Names: tag_value() decoding (so a Latin-1 name is hashed as its UTF-8 bytes).  Move
+    codes from python-chess's moves before they are pushed: castling (board.is_castling) has
+    the rook's square (standard mode writes O-O as e1g1: the rook is in the h or a corner of
+    the king's rank; Chess960 mode writes king-takes-rook), a drop has move.drop.  The empty
+    summary (invalid_fen, and an oracle_exception record) has plies 0 and the accumulator's
+    start value.
   * Castling field: standard games "KQkq" subset from the rights on h1/a1/h8/a8; chess960
     games python-chess castling_shredder_fen(): white then black, each rook file descending
     (h-side first), e.g. "HAha", "GA", "fc".
@@ -61,6 +82,13 @@ Choices made where FORMAT.md is silent (the Rust side must make the same ones):
     Chess960 keys worked out by hand).
   * draw_reason fifty_moves is not given when the final position is checkmate: the mate ended
     the game (Art. 5.1.1), so no claim follows it (FORMAT.md).
+  * draw_reason (result 1/2-1/2, no error): no_moves when no move was replayed (in the
+    variants too); else the recorded ending (also in the variants): adjudication,
+    timeout_vs_insufficient_material, agreement, stalemate, insufficient_material as they
+    are, repetition -> fivefold (final FIDE occurrence >= 5) else threefold (whatever the
+    board shows), fifty_moves -> seventy_five_moves when the inference gives that, else
+    fifty_moves; else the inference from the final position (standard/Chess960 only), whose
+    residual is agreement_or_unrecorded.
   * A game that raises an unexpected Python exception gets status "error" with
     error kind "oracle_exception" (a warning goes to stderr); such a game is not trustworthy.
   * claimant_score_after_first_missed is a float (1.0, 0.5, 0.0), as the Rust side writes it;
@@ -89,6 +117,7 @@ import chess
 import chess.pgn
 import chess.polyglot
 import chess.variant
+import xxhash
 
 import pychess_rules
 
@@ -437,6 +466,7 @@ def empty_summary():
         "missed_claims": 0,
         "missed_claims_on_board": 0,
         "missed_claims_by_move": 0,
+        "passed_over_claims": 0,
         "first_missed_claim_ply": None,
         "claimant_score_after_first_missed": None,
         "plies_after_fivefold": None,
@@ -456,7 +486,137 @@ def empty_summary():
         "first_missed_claim_clock_ms": None,
         "first_missed_claim_eval_cp": None,
         "first_missed_claim_eval_mate": None,
+        "fingerprint": None,  # set by the caller (record_fingerprint): it needs the tags
     }
+
+
+# --------------------------------------------------------------------------------------------
+# The recorded ending (FORMAT.md "Game object", `ending`) and the game's fingerprint (FORMAT.md
+# "Summary", `fingerprint`)
+
+_ASCII_WS = " \t\n\x0c\r"  # what Rust's trim_ascii trims (not \x0b)
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+# FORMAT.md `ending`: the first rule whose substrings occur in the trimmed, ASCII-lowercased
+# value wins ("normal" must be the whole value; nothing matching: "other").
+ENDING_RULES = (
+    (("timeout vs insufficient material",), "timeout_vs_insufficient_material"),
+    (("adjudicat",), "adjudication"),
+    (("tcec",), "adjudication"),      # TCEC draw / win rule
+    (("syzygy",), "adjudication"),    # tablebase adjudication
+    (("agreement",), "agreement"),
+    (("repetition",), "repetition"),
+    (("stalemate",), "stalemate"),
+    (("insufficient material",), "insufficient_material"),
+    (("50-move", "50 move", "fifty move", "fifty-move"), "fifty_moves"),
+    (("checkmate", " mates"), "checkmate"),
+    (("resign",), "resignation"),
+    (("time forfeit", "on time"), "time_forfeit"),
+    (("abandon", "disconnect", "stall"), "abandoned"),
+    (("rules infraction", "illegal move"), "rules_infraction"),
+    (("unterminated",), "unterminated"),
+)
+
+
+def ending_of_value(value):
+    """The ending one tag value names (FORMAT.md rules 1-17), None for an absent or blank tag."""
+    if value is None:
+        return None
+    text = value.strip(_ASCII_WS).translate(_ASCII_LOWER)
+    if not text:
+        return None
+    for needles, ending in ENDING_RULES:
+        if any(needle in text for needle in needles):
+            return ending
+    return "normal" if text == "normal" else "other"
+
+
+def game_ending(headers, result):
+    """FORMAT.md `ending`: TerminationDetails when it names an ending (neither null nor "other"),
+    else Termination; a time forfeit in a drawn game (Lichess "Time forfeit" with 1/2-1/2) is
+    timeout_vs_insufficient_material.  `result` is the game's result (game_result)."""
+    ending = ending_of_value(headers.get("TerminationDetails"))
+    if ending is None or ending == "other":
+        ending = ending_of_value(headers.get("Termination"))
+    if result == "1/2-1/2" and ending == "time_forfeit":
+        ending = "timeout_vs_insufficient_material"
+    return ending
+
+
+MASK64 = (1 << 64) - 1
+FP_ACC_START = 0x27D4EB2F165667C5
+FP_P1 = 0x9E3779B185EBCA87
+FP_P2 = 0xC2B2AE3D27D4EB4F
+_ASCII_DIGIT = re.compile("[0-9]")
+
+
+def fp_step(acc, code):
+    """acc = rotl64(acc + code * P2, 31) * P1 (mod 2^64)."""
+    x = (acc + code * FP_P2) & MASK64
+    x = ((x << 31) | (x >> 33)) & MASK64
+    return (x * FP_P1) & MASK64
+
+
+def castling_rook_square(board, move):
+    """The square of the rook a castling move (board.is_castling(move)) castles with: in
+    Chess960 mode python-chess writes castling as the king taking its own rook, in standard
+    mode as the king's two-square step (e1g1), whose rook stands in the h or a corner."""
+    if board.chess960:
+        return move.to_square
+    kingside = chess.square_file(move.to_square) > chess.square_file(move.from_square)
+    return chess.square(7 if kingside else 0, chess.square_rank(move.from_square))
+
+
+def move_code(board, move):
+    """FORMAT.md fingerprint code of `move` on `board` (before it is pushed): castling
+    king_from | rook_square << 6 | 7 << 12; a drop to << 6 | (8 + piece type) << 12; any other
+    move from | to << 6 | (promotion piece type or 0) << 12."""
+    if move.drop:
+        return move.to_square << 6 | (8 + move.drop) << 12
+    if board.is_castling(move):
+        return move.from_square | castling_rook_square(board, move) << 6 | 7 << 12
+    return move.from_square | move.to_square << 6 | (move.promotion or 0) << 12
+
+
+def fp_name(value):
+    """A White/Black tag value for the fingerprint: ASCII letters lowercased, ASCII digits kept,
+    other ASCII characters dropped, non-ASCII characters kept (their UTF-8 bytes)."""
+    out = bytearray()
+    for ch in value or "":
+        o = ord(ch)
+        if o >= 0x80:
+            out += ch.encode("utf-8")
+        elif 0x41 <= o <= 0x5A:
+            out.append(o + 0x20)
+        elif 0x61 <= o <= 0x7A or 0x30 <= o <= 0x39:
+            out.append(o)
+    return bytes(out)
+
+
+def fp_date(headers):
+    """Date trimmed if it has an ASCII digit, else UTCDate trimmed if it has one, else empty."""
+    for name in ("Date", "UTCDate"):
+        value = headers.get(name)
+        if value is not None and _ASCII_DIGIT.search(value):
+            return value.strip(_ASCII_WS)
+    return ""
+
+
+def fingerprint(headers, result, variant, plies, acc):
+    """FORMAT.md `fingerprint`: xxh64 (seed 0) of W 1f B 1f D 1f R 1f V 1f F 1f ACC PLIES."""
+    sep = b"\x1f"
+    fen = headers.get("FEN")
+    data = b"".join((
+        fp_name(headers.get("White")), sep,
+        fp_name(headers.get("Black")), sep,
+        fp_date(headers).encode("utf-8"), sep,
+        (result or "*").encode("ascii"), sep,
+        variant.encode("utf-8"), sep,
+        (fen.strip(_ASCII_WS) if fen is not None else "").encode("utf-8"), sep,
+        acc.to_bytes(8, "little"),
+        plies.to_bytes(4, "little"),
+    ))
+    return xxhash.xxh64_intdigest(data, seed=0)
 
 
 def legal_ep(board):
@@ -511,6 +671,11 @@ def fide_key(board):
             board.turn) + variant_parts(board) + (board.castling_rights, legal_ep(board))
 
 
+# Recorded endings that are a drawn game's draw_reason as they are (FORMAT.md draw_reason (b)).
+RECORDED_DRAW_REASONS = {"adjudication", "timeout_vs_insufficient_material", "agreement",
+                         "stalemate", "insufficient_material"}
+
+
 class Analyzer:
     def __init__(self, board, is960, fifty_rules=True):
         self.board = board
@@ -537,6 +702,12 @@ class Analyzer:
         self.claim_played = set()  # plies whose next move was one of their claim_by_move moves
         self.pseudo = 0
         self.hidden = 0
+        self.acc = FP_ACC_START  # the fingerprint's accumulator over the replayed moves
+        # The ply of the position reached by the last irreversible move (a window-ending move,
+        # or one that changes the castling rights), 0 if none: FORMAT.md missed_claims.
+        self.last_irreversible = 0
+        self._irreversible = False  # the move being pushed ends the window
+        self._rights_before = None  # castling rights before it
         self._record()
 
     # -- strings
@@ -693,8 +864,12 @@ class Analyzer:
     def before_push(self, move):
         """Called with the board at the current ply, before `move` is pushed onto it."""
         self._claims(move)
+        self.acc = fp_step(self.acc, move_code(self.board, move))
         self.clock = 0 if self.board.is_zeroing(move) else self.clock + 1
-        if ends_window(self.board, move):
+        self._irreversible = ends_window(self.board, move)
+        # (rights are never gained: with none before there are none after)
+        self._rights_before = self.board.clean_castling_rights() if self.board.castling_rights else 0
+        if self._irreversible:
             self.fide.clear()
             self.bmap.clear()
             self.fenmap.clear()
@@ -702,9 +877,37 @@ class Analyzer:
 
     def after_push(self):
         self.ply += 1
+        if self._irreversible or (self._rights_before
+                                  and self.board.clean_castling_rights() != self._rights_before):
+            self.last_irreversible = self.ply
         self._record()
 
-    def finish(self, result, error):
+    def inferred_draw_reason(self):
+        """FORMAT.md draw_reason (c): the reason the final position itself gives (FIDE standard
+        and Chess960 only; None in the variants)."""
+        if not self.fide_variant:
+            return None
+        b = self.board
+        occ = self.occ[-1]
+        clock = b.halfmove_clock
+        if b.is_stalemate():
+            return "stalemate"
+        if b.is_insufficient_material():
+            return "insufficient_material"
+        if occ >= 5:
+            return "fivefold"
+        if clock >= 150 and not b.is_checkmate():  # 9.6.2: a mating last move prevails
+            return "seventy_five_moves"
+        if occ >= 3:
+            return "threefold"
+        if self.claims_at.get(self.ply, 0) > 0:
+            return "threefold_by_move"
+        if not b.is_checkmate() and (   # a mate ended the game: no claim after it (5.1.1)
+                clock >= 100 or (clock == 99 and any(not b.is_zeroing(m) for m in b.legal_moves))):
+            return "fifty_moves"
+        return "agreement_or_unrecorded"
+
+    def finish(self, result, error, ending):
         self._claims(None)
         b = self.board
         plies = self.ply
@@ -719,28 +922,39 @@ class Analyzer:
         if opps:
             s["first_claim_ply"] = opps[0]
             s["first_claim_color"] = "white" if self.turns[opps[0]] else "black"
-        # A claim is missed when the game went on past the position it is about, or when the
-        # game was decisive (FORMAT.md "missed_claims").  On the board: the position at k.  By a
-        # declared move: the position that move makes (k + 1) when it was the move played, else
-        # the position at k (another move followed, or none did).
-        goes_on = error is not None  # a bad move token follows the last replayed ply
+        # FORMAT.md "missed_claims": an opportunity is claimed when the game was not decisive
+        # and it ended at the position a claim is about: on the board the position at k, by a
+        # declared move the position that move makes (k + 1) when it was the move played, else
+        # the claimant's own (k).  An unclaimed one is missed when the draw it offered was gone
+        # by the end: the replay stopped on an error, the game was not drawn, or an
+        # irreversible move came after k (the position at k can no longer recur); else the
+        # players passed it over and drew anyway (passed_over_claims).
+        stopped = error is not None  # a bad move token follows the last replayed ply
         decisive = result in ("1-0", "0-1")
+        drawn = result == "1/2-1/2"
 
-        def went_past(k):
-            return decisive or k < plies or goes_on
+        def went_on_after(j):
+            return j < plies or stopped
 
         on_board = [k for k in opps if self.occ[k] >= 3]
         by_move = [k for k in opps if self.claims_at.get(k, 0) > 0]
-        board_missed = {k for k in on_board if went_past(k)}
-        move_missed = {k for k in by_move if went_past(k + 1 if k in self.claim_played else k)}
-        # An opportunity is missed when no claim it offered ended the game.
-        missed = [k for k in opps
-                  if (k not in on_board or k in board_missed) and (k not in by_move or k in move_missed)]
+        missed, passed_over = [], []
+        for k in opps:
+            board_k = self.occ[k] >= 3
+            move_k = self.claims_at.get(k, 0) > 0
+            played = k in self.claim_played
+            claimed = not decisive and ((board_k and not went_on_after(k))
+                                        or (move_k and not went_on_after(k + 1 if played else k)))
+            if claimed:
+                continue
+            left = stopped or not drawn or self.last_irreversible > k
+            (missed if left else passed_over).append(k)
         s["claim_opportunities_on_board"] = len(on_board)
         s["claim_opportunities_by_move"] = len(by_move)
         s["missed_claims"] = len(missed)
-        s["missed_claims_on_board"] = len(board_missed)
-        s["missed_claims_by_move"] = len(move_missed)
+        s["missed_claims_on_board"] = sum(1 for k in missed if self.occ[k] >= 3)
+        s["missed_claims_by_move"] = sum(1 for k in missed if self.claims_at.get(k, 0) > 0)
+        s["passed_over_claims"] = len(passed_over)
         if missed:
             k = missed[0]
             s["first_missed_claim_ply"] = k
@@ -768,28 +982,23 @@ class Analyzer:
             s["final_status"] = "insufficient_material"
         else:
             s["final_status"] = "none"
-        if result == "1/2-1/2" and error is None and self.fide_variant:
-            occ = self.occ[-1]
-            clock = b.halfmove_clock
-            if b.is_stalemate():
-                reason = "stalemate"
-            elif b.is_insufficient_material():
-                reason = "insufficient_material"
-            elif occ >= 5:
-                reason = "fivefold"
-            elif clock >= 150 and not b.is_checkmate():  # 9.6.2: a mating last move prevails
-                reason = "seventy_five_moves"
-            elif occ >= 3:
-                reason = "threefold"
-            elif self.claims_at.get(plies, 0) > 0:
-                reason = "threefold_by_move"
-            elif not b.is_checkmate() and (   # a mate ended the game: no claim after it (5.1.1)
-                    clock >= 100 or (clock == 99 and any(not b.is_zeroing(m) for m in b.legal_moves))):
-                reason = "fifty_moves"
-            else:
-                reason = "agreement"
-            s["draw_reason"] = reason
+        if result == "1/2-1/2" and error is None:
+            s["draw_reason"] = self.draw_reason(ending)
         return s
+
+    def draw_reason(self, ending):
+        """FORMAT.md draw_reason of a drawn game that stopped on no error: (a) no move, (b) the
+        recorded ending (also in the variants), (c) the final position (inferred_draw_reason)."""
+        if self.ply == 0:
+            return "no_moves"
+        if ending in RECORDED_DRAW_REASONS:
+            return ending
+        if ending == "repetition":
+            return "fivefold" if self.occ[-1] >= 5 else "threefold"
+        inferred = self.inferred_draw_reason()
+        if ending == "fifty_moves":
+            return "seventy_five_moves" if inferred == "seventy_five_moves" else "fifty_moves"
+        return inferred
 
 
 # --------------------------------------------------------------------------------------------
@@ -1114,6 +1323,22 @@ def base_record(index, headers):
     }
 
 
+def last_marker(movetext):
+    """The last result marker of the mainline (FORMAT.md "Result"), or None: for the games
+    that are not replayed (skipped, invalid_fen), whose `ending` still needs the result."""
+    marker = None
+    for item, tok in move_tokens(movetext):
+        if item == "result":
+            marker = tok
+    return marker
+
+
+def record_fingerprint(summary, headers, result, variant, acc=FP_ACC_START):
+    """Sets summary["fingerprint"] (FORMAT.md): the empty summary's with plies 0 and the
+    accumulator's start value."""
+    summary["fingerprint"] = fingerprint(headers, result, variant, summary["plies"], acc)
+
+
 def process_game(index, text, rules=False):
     """The record of one game text, and (with rules) python-chess's verdict on it
     (pychess_rules.Rules), else None."""
@@ -1121,11 +1346,17 @@ def process_game(index, text, rules=False):
     rec = base_record(index, headers)
     variant, board, error, skipped = decide_start(headers)
     rec["variant"] = variant
+    if skipped or board is None:
+        # Not replayed; `ending` depends on the tags and the result only (FORMAT.md).
+        result = game_result(rec["result"], last_marker(movetext))
+        rec["ending"] = game_ending(headers, result)
     if skipped:
         rec.update({"status": "skipped", "error": None, "summary": None, "events": []})
         return rec, (pychess_rules.not_replayed(index, "skipped") if rules else None)
     if board is None:  # invalid_fen
-        rec.update({"status": "error", "error": error, "summary": empty_summary(), "events": []})
+        summary = empty_summary()
+        record_fingerprint(summary, headers, result, variant)
+        rec.update({"status": "error", "error": error, "summary": summary, "events": []})
         return rec, (pychess_rules.not_replayed(index, "invalid_fen") if rules else None)
     a = Analyzer(board, board.chess960, not isinstance(board, chess.variant.CrazyhouseBoard))
     r = pychess_rules.Rules() if rules else None
@@ -1163,7 +1394,9 @@ def process_game(index, text, rules=False):
         if r:
             r.visit(board)
     result = game_result(rec["result"], marker)
-    summary = a.finish(result, error)
+    rec["ending"] = game_ending(headers, result)
+    summary = a.finish(result, error, rec["ending"])
+    record_fingerprint(summary, headers, result, variant, a.acc)
     notes.annotate(summary, a.events, a.turns, time_control(headers)[0])
     events = sorted(a.events, key=lambda e: (e["ply"], KIND_ORDER[e["kind"]], e.get("uci") or ""))
     rec.update({"status": "error" if error else "ok", "error": error,
@@ -1192,10 +1425,18 @@ def safe_process(item, rules=False):
     except Exception as exc:
         print(f"oracle.py: warning: game {index} raised {exc!r}; recorded as oracle_exception",
               file=sys.stderr)
-        rec = base_record(index, headers_of(text))
+        headers = headers_of(text)
+        rec = base_record(index, headers)
+        summary = empty_summary()
+        try:  # best effort: such a record disagrees with the Rust side anyway
+            result = game_result(rec["result"], last_marker(split_tags(text)[1]))
+            rec["ending"] = game_ending(headers, result)
+            record_fingerprint(summary, headers, result, "standard")
+        except Exception:
+            rec["ending"] = None
         rec.update({"status": "error", "variant": "standard",
                     "error": {"kind": "oracle_exception", "ply": 0, "token": repr(exc)[:200]},
-                    "summary": empty_summary(), "events": []})
+                    "summary": summary, "events": []})
         verdict = pychess_rules.not_replayed(index, "oracle_exception") if rules else None
     return to_json(rec), (to_json(verdict) if rules else None)
 
@@ -1399,6 +1640,255 @@ def self_test():
     assert tag_value(raw(b'a \\"b\\" c\\\\d\\e')) == 'a "b" c\\d\\e'
     assert tag_value(raw(b'x\\\\"')) == 'x"'                                # both backslashes go
     assert replace_invalid(raw(b"\xe2\x82A\xff")) == "\ufffdA\ufffd"
+    ending_self_test()
+    fingerprint_self_test()
+    missed_claims_self_test()
+    draw_reason_self_test()
+
+
+def record_of(pgn):
+    """The record of one PGN game text."""
+    return process_game(0, pgn)[0]
+
+
+def pgn(moves, **tags):
+    return "".join(f'[{k} "{v}"]\n' for k, v in tags.items()) + "\n" + moves + "\n"
+
+
+# (tags, result, ending): the wordings of the corpus (FORMAT.md `ending`).
+ENDING_EXAMPLES = [
+    # chess.com
+    ({"Termination": "Game drawn by repetition"}, "1/2-1/2", "repetition"),
+    ({"Termination": "MagnusCarlsen won on time"}, "1-0", "time_forfeit"),
+    ({"Termination": "Game drawn by timeout vs insufficient material"}, "1/2-1/2",
+     "timeout_vs_insufficient_material"),
+    ({"Termination": "Game drawn by agreement"}, "1/2-1/2", "agreement"),
+    ({"Termination": "Game drawn by insufficient material"}, "1/2-1/2", "insufficient_material"),
+    ({"Termination": "Game drawn by stalemate"}, "1/2-1/2", "stalemate"),
+    ({"Termination": "hikaru won by checkmate"}, "0-1", "checkmate"),
+    ({"Termination": "hikaru won by resignation"}, "0-1", "resignation"),
+    ({"Termination": "hikaru won - game abandoned"}, "0-1", "abandoned"),
+    # Lichess
+    ({"Termination": "Normal"}, "1-0", "normal"),
+    ({"Termination": "Normal"}, "1/2-1/2", "normal"),
+    ({"Termination": "Time forfeit"}, "1/2-1/2", "timeout_vs_insufficient_material"),
+    ({"Termination": "Time forfeit"}, "1-0", "time_forfeit"),
+    ({"Termination": "Time forfeit"}, None, "time_forfeit"),
+    ({"Termination": "Abandoned"}, "0-1", "abandoned"),
+    ({"Termination": "Rules infraction"}, "0-1", "rules_infraction"),
+    ({"Termination": "Unterminated"}, None, "unterminated"),
+    # TCEC: Termination, refined by TerminationDetails when that names an ending
+    ({"Termination": "adjudication", "TerminationDetails": "SyzygyTB"}, "1/2-1/2", "adjudication"),
+    ({"Termination": "Normal", "TerminationDetails": "3-Fold repetition"}, "1/2-1/2", "repetition"),
+    ({"Termination": "adjudication", "TerminationDetails": "TCEC draw rule"}, "1/2-1/2", "adjudication"),
+    ({"Termination": "TCEC Draw Rule"}, "1/2-1/2", "adjudication"),
+    ({"Termination": "adjudication", "TerminationDetails": "TCEC win rule"}, "1-0", "adjudication"),
+    ({"Termination": "Normal", "TerminationDetails": "White mates"}, "1-0", "checkmate"),
+    ({"Termination": "Normal", "TerminationDetails": "Fifty moves rule"}, "1/2-1/2", "fifty_moves"),
+    ({"Termination": "abandoned", "TerminationDetails": "Black's connection stalls"}, "1-0", "abandoned"),
+    ({"Termination": "time forfeit", "TerminationDetails": "Black loses on time"}, "1/2-1/2",
+     "timeout_vs_insufficient_material"),
+    # TerminationDetails that maps to null / other: Termination decides
+    ({"Termination": "Normal", "TerminationDetails": " \t"}, "1-0", "normal"),
+    ({"Termination": "adjudication", "TerminationDetails": "engine crashed"}, "1-0", "adjudication"),
+    ({"Termination": "whatever", "TerminationDetails": "engine crashed"}, "1-0", "other"),
+    ({"TerminationDetails": "3-fold repetition"}, "1/2-1/2", "repetition"),
+    # absent / blank; "normal" only as the whole value (trimmed, ASCII case folded)
+    ({}, "1/2-1/2", None),
+    ({"Termination": " \r\n"}, "1/2-1/2", None),
+    ({"Termination": "  NORMAL "}, "1-0", "normal"),
+    ({"Termination": "normal end"}, "1-0", "other"),
+    # the order of the rules: the first that matches wins
+    ({"Termination": "Draw by agreement after repetition"}, "1/2-1/2", "agreement"),
+    ({"Termination": "Adjudication: 50 move rule"}, "1/2-1/2", "adjudication"),
+    ({"Termination": "50-move rule"}, "1/2-1/2", "fifty_moves"),
+    ({"Termination": "Fifty-move rule"}, "1/2-1/2", "fifty_moves"),
+    ({"Termination": "fifty move rule"}, "1/2-1/2", "fifty_moves"),
+    ({"Termination": "Illegal move"}, "1-0", "rules_infraction"),
+    # ASCII lowercasing only: a non-ASCII capital is not folded
+    ({"Termination": "RESIGN\u0130"}, "1-0", "resignation"),
+    ({"Termination": "Stalemat\u0130"}, "1/2-1/2", "other"),
+]
+
+
+def ending_self_test():
+    for tags, result, want in ENDING_EXAMPLES:
+        got = game_ending(tags, result)
+        assert got == want, (tags, result, got, want)
+    # On records: replayed, skipped (result from the movetext marker) and invalid_fen games.
+    rec = record_of(pgn("1. e4 e5 1/2-1/2", Termination="Time forfeit"))
+    assert rec["ending"] == "timeout_vs_insufficient_material" and rec["status"] == "ok", rec["ending"]
+    rec = record_of(pgn("1. e4 e5 1/2-1/2", Variant="Seirawan", Termination="Time forfeit"))
+    assert rec["status"] == "skipped" and rec["ending"] == "timeout_vs_insufficient_material", rec
+    assert rec["summary"] is None
+    rec = record_of(pgn("1. e4 0-1", FEN="8/8/8/8/8/8/8/8 w - - 0 1", Termination="Time forfeit"))
+    assert rec["error"]["kind"] == "invalid_fen" and rec["ending"] == "time_forfeit", rec
+    assert rec["summary"]["passed_over_claims"] == 0
+
+
+# 1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6 4. O-O: each move's code worked out by hand (a1 = 0 .. h8 = 63;
+# from | to << 6 | promotion << 12; castling king_from | rook_square << 6 | 7 << 12: e1 = 4 and
+# the h1 rook = 7, not g1).
+FP_MOVES = "1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6 4. O-O"
+FP_CODES = [12 | 28 << 6, 52 | 36 << 6, 6 | 21 << 6, 57 | 42 << 6, 5 | 26 << 6, 62 | 45 << 6,
+            4 | 7 << 6 | 7 << 12]
+
+
+def fingerprint_self_test():
+    acc = FP_ACC_START
+    for code in FP_CODES:
+        acc = fp_step(acc, code)
+    data = (b"carlsenmagnus\x1fnepomniachtchiian\x1f2021.11.26\x1f1/2-1/2\x1fstandard\x1f\x1f"
+            + acc.to_bytes(8, "little") + (7).to_bytes(4, "little"))
+    by_hand = xxhash.xxh64_intdigest(data, seed=0)
+    base = record_of(pgn(FP_MOVES + " 1/2-1/2", Event="WCh", White="Carlsen, Magnus",
+                         Black="Nepomniachtchi, Ian", Date="2021.11.26", Result="1/2-1/2"))
+    fp = base["summary"]["fingerprint"]
+    assert fp == by_hand, (fp, by_hand)
+    # The same game written otherwise: other tags, comments, clocks, move numbers, NAGs and
+    # annotation glyphs, a variation, name punctuation and case, Date padded with spaces.
+    same = record_of(pgn("{Opening} 1.e4! e5 $1 {[%clk 0:03:00]} 2.Nf3 2...Nc6?! (2...d6 3.d4) "
+                         "3.Bc4 Nf6!? 4.O-O+ {end} 1/2-1/2",
+                         Event="Other", Site="?", White="carlsen,magnus.", Black="NEPOMNIACHTCHI Ian",
+                         Date=" 2021.11.26 ", Result="1/2-1/2", Round="6"))
+    assert same["summary"]["fingerprint"] == fp
+    # Another move order to the same position, another result, date, name, variant: others.
+    others = [
+        record_of(pgn("1. Nf3 Nc6 2. e4 e5 3. Bc4 Nf6 4. O-O 1/2-1/2", White="Carlsen, Magnus",
+                      Black="Nepomniachtchi, Ian", Date="2021.11.26", Result="1/2-1/2")),
+        record_of(pgn(FP_MOVES + " 1-0", White="Carlsen, Magnus", Black="Nepomniachtchi, Ian",
+                      Date="2021.11.26", Result="1-0")),
+        record_of(pgn(FP_MOVES + " 1/2-1/2", White="Carlsen, Magnus", Black="Nepomniachtchi, Ian",
+                      Date="2021.11.27", Result="1/2-1/2")),
+        record_of(pgn(FP_MOVES + " 1/2-1/2", White="Carlsen, Magnus", Black="Nepomniachtchi, Ia",
+                      Date="2021.11.26", Result="1/2-1/2")),
+        record_of(pgn(FP_MOVES + " 1/2-1/2", White="Carlsen, Magnus", Black="Nepomniachtchi, Ian",
+                      Date="2021.11.26", Result="1/2-1/2", Variant="Chess960")),
+        record_of(pgn(FP_MOVES + " Nxe4 1/2-1/2", White="Carlsen, Magnus",
+                      Black="Nepomniachtchi, Ian", Date="2021.11.26", Result="1/2-1/2")),
+    ]
+    fps = [r["summary"]["fingerprint"] for r in others]
+    assert len(set(fps + [fp])) == len(fps) + 1, fps
+    # A replay that stopped on an error: the replayed moves only (Nxe5 is illegal here).
+    stopped = record_of(pgn(FP_MOVES + " Qxe5 1/2-1/2", White="Carlsen, Magnus",
+                            Black="Nepomniachtchi, Ian", Date="2021.11.26", Result="1/2-1/2"))
+    assert stopped["error"]["kind"] == "illegal_move" and stopped["summary"]["fingerprint"] == fp
+    # Names: ASCII letters lowercased, digits kept, other ASCII dropped, non-ASCII kept as UTF-8.
+    assert fp_name("Gr\u00fcnfeld, E. (2)") == b"gr\xc3\xbcnfelde2"
+    assert fp_name(None) == b"" and fp_name("?") == b""
+    # Date: Date if it has an ASCII digit, else UTCDate, else empty; trimmed.
+    assert fp_date({"Date": "????.??.??", "UTCDate": " 2013.01.01\t"}) == "2013.01.01"
+    assert fp_date({"Date": "1999.??.??", "UTCDate": "2013.01.01"}) == "1999.??.??"
+    assert fp_date({"Date": "????.??.??"}) == "" and fp_date({}) == ""
+    # invalid FEN: plies 0, the accumulator's start value, the FEN as written (trimmed).
+    bad = record_of(pgn("1. e4 *", White="A", FEN=" 8/8/8/8/8/8/8/8 w - - 0 1 "))
+    data = (b"a\x1f\x1f\x1f*\x1fstandard\x1f8/8/8/8/8/8/8/8 w - - 0 1\x1f"
+            + FP_ACC_START.to_bytes(8, "little") + bytes(4))
+    assert bad["summary"]["fingerprint"] == xxhash.xxh64_intdigest(data, seed=0)
+    # Move codes: promotion, drop, castling in standard and Chess960 (the rook's square).
+    board = chess.Board("7k/P7/8/8/8/8/8/R3K2R w KQ - 0 1")
+    assert move_code(board, chess.Move.from_uci("a7a8n")) == 48 | 56 << 6 | 2 << 12
+    assert move_code(board, chess.Move.from_uci("e1c1")) == 4 | 0 << 6 | 7 << 12
+    assert move_code(board, chess.Move.from_uci("e1g1")) == 4 | 7 << 6 | 7 << 12
+    zh = chess.variant.CrazyhouseBoard("rnbqkbnr/ppp1pppp/8/8/8/8/PPPP1PPP/RNBQKBNR[Pp] w KQkq - 0 3")
+    assert move_code(zh, chess.Move.from_uci("P@e4")) == 28 << 6 | (8 + 1) << 12
+    b960 = chess.Board("1r3kr1/8/8/8/8/8/8/1R3KR1 w Gb - 0 1", chess960=True)
+    assert move_code(b960, chess.Move.from_uci("f1g1")) == 5 | 6 << 6 | 7 << 12
+    for b in (board, b960, chess.Board("r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1"), zh):
+        for m in b.legal_moves:  # our rook square is python-chess's own king-takes-rook form
+            if b.is_castling(m):
+                assert castling_rook_square(b, m) == b._to_chess960(m).to_square, (b.fen(), m)
+
+
+def summary_of(moves, **tags):
+    return record_of(pgn(moves, **tags))["summary"]
+
+
+SHUFFLE = "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8"   # ply 8: the start a third time
+
+
+def missed_claims_self_test():
+    def counts(s):
+        return (s["claim_opportunities"], s["missed_claims"], s["missed_claims_on_board"],
+                s["missed_claims_by_move"], s["passed_over_claims"], s["first_missed_claim_ply"])
+
+    # Ply 7 (Black could claim by declaring Ng8) and ply 8 (on the board, and by declaring Nf3).
+    # (a) passed over, then a pawn move and a win: missed (the threefold draw was gone).
+    s = summary_of(SHUFFLE + " 5. e4 e5 1-0", Result="1-0")
+    assert counts(s) == (2, 2, 1, 2, 0, 7), counts(s)
+    assert s["claimant_score_after_first_missed"] == 0.0  # Black could have claimed at ply 7
+    # ... the same then drawn: the pawn move after the claims made them missed all the same.
+    s = summary_of(SHUFFLE + " 5. e4 e5 1/2-1/2", Result="1/2-1/2")
+    assert counts(s) == (2, 2, 1, 2, 0, 7), counts(s)
+    assert s["claimant_score_after_first_missed"] == 0.5
+    # (b) passed over, more shuffling, then drawn: passed over, none missed.
+    s = summary_of(SHUFFLE + " 5. Nf3 Nf6 6. Nc3 Nc6 1/2-1/2", Result="1/2-1/2")
+    assert counts(s) == (4, 0, 0, 0, 4, None), counts(s)  # plies 7 to 10
+    assert s["claimant_score_after_first_missed"] is None and s["first_missed_claim_clock_ms"] is None
+    # ... with an unknown result (no draw on the score sheet) they count as missed.
+    s = summary_of(SHUFFLE + " 5. Nf3 Nf6 6. Nc3 Nc6 *")
+    assert counts(s) == (4, 4, 3, 4, 0, 7), counts(s)
+    # ... a replay that stopped on an error: missed (also the claims at the last replayed ply).
+    s = summary_of(SHUFFLE + " 5. Nf3 Nxx9 1/2-1/2", Result="1/2-1/2")
+    assert counts(s) == (3, 3, 2, 3, 0, 7), counts(s)
+    # (c) at ply 8 both kinds (on the board, and by declaring Nf3), Nf3 is played and the game
+    # ends there drawn: the declared move ended the game, neither kind is missed at ply 8 (nor
+    # at ply 9, on the board at the last ply); ply 7 (declaring Ng8, played) was passed over.
+    s = summary_of(SHUFFLE + " 5. Nf3 1/2-1/2", Result="1/2-1/2")
+    assert counts(s) == (3, 0, 0, 0, 1, None), counts(s)
+    # ... the same decisive: every opportunity missed, by its kinds.
+    s = summary_of(SHUFFLE + " 5. Nf3 0-1", Result="0-1")
+    assert counts(s) == (3, 3, 2, 3, 0, 7), counts(s)
+    # A move that changes the castling rights is irreversible too: after it the earlier
+    # positions cannot recur, so a claim passed over before it is missed, though the game
+    # was drawn with no pawn move or capture.
+    fen = "rn2k2r/8/8/8/8/8/8/RN2K2R w KQkq - 0 1"
+    knights = "1. Nc3 Nc6 2. Nb1 Nb8 3. Nc3 Nc6 4. Nb1 Nb8"
+    s = summary_of(knights + " 5. Rg1 Rg8 6. Rh1 Rh8 1/2-1/2", FEN=fen, Result="1/2-1/2")
+    assert counts(s) == (2, 2, 1, 2, 0, 7), counts(s)
+    s = summary_of(knights + " 5. Nc3 Nc6 6. Nd5 Nd4 1/2-1/2", FEN=fen, Result="1/2-1/2")
+    assert counts(s) == (4, 0, 0, 0, 4, None), counts(s)
+
+
+def draw_reason_self_test():
+    def reason(moves, **tags):
+        return summary_of(moves, **tags)["draw_reason"]
+
+    # (a) no move: whatever the ending
+    assert reason("1/2-1/2", Termination="Game drawn by repetition") == "no_moves"
+    assert reason("1/2-1/2", Result="1/2-1/2", Variant="crazyhouse") == "no_moves"
+    # (b) the recorded ending, whatever the final position shows
+    assert reason("1. e4 e5 1/2-1/2", Termination="adjudication",
+                  TerminationDetails="SyzygyTB") == "adjudication"
+    assert reason("1. e4 e5 1/2-1/2", Termination="Time forfeit") == "timeout_vs_insufficient_material"
+    assert reason("1. e4 e5 1/2-1/2", Termination="Game drawn by agreement") == "agreement"
+    assert reason("1. e4 e5 1/2-1/2", Termination="Game drawn by stalemate") == "stalemate"
+    assert reason(SHUFFLE + " 1/2-1/2", Termination="Game drawn by agreement") == "agreement"
+    # repetition: threefold (also where no claim is on the board), fivefold from occurrence 5
+    assert reason("1. e4 e5 1/2-1/2", Termination="Game drawn by repetition") == "threefold"
+    five = SHUFFLE + " 5. Nf3 Nf6 6. Ng1 Ng8 7. Nf3 Nf6 8. Ng1 Ng8"
+    assert reason(five + " 1/2-1/2", TerminationDetails="3-Fold repetition") == "fivefold"
+    assert reason(five + " 1/2-1/2") == "fivefold"
+    assert reason(five + " 1/2-1/2", Variant="atomic", Termination="Normal") is None
+    assert reason(five + " 1/2-1/2", Variant="atomic",
+                  Termination="Game drawn by repetition") == "fivefold"
+    assert reason(SHUFFLE + " 1/2-1/2", Variant="crazyhouse",
+                  Termination="Game drawn by repetition") == "threefold"
+    # fifty_moves: seventy_five_moves where the final position itself gives it
+    at149 = "7k/8/8/8/8/8/8/K5R1 w - - 149 100"
+    at99 = "7k/8/8/8/8/8/8/K5R1 w - - 99 100"
+    assert reason("1. Rg2 1/2-1/2", FEN=at149, TerminationDetails="Fifty moves rule") == "seventy_five_moves"
+    assert reason("1. Rg2 1/2-1/2", FEN=at99, TerminationDetails="Fifty moves rule") == "fifty_moves"
+    assert reason("1. Rg2 1/2-1/2", FEN=at99) == "fifty_moves"
+    assert reason("1. e4 e5 1/2-1/2", Termination="50-move rule") == "fifty_moves"
+    # (c) otherwise inferred: the residual is agreement_or_unrecorded
+    assert reason("1. e4 e5 1/2-1/2") == "agreement_or_unrecorded"
+    assert reason("1. e4 e5 1/2-1/2", Termination="Normal") == "agreement_or_unrecorded"
+    assert reason(SHUFFLE + " 1/2-1/2", Termination="Normal") == "threefold"
+    assert reason("1. e4 e5 1/2-1/2", Variant="crazyhouse") is None
+    # only a drawn game that stopped on no error has one
+    assert reason("1. e4 e5 1-0", Termination="adjudication") is None
+    assert reason("1. e4 Nxx9 1/2-1/2", Termination="adjudication") is None
 
 
 def main(argv=None):

@@ -21,6 +21,8 @@ Per ply k (the position after k half-moves, side to move = the claimant):
     fifty, seventyfive   first ply of board.is_fifty_moves() / board.is_seventyfive_moves()
 At the last ply: is_checkmate, is_stalemate, is_insufficient_material, can_claim_fifty_moves,
 is_seventyfive_moves, is_fivefold_repetition, is_repetition(3), can_claim_threefold_repetition.
+Per move: is_irreversible (last_irreversible, the ply the last such move reached: the missed /
+passed-over claims, expected_missed_claims).
 
 Speed.  can_claim_threefold_repetition() replays the whole window and tries every legal move
 (about 20 ms per game if asked at every ply), so it is only asked where it can be true, by
@@ -61,6 +63,11 @@ VARIANT_EP = "variant_ep_right_by_standard_rules"
 FIFTY_BY_ENDING_MOVE = "fifty_move_claim_by_a_mating_or_stalemating_move"
 
 
+# Recorded endings (the record's `ending`, from the Termination tags) that are a drawn game's
+# draw_reason as they are (FORMAT.md draw_reason (b)): nothing python-chess can check.
+RECORDED_DRAW_REASONS = {"adjudication", "timeout_vs_insufficient_material", "agreement",
+                         "stalemate", "insufficient_material"}
+
 # The variants whose draw reason the records leave null (FORMAT.md "Variants").
 LICHESS_VARIANTS = {"crazyhouse", "threeCheck", "atomic", "antichess", "kingOfTheHill", "horde", "racingKings"}
 
@@ -85,7 +92,8 @@ def _claim(board, window_len):
 
 
 def draw_chain(board, rep3, claim):
-    """FORMAT.md's draw_reason order, every step decided by a python-chess predicate."""
+    """FORMAT.md's draw_reason inference from the final position (its step (c)), every step
+    decided by a python-chess predicate; the residual is agreement_or_unrecorded."""
     if board.is_stalemate():
         return "stalemate"
     if board.is_insufficient_material():
@@ -100,7 +108,7 @@ def draw_chain(board, rep3, claim):
         return "threefold_by_move"
     if board.can_claim_fifty_moves():
         return "fifty_moves"
-    return "agreement"
+    return "agreement_or_unrecorded"
 
 
 class Rules:
@@ -115,6 +123,7 @@ class Rules:
         self.seen = {}       # _transposition_key() -> occurrences since the last zeroing move
         self.twice = 0       # keys among them that occur at least twice
         self.window_len = 0  # plies since the last zeroing move (or the start)
+        self.last_irreversible = 0  # ply reached by the last move is_irreversible() held for
         self.ply = 0
 
     def visit(self, board):
@@ -155,12 +164,15 @@ class Rules:
     def before_push(self, board, move):
         # python-chess's own window ends at its is_irreversible (every zeroing move in standard
         # chess; in crazyhouse only the loss of a castling right, in three-check a check too).
-        if board.is_irreversible(move):
+        irreversible = board.is_irreversible(move)
+        if irreversible:
             self.seen.clear()
             self.twice = 0
             self.window_len = 0
         self.window_len += 1
         self.ply += 1
+        if irreversible:
+            self.last_irreversible = self.ply
 
     def finish(self, index, board, result, error):
         """The verdict: result is "1-0", "0-1", "1/2-1/2" or None (FORMAT.md "Result"), error
@@ -189,7 +201,7 @@ class Rules:
                 "claim": self.claim, "rep2": self.rep2, "rep3": self.rep3, "fivefold": self.five,
                 "clock100": self.clock100, "clock150": self.clock150,
                 "fifty": self.fifty, "seventyfive": self.seventyfive, "end": end,
-                "ep_differs": self.ep_differs}
+                "ep_differs": self.ep_differs, "last_irreversible": self.last_irreversible}
 
 
 def verdict(index, root, moves, result, error):
@@ -303,6 +315,14 @@ def check(rec, v):
                 problems.append((v[field], f"first ply with python-chess {name} is {v[first_api]!r}, "
                                            f"first_ply_halfmove_{field[5:]} is {v[field]!r}"))
 
+    if not skip_repetitions:
+        for field, want in expected_missed_claims(v).items():
+            if s.get(field) != want or type(s.get(field)) is not type(want):
+                problems.append((None, f"summary.{field} = {s.get(field)!r}, python-chess gives {want!r} "
+                                       f"(claims at {v['claim'][:8]}, last is_irreversible() move "
+                                       f"reaches ply {v['last_irreversible']}, result {v['result']!r}, "
+                                       f"error {v['error']})"))
+
     status = ("checkmate" if end["checkmate"] else "stalemate" if end["stalemate"]
               else "insufficient_material" if end["insufficient_material"] else "none")
     if s.get("final_status") != status:
@@ -310,14 +330,75 @@ def check(rec, v):
                             f"is_checkmate/is_stalemate/is_insufficient_material give {status!r}"))
 
     reason = s.get("draw_reason")
-    # The draw reason is inferred by the FIDE Laws only: null in the Lichess variants.
-    fide = rec.get("variant") not in LICHESS_VARIANTS
-    want = end["draw_chain"] if (v["result"] == "1/2-1/2" and not v["error"] and fide) else None
+    want, why = expected_draw_reason(rec, v, skip_repetitions)
     if reason != want:
-        if reason == "fifty_moves" and want == "agreement" and end["fifty_by_ending_move"]:
+        if (reason == "fifty_moves" and want == "agreement_or_unrecorded" and why == "inferred"
+                and end["fifty_by_ending_move"]):
             deliberate.append(FIFTY_BY_ENDING_MOVE)
+        elif why == "repetition (variant e.p.)" and reason in ("threefold", "fivefold"):
+            pass  # VARIANT_EP, counted above: python-chess's fivefold answer is not compared
         else:
             problems.append((n, f"summary.draw_reason {reason!r}, python-chess gives {want!r} "
-                                f"(can_claim_fifty_moves {end['can_claim_fifty_moves']}, "
+                                f"({why}; ending {rec.get('ending')!r}, "
+                                f"is_fivefold_repetition {n in v['fivefold']}, "
+                                f"can_claim_fifty_moves {end['can_claim_fifty_moves']}, "
                                 f"is_seventyfive_moves {end['is_seventyfive_moves']})"))
     return problems, deliberate
+
+
+def expected_missed_claims(v):
+    """FORMAT.md missed_claims / passed_over_claims from python-chess's answers alone: the
+    opportunities are the plies k where can_claim_threefold_repetition() holds (claim).  One is
+    claimed when the result is not 1-0/0-1, the replay did not stop on an error, and k is the
+    last ply n, or k = n - 1 and is_repetition(3) holds at n (the move played from k reached a
+    third occurrence: it was one of k's declared claim moves; no other claim at n - 1 ended the
+    game there).  An unclaimed one is missed when the replay stopped, the result is not
+    1/2-1/2, or a move after k was irreversible by python-chess's Board.is_irreversible() (the
+    ply it reached, last_irreversible, is > k), else passed over.  python-chess's
+    is_irreversible() also counts a move that cedes a legal e.p. capture, FORMAT.md does not;
+    both agree on "an irreversible move after k" at every claim ply k: a position with a legal
+    e.p. capture follows a double push, which starts the window afresh, so it is no opportunity
+    and every later e.p. right follows a pawn move after k (crazyhouse, whose window a pawn
+    move does not end, has python-chess count castling rights alone, as FORMAT.md does).
+    missed_claims_by_move is not checked: at a ply with is_repetition(3), python-chess does
+    not tell whether a declared move would claim too."""
+    n, rep3 = v["plies"], set(v["rep3"])
+    stopped = bool(v["error"])
+    decisive = v["result"] in ("1-0", "0-1")
+    drawn = v["result"] == "1/2-1/2"
+    missed, passed_over = [], []
+    for k in v["claim"]:
+        if not decisive and not stopped and (k == n or (k == n - 1 and n in rep3)):
+            continue  # claimed
+        (missed if stopped or not drawn or v["last_irreversible"] > k else passed_over).append(k)
+    return {"missed_claims": len(missed), "passed_over_claims": len(passed_over),
+            "missed_claims_on_board": sum(1 for k in missed if k in rep3),
+            "first_missed_claim_ply": missed[0] if missed else None}
+
+
+def expected_draw_reason(rec, v, skip_repetitions=False):
+    """(draw_reason, how it was decided) for a record, FORMAT.md draw_reason: only for a drawn
+    game that stopped on no error; (a) no move: "no_moves"; (b) by the record's `ending` (the
+    Termination tags, which compare.py checks against the oracle; python-chess cannot check
+    them): an ending in RECORDED_DRAW_REASONS is the reason as it is, "repetition" is fivefold
+    when python-chess's is_fivefold_repetition() holds at the last ply, else threefold (the
+    players agreed on a repetition the board need not show), "fifty_moves" is
+    seventy_five_moves when python-chess's inference (c) says so, else fifty_moves; (c) else
+    python-chess's inference from the final position (draw_chain; the Lichess variants: none)."""
+    if v["result"] != "1/2-1/2" or v["error"]:
+        return None, "not a drawn game that stopped on no error"
+    if v["plies"] == 0:
+        return "no_moves", "no move"
+    ending = rec.get("ending")
+    fide = rec.get("variant") not in LICHESS_VARIANTS
+    inferred = v["end"]["draw_chain"] if fide else None
+    if ending in RECORDED_DRAW_REASONS:
+        return ending, "recorded ending"
+    if ending == "repetition":
+        if skip_repetitions:
+            return None, "repetition (variant e.p.)"
+        return ("fivefold" if v["plies"] in v["fivefold"] else "threefold"), "recorded repetition"
+    if ending == "fifty_moves":
+        return ("seventy_five_moves" if inferred == "seventy_five_moves" else "fifty_moves"), \
+            "recorded fifty-move ending"
+    return inferred, "inferred"
