@@ -557,25 +557,10 @@ def fp_step(acc, code):
     return (x * FP_P1) & MASK64
 
 
-def castling_rook_square(board, move):
-    """The square of the rook a castling move (board.is_castling(move)) castles with: in
-    Chess960 mode python-chess writes castling as the king taking its own rook, in standard
-    mode as the king's two-square step (e1g1), whose rook stands in the h or a corner."""
-    if board.chess960:
-        return move.to_square
-    kingside = chess.square_file(move.to_square) > chess.square_file(move.from_square)
-    return chess.square(7 if kingside else 0, chess.square_rank(move.from_square))
-
-
-def move_code(board, move):
-    """FORMAT.md fingerprint code of `move` on `board` (before it is pushed): castling
-    king_from | rook_square << 6 | 7 << 12; a drop to << 6 | (8 + piece type) << 12; any other
-    move from | to << 6 | (promotion piece type or 0) << 12."""
-    if move.drop:
-        return move.to_square << 6 | (8 + move.drop) << 12
-    if board.is_castling(move):
-        return move.from_square | castling_rook_square(board, move) << 6 | 7 << 12
-    return move.from_square | move.to_square << 6 | (move.promotion or 0) << 12
+def fp_board_key(board):
+    """The Polyglot key of `board`'s pieces and side to move (no castling, no e.p.): the
+    fingerprint folds its change over each move (FORMAT.md `fingerprint`)."""
+    return _HASHER.hash_board(board) ^ _HASHER.hash_turn(board)
 
 
 def fp_name(value):
@@ -864,7 +849,7 @@ class Analyzer:
     def before_push(self, move):
         """Called with the board at the current ply, before `move` is pushed onto it."""
         self._claims(move)
-        self.acc = fp_step(self.acc, move_code(self.board, move))
+        self._fp_before = fp_board_key(self.board)
         self.clock = 0 if self.board.is_zeroing(move) else self.clock + 1
         self._irreversible = ends_window(self.board, move)
         # (rights are never gained: with none before there are none after)
@@ -876,6 +861,7 @@ class Analyzer:
             self.twice = [0, 0]
 
     def after_push(self):
+        self.acc = fp_step(self.acc, self._fp_before ^ fp_board_key(self.board))
         self.ply += 1
         if self._irreversible or (self._rights_before
                                   and self.board.clean_castling_rights() != self._rights_before):
@@ -1726,18 +1712,26 @@ def ending_self_test():
     assert rec["summary"]["passed_over_claims"] == 0
 
 
-# 1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6 4. O-O: each move's code worked out by hand (a1 = 0 .. h8 = 63;
-# from | to << 6 | promotion << 12; castling king_from | rook_square << 6 | 7 << 12: e1 = 4 and
-# the h1 rook = 7, not g1).
+# 1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6 4. O-O: each move's change of the pieces-and-side Polyglot key
+# worked out by hand: the keys (POLYGLOT_RANDOM_ARRAY[64 * kind + square], kind = 2 * (piece type
+# - 1) + 1 for White, a1 = 0 .. h8 = 63) of the squares left and reached, and the side key (780).
 FP_MOVES = "1. e4 e5 2. Nf3 Nc6 3. Bc4 Nf6 4. O-O"
-FP_CODES = [12 | 28 << 6, 52 | 36 << 6, 6 | 21 << 6, 57 | 42 << 6, 5 | 26 << 6, 62 | 45 << 6,
-            4 | 7 << 6 | 7 << 12]
+FP_SQUARES = [(64 * 1 + 12, 64 * 1 + 28), (52, 36), (64 * 3 + 6, 64 * 3 + 21), (64 * 2 + 57, 64 * 2 + 42),
+              (64 * 5 + 5, 64 * 5 + 26), (64 * 2 + 62, 64 * 2 + 45),
+              (64 * 11 + 4, 64 * 11 + 6, 64 * 7 + 7, 64 * 7 + 5)]
+
+
+def fp_delta(indexes):
+    out = _RANDOM[780]
+    for i in indexes:
+        out ^= _RANDOM[i]
+    return out
 
 
 def fingerprint_self_test():
     acc = FP_ACC_START
-    for code in FP_CODES:
-        acc = fp_step(acc, code)
+    for squares in FP_SQUARES:
+        acc = fp_step(acc, fp_delta(squares))
     data = (b"carlsenmagnus\x1fnepomniachtchiian\x1f2021.11.26\x1f1/2-1/2\x1fstandard\x1f\x1f"
             + acc.to_bytes(8, "little") + (7).to_bytes(4, "little"))
     by_hand = xxhash.xxh64_intdigest(data, seed=0)
@@ -1785,19 +1779,16 @@ def fingerprint_self_test():
     data = (b"a\x1f\x1f\x1f*\x1fstandard\x1f8/8/8/8/8/8/8/8 w - - 0 1\x1f"
             + FP_ACC_START.to_bytes(8, "little") + bytes(4))
     assert bad["summary"]["fingerprint"] == xxhash.xxh64_intdigest(data, seed=0)
-    # Move codes: promotion, drop, castling in standard and Chess960 (the rook's square).
-    board = chess.Board("7k/P7/8/8/8/8/8/R3K2R w KQ - 0 1")
-    assert move_code(board, chess.Move.from_uci("a7a8n")) == 48 | 56 << 6 | 2 << 12
-    assert move_code(board, chess.Move.from_uci("e1c1")) == 4 | 0 << 6 | 7 << 12
-    assert move_code(board, chess.Move.from_uci("e1g1")) == 4 | 7 << 6 | 7 << 12
+    # A drop changes the key by the dropped piece (and the side), a promotion by the pawn
+    # leaving and the piece arriving.
     zh = chess.variant.CrazyhouseBoard("rnbqkbnr/ppp1pppp/8/8/8/8/PPPP1PPP/RNBQKBNR[Pp] w KQkq - 0 3")
-    assert move_code(zh, chess.Move.from_uci("P@e4")) == 28 << 6 | (8 + 1) << 12
-    b960 = chess.Board("1r3kr1/8/8/8/8/8/8/1R3KR1 w Gb - 0 1", chess960=True)
-    assert move_code(b960, chess.Move.from_uci("f1g1")) == 5 | 6 << 6 | 7 << 12
-    for b in (board, b960, chess.Board("r3k2r/8/8/8/8/8/8/R3K2R b KQkq - 0 1"), zh):
-        for m in b.legal_moves:  # our rook square is python-chess's own king-takes-rook form
-            if b.is_castling(m):
-                assert castling_rook_square(b, m) == b._to_chess960(m).to_square, (b.fen(), m)
+    before = fp_board_key(zh)
+    zh.push(chess.Move.from_uci("P@e4"))
+    assert before ^ fp_board_key(zh) == fp_delta([64 * 1 + 28])
+    board = chess.Board("7k/P7/8/8/8/8/8/4K3 w - - 0 1")
+    before = fp_board_key(board)
+    board.push(chess.Move.from_uci("a7a8n"))
+    assert before ^ fp_board_key(board) == fp_delta([64 * 1 + 48, 64 * 3 + 56])
 
 
 def summary_of(moves, **tags):
