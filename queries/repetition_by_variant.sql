@@ -22,7 +22,7 @@ WITH drops AS (
     GROUP BY ALL
 ),
 per_game AS (
-    SELECT g.replay_variant AS variant, g.status, g.max_occurrence, g.claim_opportunities, g.missed_claims,
+    SELECT g.replay_variant AS variant, g.status, g.plies, g.max_occurrence, g.claim_opportunities, g.missed_claims,
            g.pseudo_repetitions, g.hidden_repetitions, coalesce(d.drop_claims, 0) AS drop_claims
     FROM games g
     LEFT JOIN drops d USING (source, frame_offset, byte_offset)

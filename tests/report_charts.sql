@@ -42,7 +42,7 @@ WITH x AS (
               FROM events WHERE (kind = 'repetition' AND claimable) OR kind = 'claim_by_move' GROUP BY ALL)
         GROUP BY ALL
     ) o USING (source, frame_offset, byte_offset)
-    WHERE g.status <> 'skipped' AND (status = 'error' OR plies > 0)
+    WHERE g.status <> 'skipped' AND (g.status = 'error' OR g.plies > 0)
 ),
 sets AS (SELECT DISTINCT grp FROM x),
 t AS (

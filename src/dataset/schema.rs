@@ -64,6 +64,7 @@ pub mod col {
     pub const FINAL_STATUS: &str = "final_status";
     pub const DRAW_REASON: &str = "draw_reason";
     pub const ENDING: &str = "ending";
+    pub const VENUE: &str = "venue";
     pub const FINGERPRINT: &str = "fingerprint";
     pub const FIRST_THREEFOLD_SPAN: &str = "first_threefold_span";
     pub const FIRST_THREEFOLD_PERPETUAL: &str = "first_threefold_perpetual";
@@ -204,7 +205,7 @@ static TAG_SLOTS: [u8; 64] = {
 };
 
 /// `games` columns after the tags: how the game was read and replayed.
-static GAME_COLUMNS: [Column<Game>; 10] = [
+static GAME_COLUMNS: [Column<Game>; 11] = [
     Column::null(col::LICHESS_ID, value!(Str, |g| g.tag("Site").and_then(tags::lichess_id).map(Cow::Borrowed))),
     Column::null(col::TIME_CLASS, value!(Str, |g| time_class(g).map(Cow::Borrowed))),
     Column::required(col::STATUS, value!(Str, |g| Some(g.status().as_str().into()))),
@@ -215,6 +216,7 @@ static GAME_COLUMNS: [Column<Game>; 10] = [
     Column::null(col::BASE_SECONDS, value!(U32, |g| g.time_control.map(|(base, _)| base))),
     Column::null(col::INCREMENT_SECONDS, value!(U32, |g| g.time_control.map(|(_, increment)| increment))),
     Column::null(col::ENDING, value!(Str, |g| g.ending.map(|e| e.as_str().into()))),
+    Column::required(col::VENUE, value!(Str, |g| Some(g.venue.as_str().into()))),
 ];
 
 /// The `time_class` of a game: from the time control read when the game began, where it is of

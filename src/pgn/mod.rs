@@ -12,6 +12,7 @@ pub mod reference;
 pub mod scan;
 pub mod tag_section;
 pub mod tags;
+pub mod venue;
 
 use std::{
     cell::Cell,
@@ -29,7 +30,7 @@ use crate::{
     engine::rules::Rules,
     engine::start::{ErrorKind, GameError, Start, Variant, VariantStart},
     pgn::movetext::{Mainline, Token},
-    pgn::tags::Tags,
+    pgn::{tags::Tags, venue::Venue},
     read::chunk::{CHUNK_BYTES, Chunk, Splitter},
 };
 
@@ -70,11 +71,14 @@ pub struct Game {
     pub time_control: Option<(u32, u32)>,
     /// How its tags say it ended (`TerminationDetails`, `Termination`).
     pub ending: Option<Ending>,
+    /// Where it was played, as its tags say ([`Venue::infer`]; `ingest --venue` may set it).
+    pub venue: Venue,
 }
 
 /// The tags a finished game's recorded ending ([`Ending::recorded`]) and fingerprint
 /// ([`fingerprint::Parts`]) read.
-const FINISHING_TAGS: [&str; 7] = ["TerminationDetails", "Termination", "White", "Black", "Date", "UTCDate", "FEN"];
+const FINISHING_TAGS: [&str; 9] =
+    ["TerminationDetails", "Termination", "White", "Black", "Date", "UTCDate", "FEN", "Event", "Site"];
 
 impl Game {
     /// A game of no tags and no moves, not replayed (for an input's record that holds no game).
@@ -87,6 +91,7 @@ impl Game {
             moves: Vec::new(),
             time_control: None,
             ending: None,
+            venue: Venue::Unknown,
         }
     }
 
@@ -288,8 +293,11 @@ impl GameVisitor {
         match variant {
             Variant::Other(_) => {
                 let result = tag_result.unwrap_or(Outcome::Unknown);
-                let ending = Ending::recorded(tags.get("TerminationDetails"), tags.get("Termination"), result);
-                return Err(Game { tags, variant, result, analysis: None, moves: Vec::new(), time_control, ending });
+                let [details, termination, event, site, white, black] =
+                    tags.get_each(["TerminationDetails", "Termination", "Event", "Site", "White", "Black"]);
+                let ending = Ending::recorded(details, termination, result);
+                let venue = Venue::infer(event, site, white, black);
+                return Err(Game { tags, variant, result, analysis: None, moves: Vec::new(), time_control, ending, venue });
             }
             Variant::Lichess(rules) => {
                 match VariantStart::new(rules, fen) {
@@ -351,8 +359,10 @@ impl GameVisitor {
             _ => marker.unwrap_or(Outcome::Unknown),
         };
         // The tags the ending and the fingerprint read, found in one pass.
-        let [details, termination, white, black, date, utc_date, fen] = movetext.tags.get_each(FINISHING_TAGS);
+        let [details, termination, white, black, date, utc_date, fen, event, site] =
+            movetext.tags.get_each(FINISHING_TAGS);
         let ending = Ending::recorded(details, termination, result);
+        let venue = Venue::infer(event, site, white, black);
         let mut analysis = match movetext.lichess {
             false => self.replay.finish(result, ending),
             true => self.variant_replay.finish(result, ending),
@@ -368,6 +378,7 @@ impl GameVisitor {
         analysis.summary.fingerprint = fingerprint::fingerprint(&parts, analysis.moves, analysis.summary.plies);
         Game {
             ending,
+            venue,
             tags: movetext.tags,
             variant: movetext.variant,
             result,
@@ -525,6 +536,7 @@ impl Game {
             moves: Vec::new(),
             time_control: None,
             ending: None,
+            venue: Venue::Unknown,
         }
     }
 }

@@ -7,7 +7,7 @@ use std::io::{self, Write};
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
-use super::{Game, GameStatus};
+use super::{Game, GameStatus, venue::Venue};
 use crate::engine::{ending::Ending, start::GameError};
 
 /// A game's record. Fields in sorted key order; the summary and each event go through a
@@ -28,6 +28,7 @@ struct DumpRecord<'a> {
     #[serde(serialize_with = "sorted")]
     summary: Option<&'a crate::engine::summary::Summary>,
     variant: &'a str,
+    venue: Venue,
     white: Option<&'a str>,
 }
 
@@ -46,6 +47,7 @@ impl<'a> DumpRecord<'a> {
             status: game.status(),
             summary: game.analysis.as_ref().map(|a| &a.summary),
             variant: game.variant.name(),
+            venue: game.venue,
             white: game.tag("White"),
         }
     }

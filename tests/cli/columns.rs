@@ -102,7 +102,7 @@ const SUMMARY_COLUMNS: [&str; 35] = [
 
 /// The other `games` columns: the key, the tags without a column, what is derived from tags, the
 /// replay's status and error, the time control.
-const OTHER_GAME_COLUMNS: [&str; 14] = [
+const OTHER_GAME_COLUMNS: [&str; 15] = [
     "source",
     "frame_offset",
     "byte_offset",
@@ -117,6 +117,7 @@ const OTHER_GAME_COLUMNS: [&str; 14] = [
     "base_seconds",
     "increment_seconds",
     "ending",
+    "venue",
 ];
 
 /// `events` columns that hold an event field of the same name in `dump`'s record.
@@ -447,7 +448,7 @@ fn expected_game_cell(
         }
         "lichess_id" => json!(tag("Site").and_then(tags::lichess_id)),
         "time_class" => json!(tag("TimeControl").and_then(tags::time_class)),
-        "base_seconds" | "increment_seconds" | "ending" => record[name].clone(),
+        "base_seconds" | "increment_seconds" | "ending" | "venue" => record[name].clone(),
         "tags" => {
             // Every tag but the first of each name with a column of its own.
             let mut seen = Vec::new();

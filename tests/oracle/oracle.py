@@ -1306,7 +1306,56 @@ def base_record(index, headers):
         "white": headers.get("White"),
         "black": headers.get("Black"),
         "result": headers.get("Result"),
+        "venue": game_venue(headers),
     }
+
+
+# FORMAT.md "venue": the words and names it looks for (lowercase).
+VENUE_ENGINE_WORDS = {"tcec", "ccrl", "ccc", "cccc", "wccc", "cegt"}
+VENUE_SERVERS = ["chess.com", "chessclub.com", "internet chess club", "freechess.org", "pychess.org",
+                 "playchess", "chess24", "chesstempo", "lichess.org", "chessbase.com"]
+VENUE_LOCAL_SITES = ["localhost", "127.0.0.1", "local site"]
+VENUE_ENGINES = [
+    "stockfish", "lc0", "leela", "komodo", "dragon", "houdini", "rybka", "fritz", "shredder", "ethereal",
+    "berserk", "koivisto", "rofchade", "stoofvlees", "allie", "fire", "xiphos", "laser", "chiron", "booot",
+    "andscacs", "arasan", "nemorino", "scorpio", "seer", "torch", "revenge", "obsidian", "caissa", "viridithas",
+    "clover", "minic", "igel", "critter", "gull", "sf ", "asmfish", "crystal", "deep fritz", "alphazero"]
+_LICHESS_GAME = re.compile(r"^(?:https?://)?lichess\.org/([A-Za-z0-9]{8}|[A-Za-z0-9]{12})(?:[/?#].*)?$")
+
+
+def ascii_lower(text):
+    return "".join(chr(ord(c) + 32) if "A" <= c <= "Z" else c for c in text)
+
+
+def venue_known(value):
+    value = value.strip() if value is not None else None
+    return value if value and value not in ("?", "-") else None
+
+
+def game_venue(headers):
+    """FORMAT.md `venue`, from the first Event, Site, White and Black tags."""
+    event, site = venue_known(headers.get("Event")), venue_known(headers.get("Site"))
+    if site is not None and _LICHESS_GAME.match(site.strip()):
+        return "lichess"
+    event_l, site_l = ascii_lower(event or ""), ascii_lower(site or "")
+
+    def words(text):
+        return any(w in VENUE_ENGINE_WORDS for w in re.split(r"[^0-9A-Za-z]", text))
+
+    def engine(player):
+        name = ascii_lower((player or "").strip())
+        return bool(name) and any(name.startswith(e) for e in VENUE_ENGINES)
+
+    engine_event = ((words(event_l) or words(site_l) or "computer chess championship" in event_l)
+                    and "man-machine" not in event_l)
+    if engine_event or (engine(headers.get("White")) and engine(headers.get("Black"))):
+        return "engine"
+    server = any(w in site_l for w in VENUE_SERVERS) or site_l in ("icc", "fics", "internet")
+    if server or "internet" in event_l:
+        return "online"
+    if event is not None and site is not None and not any(w in site_l for w in VENUE_LOCAL_SITES):
+        return "otb"
+    return "unknown"
 
 
 def last_marker(movetext):
@@ -1628,6 +1677,7 @@ def self_test():
     assert replace_invalid(raw(b"\xe2\x82A\xff")) == "\ufffdA\ufffd"
     ending_self_test()
     fingerprint_self_test()
+    venue_self_test()
     missed_claims_self_test()
     draw_reason_self_test()
 
@@ -1726,6 +1776,23 @@ def fp_delta(indexes):
     for i in indexes:
         out ^= _RANDOM[i]
     return out
+
+
+def venue_self_test():
+    cases = [
+        ({"Event": "Rated Blitz game", "Site": "https://lichess.org/abcdEFGH"}, "lichess"),
+        ({"Event": "FWWRC", "Site": "48 Wall Street, New York City, United States"}, "otb"),
+        ({"Event": "TCEC Cup 1", "Site": "https://tcec-chess.com"}, "engine"),
+        ({"Event": "Live Chess", "Site": "Chess.com"}, "online"),
+        ({"Event": "Internet sim1", "Site": "Internet"}, "online"),
+        ({"Event": "Match", "Site": "?", "White": "Stockfish 16", "Black": "Komodo Dragon 3"}, "engine"),
+        ({"Event": "WCCC Man-Machine exh", "Site": "Paderborn", "White": "Comp Fritz 5.32"}, "otb"),
+        ({"Event": "Riccione op", "Site": "Riccione"}, "otb"),
+        ({"Event": "Casual", "Site": "localhost.localdomain"}, "unknown"),
+        ({}, "unknown"),
+    ]
+    for headers, want in cases:
+        assert game_venue(headers) == want, (headers, game_venue(headers), want)
 
 
 def fingerprint_self_test():

@@ -1,0 +1,135 @@
+//! Where a game was played (`games.venue`), inferred from its tags: the kind of play decides who
+//! could claim a draw and what ended a game by itself, so figures of different venues must not be
+//! pooled. `ingest --venue` sets it for a whole input instead. The rules and their known misses:
+//! docs/events.md, "Venue".
+
+use crate::{engine::vocabulary::serialize_as_str, pgn::tags};
+
+/// A game's venue.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Venue {
+    /// Over the board: an event and a site, and nothing that says otherwise.
+    Otb,
+    /// Played on Lichess: its `Site` is a Lichess game (a broadcast of an OTB game is not).
+    Lichess,
+    /// Played on another server (chess.com, ICC, FICS, pychess, playchess, chess24).
+    Online,
+    /// Engines against each other (TCEC, CCRL, CCC, or two known engines).
+    Engine,
+    Unknown,
+}
+
+impl Venue {
+    /// Every venue, in the order the report lists them.
+    pub const ALL: [Venue; 5] = [Venue::Otb, Venue::Lichess, Venue::Online, Venue::Engine, Venue::Unknown];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Venue::Otb => "otb",
+            Venue::Lichess => "lichess",
+            Venue::Online => "online",
+            Venue::Engine => "engine",
+            Venue::Unknown => "unknown",
+        }
+    }
+
+    /// The venue a name (`--venue`, a column's value) gives.
+    pub fn parse(name: &str) -> Option<Venue> {
+        Venue::ALL.into_iter().find(|v| v.as_str() == name)
+    }
+
+    /// The venue the tags say, tried in this order: a Lichess game in `Site`; an engine event
+    /// (`Event` or `Site`), or two known engines; another server in `Site` (or an `Event` played
+    /// on the internet); an event and a site (OTB); else unknown.
+    pub fn infer(event: Option<&str>, site: Option<&str>, white: Option<&str>, black: Option<&str>) -> Venue {
+        let (event, site) = (known(event), known(site));
+        if site.and_then(tags::lichess_id).is_some() {
+            return Venue::Lichess;
+        }
+        let lower = |t: Option<&str>| t.map(str::to_ascii_lowercase).unwrap_or_default();
+        let (event_l, site_l) = (lower(event), lower(site));
+        let words = |t: &str| t.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| ENGINE_EVENTS.contains(&w));
+        // A man-machine match is no engine game, though a computer championship may host one.
+        let engine_event = (words(&event_l) || words(&site_l) || event_l.contains("computer chess championship"))
+            && !event_l.contains("man-machine");
+        if engine_event || (is_engine(white) && is_engine(black)) {
+            return Venue::Engine;
+        }
+        let server = SERVERS.iter().any(|w| site_l.contains(w)) || ["icc", "fics", "internet"].contains(&site_l.as_str());
+        if server || event_l.contains("internet") {
+            return Venue::Online;
+        }
+        if event.is_some() && site.is_some() && !LOCAL_SITES.iter().any(|w| site_l.contains(w)) {
+            return Venue::Otb;
+        }
+        Venue::Unknown
+    }
+}
+
+serialize_as_str!(Venue);
+
+/// Words of engine events' names and sites (lowercase): TCEC, CCRL, chess.com's CCC, the world
+/// computer championship, CEGT.
+const ENGINE_EVENTS: [&str; 6] = ["tcec", "ccrl", "ccc", "cccc", "wccc", "cegt"];
+
+/// Words of other servers' sites (lowercase); "lichess.org" without a game id (an export of a
+/// study, an example URL) is another server's too.
+const SERVERS: [&str; 10] = [
+    "chess.com",
+    "chessclub.com",
+    "internet chess club",
+    "freechess.org",
+    "pychess.org",
+    "playchess",
+    "chess24",
+    "chesstempo",
+    "lichess.org",
+    "chessbase.com",
+];
+
+/// Sites that name a computer, not a place: a GUI's default.
+const LOCAL_SITES: [&str; 3] = ["localhost", "127.0.0.1", "local site"];
+
+/// Engines whose name starts a player's name (lowercase): two of them make an engine game.
+const ENGINES: [&str; 40] = [
+    "stockfish", "lc0", "leela", "komodo", "dragon", "houdini", "rybka", "fritz", "shredder", "ethereal",
+    "berserk", "koivisto", "rofchade", "stoofvlees", "allie", "fire", "xiphos", "laser", "chiron", "booot",
+    "andscacs", "arasan", "nemorino", "scorpio", "seer", "torch", "revenge", "obsidian", "caissa", "viridithas",
+    "clover", "minic", "igel", "critter", "gull", "sf ", "asmfish", "crystal", "deep fritz", "alphazero",
+];
+
+/// A tag's value unless it is empty or a placeholder (`?`, `-`).
+fn known(tag: Option<&str>) -> Option<&str> {
+    tag.map(str::trim).filter(|t| !t.is_empty() && *t != "?" && *t != "-")
+}
+
+fn is_engine(player: Option<&str>) -> bool {
+    let name = player.unwrap_or("").trim().to_ascii_lowercase();
+    !name.is_empty() && ENGINES.iter().any(|e| name.starts_with(e))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_corpus_kinds() {
+        let v = |event, site, white, black| Venue::infer(Some(event), Some(site), Some(white), Some(black)).as_str();
+        assert_eq!(v("Rated Blitz game", "https://lichess.org/abcdEFGH", "a", "b"), "lichess");
+        assert_eq!(v("FWWRC", "48 Wall Street, New York City, United States", "Carlsen", "Nakamura"), "otb");
+        assert_eq!(v("TCEC Cup 1", "https://tcec-chess.com", "Stockfish", "Lc0"), "engine");
+        assert_eq!(v("Live Chess", "Chess.com", "MagnusCarlsen", "Hikaru"), "online");
+        assert_eq!(v("Internet sim1", "Internet", "Kasparov, Gary", "Lerner, Al"), "online");
+        assert_eq!(v("FICS rated atomic game", "FICS freechess.org", "a", "b"), "online");
+        assert_eq!(v("Match", "?", "Stockfish 16", "Komodo Dragon 3"), "engine");
+        assert_eq!(v("Tilburg", "Tilburg", "Karpov, Anatoly", "Miles, Anthony"), "otb");
+        assert_eq!(v("Casual game", "localhost.localdomain", "a", "b"), "unknown");
+        assert_eq!(v("WCCC Man-Machine exh", "Paderborn", "Comp Fritz 5.32", "Sokolov, Ivan"), "otb");
+        assert_eq!(v("CCRL 40/4", "CCRL", "Aristarch 4.50", "Chess Tiger 15"), "engine");
+        assert_eq!(v("Riccione op", "Riccione", "a", "b"), "otb");
+        assert_eq!(Venue::infer(None, None, None, None), Venue::Unknown);
+        for venue in Venue::ALL {
+            assert_eq!(Venue::parse(venue.as_str()), Some(venue));
+        }
+    }
+}
