@@ -138,6 +138,10 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
         printable(&super::chart::sources_text(&report.sources)),
         report.skipped
     );
+    for line in wrap(&super::copies::sentence(report), 100) {
+        let _ = writeln!(out, "{line}");
+    }
+    out.push('\n');
     for paragraph in super::answers::paragraphs(report) {
         for line in wrap(&paragraph, 100) {
             let _ = writeln!(out, "{line}");
