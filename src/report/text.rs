@@ -131,13 +131,14 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
     }
     let _ = writeln!(
         out,
-        "{} of the dataset's {} games match, in {} source(s): {}; {} skipped variant(s)\n",
+        "{} of the dataset's {} games match, in {} source(s): {}; {} skipped variant(s)",
         report.matched,
         report.rows,
         report.sources.len(),
         printable(&super::chart::sources_text(&report.sources)),
         report.skipped
     );
+    // In the heading's block: the first lines say how many games are copies.
     for line in wrap(&super::copies::sentence(report), 100) {
         let _ = writeln!(out, "{line}");
     }
