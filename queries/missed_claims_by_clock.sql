@@ -3,10 +3,10 @@
 -- Columns: events.kind, claimable, ply, clock_ms; games.has_clocks, plies, claim_opportunities,
 --   missed_claims, time_class.
 -- Rules: an opportunity is a ply with a claimable `repetition` or a `claim_by_move` (its events
---   share the claimant's clock, `clock_ms`: the [%clk] after the claimant's previous move). It is
---   missed by the engine's definition (docs/events.md, Game summary); only the last ply of a game can be
---   an opportunity not missed, so an opportunity is missed when play went on after it
---   (ply < plies) or when the game has as many missed claims as opportunities. Only games with
+--   share the claimant's clock, `clock_ms`: the [%clk] after the claimant's previous move). It
+--   was let pass (the column `missed`) when play went on after it (ply < plies) or when the game
+--   has as many missed claims as opportunities (a decisive game): whether play then left the
+--   repetition (missed_claims) or the game was drawn in it (passed_over_claims) is not asked here. Only games with
 --   has_clocks (a [%clk] after every replayed move: Lichess since 2017, chess.com) count.
 --   Clock bands: < 10 s, 10-30 s, 30-60 s, 1-3 min, >= 3 min (lower bound included).
 -- Output: one row per split ('all', 'time_class') and clock band: games with clocks that had an

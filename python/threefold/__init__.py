@@ -295,6 +295,13 @@ def _sql_quote(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+# As threefold's write_views (src/dataset/mod.rs): one row per fingerprint.
+_UNIQUE = (
+    " QUALIFY fingerprint IS NULL OR "
+    "row_number() OVER (PARTITION BY fingerprint ORDER BY source, frame_offset, byte_offset) = 1"
+)
+
+
 def views_sql(dir: StrPath) -> str:
     """The SQL of ``DIR/views.sql`` with its paths moved to where ``dir`` is now.
 
@@ -322,6 +329,10 @@ def views_sql(dir: StrPath) -> str:
             f"{_sql_quote((root / table / 'source=*' / '*.parquet').as_posix())}, "
             "hive_partitioning = true, union_by_name = true);\n"
             for table in TABLES
+        ) + (
+            "CREATE OR REPLACE VIEW games_unique AS SELECT * FROM read_parquet("
+            f"{_sql_quote((root / 'games' / 'source=*' / '*.parquet').as_posix())}, "
+            f"hive_partitioning = true, union_by_name = true){_UNIQUE};\n"
         )
     sql = views.read_text(encoding="utf-8")
     paths = [m.group(2).replace("''", "'") for m in _PARQUET_LITERAL.finditer(sql)]

@@ -93,7 +93,9 @@ impl Timeline {
         let pairs = self.positions.windows(2).enumerate().skip(ply as usize);
         pairs
             .map(|(i, w)| (i as u32 + 1, w))
-            .find(|(_, w)| w[1].halfmoves() == 0 || w[1].castles().castling_rights() != w[0].castles().castling_rights())
+            .find(|(_, w)| {
+                w[1].halfmoves() == 0 || w[1].castles().castling_rights() != w[0].castles().castling_rights()
+            })
             .map(|(q, _)| q)
     }
 }
@@ -127,8 +129,7 @@ fn fate_words(t: &Timeline, end: &GameEnd, offer: Offer, ply: u32) -> String {
 
 /// A repetition event in words: which earlier positions, a perpetual check, a claim.
 fn repetition(t: &Timeline, e: &Event) -> String {
-    let Detail::Repetition { occurrence, earlier_plies, cycle_plies, perpetual, .. } = &e.detail
-    else {
+    let Detail::Repetition { occurrence, earlier_plies, cycle_plies, perpetual, .. } = &e.detail else {
         return String::new();
     };
     let mut line = format!(

@@ -239,6 +239,11 @@ impl Dataset {
 /// Writes `DIR/views.sql`: DuckDB views over every partition, by absolute path (DuckDB resolves
 /// a relative path from its working directory, not from the file). A dataset moved or copied
 /// elsewhere gets views of its new place from `threefold views DIR` (or its next ingest).
+/// After `FROM read_parquet(games…)`: one row per fingerprint, the first by source and key, as
+/// `report --dedup` counts; games without one (skipped variants) are never copies, each kept.
+/// It reads the files itself, not the `games` view, so redefining that view leaves it alone.
+const UNIQUE: &str = " QUALIFY fingerprint IS NULL OR row_number() OVER (PARTITION BY fingerprint ORDER BY source, frame_offset, byte_offset) = 1";
+
 pub fn write_views(dir: &Path) -> Result<()> {
     let root = fs::canonicalize(dir).with_context(|| format!("cannot resolve {}", dir.display()))?;
     if !root.join(MANIFEST).is_file() {
@@ -254,6 +259,11 @@ pub fn write_views(dir: &Path) -> Result<()> {
             "CREATE OR REPLACE VIEW {table} AS SELECT * FROM read_parquet('{glob}', hive_partitioning = true, union_by_name = true);\n"
         ));
     }
+    let glob = root.join("games").join("source=*").join("*.parquet");
+    sql.push_str(&format!(
+        "CREATE OR REPLACE VIEW games_unique AS SELECT * FROM read_parquet('{}', hive_partitioning = true, union_by_name = true){UNIQUE};\n",
+        glob.to_string_lossy().replace('\'', "''")
+    ));
     write_atomic(&root.join("views.sql"), sql.as_bytes())
 }
 

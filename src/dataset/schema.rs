@@ -652,6 +652,9 @@ pub mod summary {
     pub const NO_MOVES: &str = "no_moves";
     pub const FIRST_THREEFOLD_PLY: &str = "first_threefold_ply";
     pub const EXAMPLES: &str = "examples";
+    /// A HyperLogLog sketch of the row's games' fingerprints (`report::sketch`): how many are
+    /// copies, without a set of them. Null in a summary written before it existed.
+    pub const FINGERPRINTS: &str = "fingerprints";
 
     /// The clock bands' and evaluation bands' names in column names, in the report's order.
     pub const CLOCK_BANDS: [&str; 5] = ["under_10s", "10_30s", "30_60s", "1_3min", "3min_plus"];
@@ -734,6 +737,7 @@ pub mod summary {
             false,
         ));
         fields.push(Field::new(EXAMPLES, DataType::Utf8, false));
+        fields.push(Field::new(FINGERPRINTS, DataType::Binary, true));
         Arc::new(Schema::new(fields))
     });
 
@@ -763,6 +767,8 @@ pub mod summary {
         pub first_threefold_ply: Vec<(u32, u64)>,
         /// The example candidates, as JSON (the report's own form).
         pub examples: String,
+        /// The serialized fingerprint sketch ([`FINGERPRINTS`]).
+        pub fingerprints: Option<Vec<u8>>,
     }
 
     /// The rows of a summary batch ([`Builder::append`], then [`Builder::finish`]), kept column
@@ -780,6 +786,7 @@ pub mod summary {
         counts: Vec<Vec<u64>>,
         first_threefold_ply: Vec<Vec<(u32, u64)>>,
         examples: Vec<String>,
+        fingerprints: Vec<Option<Vec<u8>>>,
     }
 
     impl Builder {
@@ -796,6 +803,7 @@ pub mod summary {
                 counts: (0..counts().len()).map(|_| Vec::with_capacity(rows)).collect(),
                 first_threefold_ply: Vec::with_capacity(rows),
                 examples: Vec::with_capacity(rows),
+                fingerprints: Vec::with_capacity(rows),
             }
         }
 
@@ -811,6 +819,7 @@ pub mod summary {
                 counts: row_counts,
                 first_threefold_ply,
                 examples,
+                fingerprints,
             } = row;
             self.month.push(month);
             self.time_class.push(time_class);
@@ -828,6 +837,7 @@ pub mod summary {
             }
             self.first_threefold_ply.push(first_threefold_ply);
             self.examples.push(examples);
+            self.fingerprints.push(fingerprints);
         }
 
         /// The rows appended since the last call, every one under `source`.
@@ -861,6 +871,7 @@ pub mod summary {
             }
             columns.push(Arc::new(map.finish()));
             columns.push(Arc::new(StringArray::from_iter_values(self.examples.drain(..))));
+            columns.push(Arc::new(self.fingerprints.drain(..).collect::<arrow_array::BinaryArray>()));
             RecordBatch::try_new(schema(), columns)
         }
     }

@@ -25,9 +25,11 @@ use crate::{
 
 use super::{
     clocks::GameClocks,
+    copies::{self, Copies, Dedup},
     filter::{self, Filter, GameFacts},
     group::{By, GroupFacts, Sort},
     model::{Example, GroupStats, Report, band_from},
+    sketch::Sketch,
     tables::{self, get, get_bool, get_str},
     tally::{GameRecord, Played, Tally},
 };
@@ -365,6 +367,8 @@ pub(super) struct GameColumns<'a> {
     first_claim_clock: &'a Int64Array,
     first_missed_cp: &'a Int64Array,
     first_missed_mate: &'a Int32Array,
+    /// `None` in games written before the column was.
+    fingerprint: Option<&'a UInt64Array>,
 }
 
 impl<'a> GameColumns<'a> {
@@ -413,7 +417,17 @@ impl<'a> GameColumns<'a> {
             first_claim_clock: tables::numbers::<Int64Type>(batch, col::FIRST_CLAIM_CLOCK_MS)?,
             first_missed_cp: tables::numbers::<Int64Type>(batch, col::FIRST_MISSED_CLAIM_EVAL_CP)?,
             first_missed_mate: tables::numbers::<Int32Type>(batch, col::FIRST_MISSED_CLAIM_EVAL_MATE)?,
+            fingerprint: match batch.column_by_name(col::FINGERPRINT) {
+                Some(_) => Some(tables::numbers::<UInt64Type>(batch, col::FINGERPRINT)?),
+                None => None,
+            },
         })
+    }
+
+    /// The game's fingerprint: `None` for a skipped game, or in games without the column.
+    #[inline]
+    pub(super) fn fingerprint(&self, i: usize) -> Option<u64> {
+        self.fingerprint.and_then(|f| get(f, i))
     }
 
     pub(super) fn key(&self, i: usize) -> (u64, u64) {
@@ -499,7 +513,7 @@ impl<'a> GameColumns<'a> {
 }
 
 /// A piece of the work, counted on its own (in parallel with the others).
-enum Piece<'p> {
+pub(super) enum Piece<'p> {
     /// Rows counted, not read: a part of a source no `--source` matches, or row groups whose
     /// statistics rule out the filter.
     Count(u64),
@@ -550,6 +564,13 @@ pub(super) struct Pass<'f> {
     pub(super) groups: HashMap<String, Tally>,
     events: GameEvents,
     pub(super) examples: Examples,
+    /// The selection's replayed games' fingerprints, copies included, and how many games.
+    pub(super) fingerprints: Sketch,
+    pub(super) fingerprinted: u64,
+    /// Some games had no fingerprint to add (an older dataset): no estimate.
+    pub(super) no_sketch: bool,
+    /// `--dedup`: the copies to leave out.
+    dedup: Option<&'f Dedup>,
 }
 
 impl<'f> Pass<'f> {
@@ -568,6 +589,10 @@ impl<'f> Pass<'f> {
             groups: HashMap::new(),
             events: GameEvents::default(),
             examples: Examples::default(),
+            fingerprints: Sketch::default(),
+            fingerprinted: 0,
+            no_sketch: false,
+            dedup: None,
         }
     }
 
@@ -594,10 +619,13 @@ impl<'f> Pass<'f> {
             }
         }
         self.examples.merge(other.examples);
+        self.fingerprints.merge(&other.fingerprints);
+        self.fingerprinted += other.fingerprinted;
+        self.no_sketch |= other.no_sketch;
     }
 
     /// Counts one [`Piece`].
-    fn unit(&mut self, unit: &Piece) -> Result<()> {
+    fn unit(&mut self, index: usize, unit: &Piece) -> Result<()> {
         let &Piece::Read { part, group, from, to } = unit else {
             if let Piece::Count(rows) = unit {
                 self.rows += rows;
@@ -615,8 +643,9 @@ impl<'f> Pass<'f> {
         if from.is_some() {
             events.pass_over(from)?;
         }
-        let (games, _) = tables::batches_where(&part.games, &GAME_COLUMNS, &|i, _| i == group)?;
+        let (games, _) = tables::batches_with(&part.games, &GAME_COLUMNS, &[col::FINGERPRINT], &|i, _| i == group)?;
         let mut last: Option<(u64, u64)> = None;
+        let mut row = 0_u32;
         for batch in games {
             let batch = batch?;
             let c = GameColumns::of(&batch)?;
@@ -626,7 +655,9 @@ impl<'f> Pass<'f> {
                     bail!("{}: games are not sorted by key at {}:{}", part.games.display(), key.0, key.1);
                 }
                 last = Some(key);
-                self.game(&c, i, &mut events)?;
+                let copy = self.dedup.is_some_and(|d| d.leaves_out(index, row));
+                row += 1;
+                self.game(&c, i, &mut events, copy)?;
             }
         }
         // Events after the last game and before the next row group's first: of no game.
@@ -649,6 +680,7 @@ impl<'f> Pass<'f> {
         c: &GameColumns,
         i: usize,
         events: &mut EventCursor<I>,
+        copy: bool,
     ) -> Result<()> {
         self.rows += 1;
         let source = c.source.value(i);
@@ -659,6 +691,18 @@ impl<'f> Pass<'f> {
         events.take(c.key(i), |e, row| game_events.add(e, row))?;
         // Only the parts of matching sources are read (`units`).
         if !self.filter.matches_in_source(&facts) {
+            return Ok(());
+        }
+        // The estimate is of the selection as it stands, copies included: its replayed games
+        // with a move (those the summary counts too).
+        if c.status.value(i) != GameStatus::Skipped.as_str() && !c.no_moves(i) {
+            self.fingerprinted += 1;
+            match c.fingerprint(i) {
+                Some(f) => self.fingerprints.insert(f),
+                None => self.no_sketch = true,
+            }
+        }
+        if copy {
             return Ok(());
         }
         self.matched += 1;
@@ -786,6 +830,7 @@ pub fn compute(
     min_games: u64,
     unfinished: &[String],
     threads: Option<usize>,
+    dedup: bool,
 ) -> Result<Report> {
     let parts = tables::parts(dir)?;
     if parts.is_empty() {
@@ -793,34 +838,39 @@ pub fn compute(
     }
     // Row groups in parallel, each counted on its own, then added up in the parts' and row
     // groups' order.
-    let work = || -> Result<Vec<Result<Pass>>> {
+    let work = || -> Result<(Pass, Option<copies::LeftOut>)> {
         let units: Vec<Vec<Piece>> = parts
             .par_iter()
             .map(|part| units(part, filter).map_err(|e| e.context(format!("in {}", part.games.display()))))
             .collect::<Result<_>>()?;
         let units: Vec<&Piece> = units.iter().flatten().collect();
-        Ok(units
+        let copies = if dedup { Some(copies::find(&units, filter)?) } else { None };
+        let passes = units
             .par_iter()
-            .map(|unit| {
+            .enumerate()
+            .map(|(index, unit)| {
                 let mut pass = Pass::new(filter, by, unfinished);
-                pass.unit(unit).map_err(|e| match unit {
+                pass.dedup = copies.as_ref();
+                pass.unit(index, unit).map_err(|e| match unit {
                     Piece::Read { part, .. } => e.context(format!("in {}", part.games.display())),
                     Piece::Count(_) => e,
                 })?;
                 Ok(pass)
             })
-            .collect())
+            .collect::<Result<Vec<Pass>>>()?;
+        let mut pass = Pass::new(filter, by, unfinished);
+        for unit in passes {
+            pass.merge(unit);
+        }
+        Ok((pass, copies.map(|c| c.left_out)))
     };
-    let passes = match threads {
+    let (pass, left_out) = match threads {
         Some(n) => rayon::ThreadPoolBuilder::new().num_threads(n.max(1)).build()?.install(work)?,
         None => work()?,
     };
-    let mut pass = Pass::new(filter, by, unfinished);
-    for unit in passes {
-        pass.merge(unit?);
-    }
-
-    Ok(report(dir, filter, by, min_games, pass))
+    let mut report = report(dir, filter, by, min_games, pass);
+    report.copies.left_out = left_out;
+    Ok(report)
 }
 
 /// The report of a finished pass (over the games, or over the summary).
@@ -832,6 +882,13 @@ pub(super) fn report(
     mut pass: Pass,
 ) -> Report {
     let examples = std::mem::take(&mut pass.examples).into_list();
+    let distinct = (!pass.no_sketch).then(|| pass.fingerprints.estimate().min(pass.fingerprinted));
+    let copies = Copies {
+        games: pass.fingerprinted,
+        distinct_estimate: distinct,
+        copies_estimate: distinct.map(|d| pass.fingerprinted - d),
+        left_out: None,
+    };
 
     let mut labels: Vec<String> = pass.groups.keys().cloned().collect();
     if let Some(by) = by {
@@ -871,6 +928,7 @@ pub(super) fn report(
         all: pass.all.finish(),
         groups,
         examples,
+        copies,
     }
 }
 

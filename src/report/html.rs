@@ -287,6 +287,7 @@ pub fn render(report: &Report, charts: &[Chart], links: &[Option<String>]) -> St
         report.no_moves,
         env!("CARGO_PKG_VERSION")
     );
+    let _ = writeln!(out, "<p class=\"copies\">{}</p>", escape(&super::copies::sentence(report)));
     out.push_str("<section class=\"answers\" id=\"answers\">\n<h2>Answers</h2>\n");
     for paragraph in super::answers::paragraphs(report) {
         let _ = writeln!(out, "<p>{}</p>", escape(&paragraph));

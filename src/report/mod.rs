@@ -12,6 +12,7 @@ pub mod aggregate;
 pub mod answers;
 pub mod chart;
 pub mod clocks;
+pub mod copies;
 pub mod figures;
 pub mod filter;
 pub mod group;
@@ -21,6 +22,7 @@ pub mod many;
 pub mod model;
 pub mod months;
 pub mod shares;
+pub mod sketch;
 pub mod summary;
 pub mod svg;
 pub mod tables;
@@ -60,6 +62,8 @@ pub struct Options {
     pub threads: Option<usize>,
     /// Read the games even where the summary could answer (`--scan`).
     pub scan: bool,
+    /// Count each game once (`--dedup`): reads the games, twice.
+    pub dedup: bool,
 }
 
 /// The `explain` page of the game at a key of a source of the dataset in a folder (the command
@@ -132,7 +136,7 @@ pub fn run(dir: &Path, options: &Options) -> Result<ExitCode> {
         );
     }
     let (filter, by) = (&options.filter, options.by.as_ref());
-    let why_scan = if options.scan {
+    let why_scan = if options.scan || options.dedup {
         None
     } else if !unfinished.is_empty() {
         Some("a commit is unfinished".to_owned())
@@ -147,11 +151,11 @@ pub fn run(dir: &Path, options: &Options) -> Result<ExitCode> {
             )
         })
     };
-    let mut report = if options.scan || why_scan.is_some() {
+    let mut report = if options.scan || options.dedup || why_scan.is_some() {
         if let Some(why) = why_scan {
             eprintln!("threefold: reading every game: {why}");
         }
-        aggregate::compute(dir, filter, by, options.min_games, &unfinished, options.threads)?
+        aggregate::compute(dir, filter, by, options.min_games, &unfinished, options.threads, options.dedup)?
     } else {
         summary::compute(dir, filter, by, options.min_games)?
     };

@@ -234,6 +234,8 @@ pub struct Report {
     /// The same figures per group of `--by`, in the group's order.
     pub groups: Vec<GroupStats>,
     pub examples: Vec<Example>,
+    /// Games that are copies of another in the selection (`--dedup`: left out).
+    pub copies: super::copies::Copies,
 }
 
 impl Example {

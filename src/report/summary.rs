@@ -16,7 +16,7 @@ use std::{
 
 use anyhow::{Context, Result, anyhow, bail};
 use arrow_array::{
-    Array, BooleanArray, Int32Array, MapArray, RecordBatch, StringArray, UInt32Array, UInt64Array,
+    Array, BinaryArray, BooleanArray, Int32Array, MapArray, RecordBatch, StringArray, UInt32Array, UInt64Array,
     cast::AsArray,
     types::{Int32Type, UInt64Type},
 };
@@ -37,6 +37,7 @@ use super::{
     filter::{Filter, GameFacts, days_from_civil},
     group::{By, GroupFacts},
     model::{Example, Report},
+    sketch::Sketch,
     tables::{self, civil_from_days, get, get_str},
     tally::{SummaryCounts, Tally},
 };
@@ -60,6 +61,9 @@ struct Cell {
     skipped: u64,
     no_moves: u64,
     examples: Examples,
+    fingerprints: Sketch,
+    /// A merged row had no sketch (written before it existed): the cell's is unknown.
+    no_sketch: bool,
 }
 
 /// Each distinct name once, numbered in order of appearance.
@@ -187,6 +191,10 @@ impl Summarizer for Keyed {
                 cell.no_moves += 1;
                 continue;
             }
+            match c.fingerprint(i) {
+                Some(f) => cell.fingerprints.insert(f),
+                None => cell.no_sketch = true,
+            }
             let record = c.record(i, self.events.played(), (date, time_class, lower_elo));
             cell.counts.add(&record);
             cell.examples.offer(&c, i, &record, &self.events);
@@ -216,6 +224,10 @@ impl Summarizer for Keyed {
             let counts: Vec<u64> = c.counts.iter().map(|a| a.value(i)).collect();
             cell.counts.merge(SummaryCounts::from_summary(&counts, &c.buckets(i)?));
             offer_candidates(&mut cell.examples, source, c.examples.value(i))?;
+            match c.sketch(i)? {
+                Some(sketch) => cell.fingerprints.merge(&sketch),
+                None => cell.no_sketch = true,
+            }
         }
         Ok(())
     }
@@ -256,6 +268,7 @@ impl Summarizer for Keyed {
                 counts,
                 first_threefold_ply,
                 examples: if candidates.is_empty() { "[]".to_owned() } else { serde_json::to_string(&candidates)? },
+                fingerprints: (!cell.no_sketch).then(|| cell.fingerprints.to_bytes()),
             });
         }
         Ok(builder.finish(source)?)
@@ -328,6 +341,8 @@ struct Columns<'a> {
     counts: Vec<&'a UInt64Array>,
     buckets: &'a MapArray,
     examples: &'a StringArray,
+    /// `None` in a summary written before the column was.
+    fingerprints: Option<&'a BinaryArray>,
 }
 
 impl<'a> Columns<'a> {
@@ -357,6 +372,10 @@ impl<'a> Columns<'a> {
                 anyhow!("column {} is missing or of an unexpected type", table::FIRST_THREEFOLD_PLY)
             })?,
             examples: tables::strings(b, table::EXAMPLES)?,
+            fingerprints: match b.column_by_name(table::FINGERPRINTS) {
+                Some(column) => Some(column.as_binary_opt().context("column fingerprints is not binary")?),
+                None => None,
+            },
         })
     }
 
@@ -365,6 +384,14 @@ impl<'a> Columns<'a> {
         match self.lichess {
             Some(lichess) => lichess.value(i),
             None => is_lichess(self.source.value(i)),
+        }
+    }
+
+    /// Row `i`'s fingerprint sketch; `None` where the summary has none.
+    fn sketch(&self, i: usize) -> Result<Option<Sketch>> {
+        match self.fingerprints {
+            Some(a) if a.is_valid(i) => Ok(Some(Sketch::from_bytes(a.value(i)).context("fingerprints")?)),
+            _ => Ok(None),
         }
     }
 
@@ -401,7 +428,8 @@ pub fn compute(dir: &Path, filter: &Filter, by: Option<&By>, min_games: u64) -> 
         }
         for file in summary_files(dir, &part.source)? {
             let add = |pass: &mut Pass| -> Result<()> {
-                let (batches, _) = tables::batches_with(&file, &columns, &[table::LICHESS, table::NO_MOVES], &|_, _| true)?;
+                let optional = [table::LICHESS, table::NO_MOVES, table::FINGERPRINTS];
+                let (batches, _) = tables::batches_with(&file, &columns, &optional, &|_, _| true)?;
                 for batch in batches {
                     let batch = batch?;
                     add_rows(pass, &part.source, &Columns::of(&batch)?, filter, by)?;
@@ -460,6 +488,13 @@ fn add_rows(pass: &mut Pass, source: &str, c: &Columns, filter: &Filter, by: Opt
             continue;
         }
         pass.matched += games + skipped + no_moves;
+        pass.fingerprinted += games;
+        if games > 0 {
+            match c.sketch(i)? {
+                Some(sketch) => pass.fingerprints.merge(&sketch),
+                None => pass.no_sketch = true,
+            }
+        }
         pass.skipped += skipped;
         pass.no_moves += no_moves;
         if !pass.sources.iter().any(|s| s == source) {

@@ -131,7 +131,7 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
     }
     let _ = writeln!(
         out,
-        "{} of the dataset's {} games match, in {} source(s): {}; {} skipped variant(s), {} without a move\n",
+        "{} of the dataset's {} games match, in {} source(s): {}; {} skipped variant(s), {} without a move",
         report.matched,
         report.rows,
         report.sources.len(),
@@ -139,6 +139,11 @@ pub fn render(report: &Report, charts: &[Chart]) -> String {
         report.skipped,
         report.no_moves
     );
+    // In the heading's block: the first lines say how many games are copies.
+    for line in wrap(&super::copies::sentence(report), 100) {
+        let _ = writeln!(out, "{line}");
+    }
+    out.push('\n');
     for paragraph in super::answers::paragraphs(report) {
         for line in wrap(&paragraph, 100) {
             let _ = writeln!(out, "{line}");

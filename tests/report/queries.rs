@@ -284,8 +284,10 @@ fn engine_counts(files: &[PathBuf]) -> Engine {
                 .iter()
                 .filter(|ev| ev["kind"] == "claim_by_move" && ev["san"].as_str().unwrap().contains('@'))
                 .count() as u64;
+            // A game without a move is in no rate (the report counts it apart).
+            let no_moves = game["status"] == "ok" && n("plies") == 0;
             let figures = [
-                1,
+                u64::from(!no_moves),
                 0,
                 u64::from(n("max_occurrence") >= 2),
                 u64::from(n("max_occurrence") >= 3),
@@ -297,6 +299,9 @@ fn engine_counts(files: &[PathBuf]) -> Engine {
             ];
             for (total, add) in variant.iter_mut().zip(figures) {
                 *total += add;
+            }
+            if no_moves {
+                continue;
             }
             e.games += 1;
             e.threefold += u64::from(n("max_occurrence") >= 3);
