@@ -113,7 +113,7 @@ SELECT chart, grp, label, part, n::BIGINT AS n, d::BIGINT AS d, unit, score FROM
     UNION ALL SELECT 'headline', grp, 'Went on after a fivefold, games per 1,000', NULL, after_fivefold, games, 'per1000', NULL FROM t
     UNION ALL SELECT 'headline', grp, 'Went on after the 75-move rule, games per 1,000', NULL, after_75, games, 'per1000', NULL FROM t
     UNION ALL SELECT 'headline', grp, 'Games with a clock after every move', NULL, with_clocks, with_clocks, 'count', NULL FROM t
-    UNION ALL SELECT 'headline', grp, 'First claim passed over with < 10 s on the claimant''s clock (share)', NULL, quick_passed, quick, 'percent', NULL FROM t
+    UNION ALL SELECT 'headline', grp, 'First claim missed with < 10 s on the claimant''s clock (share)', NULL, quick_passed, quick, 'percent', NULL FROM t
     UNION ALL SELECT 'headline', grp, 'Games with an engine evaluation', NULL, with_evals, with_evals, 'count', NULL FROM t
     UNION ALL SELECT 'headline', grp, 'Claimant''s average score after passing over a claim when clearly better', NULL, better, better, 'score', better_score FROM t
     UNION ALL SELECT 'threefold_by_rating_band', grp, band, NULL, count(*) FILTER (max_occurrence >= 3), count(*), 'percent', NULL FROM x GROUP BY ALL
