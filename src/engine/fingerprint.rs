@@ -44,6 +44,9 @@ pub struct Parts<'a> {
     pub variant: &'a str,
     /// The `FEN` tag, if any.
     pub fen: &'a str,
+    /// The Lichess game id of `Site`, if any: two Lichess games are one only if their ids are
+    /// (short games of the same players on one day often have the same moves).
+    pub lichess_id: &'a str,
 }
 
 /// The fingerprint of a game of `plies` replayed plies whose moves folded to `moves`: xxHash64
@@ -55,7 +58,7 @@ pub fn fingerprint(parts: &Parts, moves: MovesHash, plies: u32) -> u64 {
         write_name(&mut hash, name);
         hash.write(&[0x1f]);
     }
-    for text in [parts.date, parts.result, parts.variant, parts.fen] {
+    for text in [parts.date, parts.result, parts.variant, parts.fen, parts.lichess_id] {
         hash.write(text.trim_ascii().as_bytes());
         hash.write(&[0x1f]);
     }
@@ -94,7 +97,7 @@ mod tests {
     use super::*;
 
     fn parts<'a>(white: &'a str, result: &'a str) -> Parts<'a> {
-        Parts { white, black: "Miles, A.", date: "1986.10.??", result, variant: "standard", fen: "" }
+        Parts { white, black: "Miles, A.", date: "1986.10.??", result, variant: "standard", fen: "", lichess_id: "" }
     }
 
     #[test]

@@ -374,6 +374,7 @@ impl GameVisitor {
             result: result.as_str(),
             variant: movetext.variant.name(),
             fen: fen.unwrap_or(""),
+            lichess_id: site.and_then(tags::lichess_id).unwrap_or(""),
         };
         analysis.summary.fingerprint = fingerprint::fingerprint(&parts, analysis.moves, analysis.summary.plies);
         Game {

@@ -587,8 +587,15 @@ def fp_date(headers):
     return ""
 
 
+def fp_lichess_id(headers):
+    """The Lichess game id of Site (its first 8 characters), or empty (FORMAT.md `fingerprint`)."""
+    site = venue_known(headers.get("Site"))
+    match = _LICHESS_GAME.match(site) if site is not None else None
+    return match.group(1)[:8] if match else ""
+
+
 def fingerprint(headers, result, variant, plies, acc):
-    """FORMAT.md `fingerprint`: xxh64 (seed 0) of W 1f B 1f D 1f R 1f V 1f F 1f ACC PLIES."""
+    """FORMAT.md `fingerprint`: xxh64 (seed 0) of W 1f B 1f D 1f R 1f V 1f F 1f L 1f ACC PLIES."""
     sep = b"\x1f"
     fen = headers.get("FEN")
     data = b"".join((
@@ -598,6 +605,7 @@ def fingerprint(headers, result, variant, plies, acc):
         (result or "*").encode("ascii"), sep,
         variant.encode("utf-8"), sep,
         (fen.strip(_ASCII_WS) if fen is not None else "").encode("utf-8"), sep,
+        fp_lichess_id(headers).encode("ascii"), sep,
         acc.to_bytes(8, "little"),
         plies.to_bytes(4, "little"),
     ))
@@ -1799,7 +1807,7 @@ def fingerprint_self_test():
     acc = FP_ACC_START
     for squares in FP_SQUARES:
         acc = fp_step(acc, fp_delta(squares))
-    data = (b"carlsenmagnus\x1fnepomniachtchiian\x1f2021.11.26\x1f1/2-1/2\x1fstandard\x1f\x1f"
+    data = (b"carlsenmagnus\x1fnepomniachtchiian\x1f2021.11.26\x1f1/2-1/2\x1fstandard\x1f\x1f\x1f"
             + acc.to_bytes(8, "little") + (7).to_bytes(4, "little"))
     by_hand = xxhash.xxh64_intdigest(data, seed=0)
     base = record_of(pgn(FP_MOVES + " 1/2-1/2", Event="WCh", White="Carlsen, Magnus",
@@ -1843,7 +1851,7 @@ def fingerprint_self_test():
     assert fp_date({"Date": "????.??.??"}) == "" and fp_date({}) == ""
     # invalid FEN: plies 0, the accumulator's start value, the FEN as written (trimmed).
     bad = record_of(pgn("1. e4 *", White="A", FEN=" 8/8/8/8/8/8/8/8 w - - 0 1 "))
-    data = (b"a\x1f\x1f\x1f*\x1fstandard\x1f8/8/8/8/8/8/8/8 w - - 0 1\x1f"
+    data = (b"a\x1f\x1f\x1f*\x1fstandard\x1f8/8/8/8/8/8/8/8 w - - 0 1\x1f\x1f"
             + FP_ACC_START.to_bytes(8, "little") + bytes(4))
     assert bad["summary"]["fingerprint"] == xxhash.xxh64_intdigest(data, seed=0)
     # A drop changes the key by the dropped piece (and the side), a promotion by the pawn
