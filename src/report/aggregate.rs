@@ -19,7 +19,7 @@ use crate::{
         event::{Differs, EventKind},
         vocabulary::TimeClass,
     },
-    pgn::GameStatus,
+    pgn::{GameStatus, venue::Venue},
     read::key::GameKey,
 };
 
@@ -283,9 +283,10 @@ impl<I: Iterator<Item = Result<RecordBatch>>> EventCursor<I> {
 /// The tags an example shows, in [`GameColumns::tags`] order.
 const EXAMPLE_TAGS: [&str; 7] = ["Event", "Site", "White", "Black", "Result", "Date", "Round"];
 
-const GAME_COLUMNS: [&str; 40] = [
+const GAME_COLUMNS: [&str; 41] = [
     col::SOURCE,
     col::LICHESS_ID,
+    col::VENUE,
     col::FRAME_OFFSET,
     col::BYTE_OFFSET,
     "Event",
@@ -336,6 +337,8 @@ pub fn is_lichess(source: &str) -> bool {
 pub(super) struct GameColumns<'a> {
     pub(super) source: &'a StringArray,
     lichess_id: &'a StringArray,
+    /// `None` in games written before the column was.
+    venue: Option<&'a StringArray>,
     pub(super) status: &'a StringArray,
     pub(super) variant: &'a StringArray,
     pub(super) time_class: &'a StringArray,
@@ -382,6 +385,10 @@ impl<'a> GameColumns<'a> {
         Ok(GameColumns {
             source: s(col::SOURCE)?,
             lichess_id: s(col::LICHESS_ID)?,
+            venue: match batch.column_by_name(col::VENUE) {
+                Some(_) => Some(s(col::VENUE)?),
+                None => None,
+            },
             status: s(col::STATUS)?,
             variant: s(col::REPLAY_VARIANT)?,
             time_class: s(col::TIME_CLASS)?,
@@ -435,10 +442,14 @@ impl<'a> GameColumns<'a> {
     }
 
     /// Whether the game in row `i` was played on Lichess, which takes no claim by a declared
-    /// move: its `Site` is a lichess.org game (`lichess_id`), as in Lichess's PGN dumps and its
-    /// Parquet datasets whatever their folder is called, or its source is named `lichess…`.
+    /// move: its venue is (a Lichess game in `Site`, or `ingest --venue lichess`; an OTB game
+    /// relayed on a Lichess broadcast is not). Games written before the venue column: a
+    /// lichess.org `Site`, or a source named `lichess…`.
     pub(super) fn lichess(&self, i: usize) -> bool {
-        self.lichess_id.is_valid(i) || is_lichess(self.source.value(i))
+        match self.venue {
+            Some(venue) => venue.value(i) == Venue::Lichess.as_str(),
+            None => self.lichess_id.is_valid(i) || is_lichess(self.source.value(i)),
+        }
     }
 
     /// Whether the game in row `i` was replayed and has no moves.

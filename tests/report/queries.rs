@@ -1014,12 +1014,12 @@ fn check_dataset(
     check_report_against_queries(&report, &queries);
     check_report_clocks(&report, &queries, &engine);
     assert!(check_charts_against_sql(&report, &dir, "", None) > 50, "few chart rows compared with SQL");
-    // Lichess's games: a lichess.org `Site` (lichess_id), or a source named lichess….
+    // Lichess's games: venue lichess (a Lichess game in `Site`).
     let sql = "SELECT count(*) FILTER (claim_opportunities_on_board > 0) AS with_claim_on_board, \
                count(*) FILTER (missed_claims_on_board > 0) AS missed_on_board, \
                count(*) FILTER (claim_opportunities_by_move > 0) AS with_claim_by_move, \
                count(*) FILTER (missed_claims_by_move > 0) AS missed_by_move, count(*) AS games \
-               FROM games WHERE status <> 'skipped' AND (lichess_id IS NOT NULL OR source GLOB 'lichess*')";
+               FROM games WHERE status <> 'skipped' AND (status = 'error' OR plies > 0) AND venue = 'lichess'";
     let rows = run_sql_where(&dir, "", sql);
     for k in ["with_claim_on_board", "missed_on_board", "with_claim_by_move", "missed_by_move", "games"] {
         assert_eq!(num(&report["lichess"][k]), num(&rows[0][k]), "Lichess's games: {k}");
