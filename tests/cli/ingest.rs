@@ -563,8 +563,8 @@ t = con.execute("select typeof(WhiteElo), typeof(UTCDate), typeof(UTCTime), type
 p = pl.scan_parquet(out + "/games/**/*.parquet", hive_partitioning=True).select(pl.len()).collect().item()
 a = ds.dataset(out + "/events", format="parquet", partitioning="hive").count_rows()
 # The summary view: every game in one row's counts, each source's games and Karpov-Miles's castling case.
-sm = con.execute("select sum(games + skipped), count(distinct source) from summary").fetchone()
-sj = con.execute("select count(*) from (select source, count(*) n from games group by 1) join (select source, sum(games + skipped) n from summary group by 1) using (source, n)").fetchone()[0]
+sm = con.execute("select sum(games + skipped + no_moves), count(distinct source) from summary").fetchone()
+sj = con.execute("select count(*) from (select source, count(*) n from games group by 1) join (select source, sum(games + skipped + no_moves) n from summary group by 1) using (source, n)").fetchone()[0]
 sk = con.execute("select sum(castling_games) from summary where source = 'karpov_miles_tilburg_1986'").fetchone()[0]
 print(g[0], g[1], e, j, k, p, a, *t, sm[0], sm[1], sj, sk)
 "#;
@@ -626,6 +626,7 @@ fn type_name(t: &arrow_schema::DataType) -> String {
         Int32 => "int32".into(),
         Int64 => "int64".into(),
         Boolean => "bool".into(),
+        Binary => "binary".into(),
         Date32 => "date32".into(),
         Time32(TimeUnit::Millisecond) => "time32[ms]".into(),
         Map(entries, _) => match entries.data_type() {
