@@ -297,7 +297,16 @@ impl GameVisitor {
                     tags.get_each(["TerminationDetails", "Termination", "Event", "Site", "White", "Black"]);
                 let ending = Ending::recorded(details, termination, result);
                 let venue = Venue::infer(event, site, white, black);
-                return Err(Game { tags, variant, result, analysis: None, moves: Vec::new(), time_control, ending, venue });
+                return Err(Game {
+                    tags,
+                    variant,
+                    result,
+                    analysis: None,
+                    moves: Vec::new(),
+                    time_control,
+                    ending,
+                    venue,
+                });
             }
             Variant::Lichess(rules) => {
                 match VariantStart::new(rules, fen) {

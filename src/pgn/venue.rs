@@ -55,7 +55,8 @@ impl Venue {
         if engine_event || (is_engine(white) && is_engine(black)) {
             return Venue::Engine;
         }
-        let server = SERVERS.iter().any(|w| site_l.contains(w)) || ["icc", "fics", "internet"].contains(&site_l.as_str());
+        let server =
+            SERVERS.iter().any(|w| site_l.contains(w)) || ["icc", "fics", "internet"].contains(&site_l.as_str());
         if server || event_l.contains("internet") {
             return Venue::Online;
         }
@@ -92,10 +93,46 @@ const LOCAL_SITES: [&str; 3] = ["localhost", "127.0.0.1", "local site"];
 
 /// Engines whose name starts a player's name (lowercase): two of them make an engine game.
 const ENGINES: [&str; 40] = [
-    "stockfish", "lc0", "leela", "komodo", "dragon", "houdini", "rybka", "fritz", "shredder", "ethereal",
-    "berserk", "koivisto", "rofchade", "stoofvlees", "allie", "fire", "xiphos", "laser", "chiron", "booot",
-    "andscacs", "arasan", "nemorino", "scorpio", "seer", "torch", "revenge", "obsidian", "caissa", "viridithas",
-    "clover", "minic", "igel", "critter", "gull", "sf ", "asmfish", "crystal", "deep fritz", "alphazero",
+    "stockfish",
+    "lc0",
+    "leela",
+    "komodo",
+    "dragon",
+    "houdini",
+    "rybka",
+    "fritz",
+    "shredder",
+    "ethereal",
+    "berserk",
+    "koivisto",
+    "rofchade",
+    "stoofvlees",
+    "allie",
+    "fire",
+    "xiphos",
+    "laser",
+    "chiron",
+    "booot",
+    "andscacs",
+    "arasan",
+    "nemorino",
+    "scorpio",
+    "seer",
+    "torch",
+    "revenge",
+    "obsidian",
+    "caissa",
+    "viridithas",
+    "clover",
+    "minic",
+    "igel",
+    "critter",
+    "gull",
+    "sf ",
+    "asmfish",
+    "crystal",
+    "deep fritz",
+    "alphazero",
 ];
 
 /// A tag's value unless it is empty or a placeholder (`?`, `-`).

@@ -157,8 +157,8 @@ fn missed_claim_only_when_play_left_the_repetition() {
     let g = game(&format!("[Result \"1/2-1/2\"]\n\n{SHUFFLE} 5. Qxx9 1/2-1/2\n"));
     assert_eq!(claims(&g), ([2, 1, 2], [2, 1, 2], 0, Some(7)));
 
-    // A lost castling right is irreversible too: 5.Ke2 leaves the repetition.
-    let g = game(&format!("[Result \"1/2-1/2\"]\n\n1. e4 e5 2. Nf3 Nf6 3. Ng1 Ng8 4. Nf3 Nf6 5. Ng1 Ng8 6. Ke2 1/2-1/2\n"));
+    // A lost castling right is irreversible too: 6.Ke2 leaves the repetition.
+    let g = game("[Result \"1/2-1/2\"]\n\n1. e4 e5 2. Nf3 Nf6 3. Ng1 Ng8 4. Nf3 Nf6 5. Ng1 Ng8 6. Ke2 1/2-1/2\n");
     let (_, missed, passed_over, _) = claims(&g);
     assert_eq!((missed[0] > 0, passed_over), (true, 0));
 }
@@ -191,9 +191,15 @@ fn draw_reason_from_the_recorded_ending() {
 #[test]
 fn same_game_same_fingerprint() {
     let fingerprint = |pgn: &str| summary(&game(pgn)).fingerprint;
-    let a = fingerprint("[White \"Karpov, A.\"]\n[Black \"Miles, A\"]\n[Date \"1986.10.??\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n");
-    let b = fingerprint("[Event \"x\"]\n[White \"Karpov A\"]\n[Black \"Miles A.\"]\n[Date \"1986.10.??\"]\n[Result \"1-0\"]\n\n1.e4 {book} 1... e5!? 2. Nf3+ 1-0\n");
-    let c = fingerprint("[White \"Karpov A\"]\n[Black \"Miles A.\"]\n[Date \"1986.10.??\"]\n[Result \"1-0\"]\n\n1. Nf3 e5 2. e4 1-0\n");
+    let a = fingerprint(
+        "[White \"Karpov, A.\"]\n[Black \"Miles, A\"]\n[Date \"1986.10.??\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n",
+    );
+    let b = fingerprint(
+        "[Event \"x\"]\n[White \"Karpov A\"]\n[Black \"Miles A.\"]\n[Date \"1986.10.??\"]\n[Result \"1-0\"]\n\n1.e4 {book} 1... e5!? 2. Nf3+ 1-0\n",
+    );
+    let c = fingerprint(
+        "[White \"Karpov A\"]\n[Black \"Miles A.\"]\n[Date \"1986.10.??\"]\n[Result \"1-0\"]\n\n1. Nf3 e5 2. e4 1-0\n",
+    );
     assert_eq!(a, b);
     assert_ne!(a, c);
 }
