@@ -116,12 +116,13 @@ fn fate_words(t: &Timeline, end: &GameEnd, offer: Offer, ply: u32) -> String {
         Fate::Claimed => "claimed".to_owned(),
         Fate::PassedOver => match end.plies - ply {
             0 => "passed over; the game ended drawn here".to_owned(),
+            1 => "passed over; the game ended drawn in the same repetition 1 ply later".to_owned(),
             n => format!("passed over; the game ended drawn in the same repetition {n} plies later"),
         },
         Fate::Missed => match t.left_after(ply) {
             Some(q) if q <= end.plies => format!("missed: play left the repetition at {}", t.label(q)),
             _ if end.stopped => "missed: the replay stopped at a bad move token after it".to_owned(),
-            _ if end.decisive => "missed: the game went on and was decided".to_owned(),
+            _ if end.decisive => "missed: the game was decided".to_owned(),
             _ => "missed: the game went on and did not end drawn".to_owned(),
         },
     }
@@ -406,18 +407,26 @@ mod tests {
         assert!(text.contains("occurs for the 2nd time.\n") && !text.contains("Perpetual"), "{text}");
     }
 
-    /// The declared-move verdicts follow the engine's missed-claim rule: Black may declare
-    /// 4...Ng8, which makes the start position occur for the third time.
+    /// The declared-move verdicts follow the engine's missed-claim rule (claimed, passed over,
+    /// missed): Black may declare 4...Ng8, which makes the start position occur for the third
+    /// time.
     #[test]
     fn a_declared_move_is_claimed_or_missed_as_the_summary_counts_it() {
         let shuffle = "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1";
         for (rest, verdict) in [
-            ("Ng8 1/2-1/2", "; the move was played and the game ended there: claimed."),
-            ("Ng8 0-1", "; the move was played and the game ended there, decided: missed."),
-            ("Ng8 5. Nf3 1/2-1/2", "; the move was played and play went on: missed."),
-            ("Nc6 1/2-1/2", "; another move was played: missed."),
-            ("1/2-1/2", "; the game ended here.\n"),
-            ("0-1", "; the game ended here, decided: missed."),
+            ("Ng8 1/2-1/2", "; the move was played: claimed by the declared move played next."),
+            ("Ng8 0-1", "; the move was played: missed: the game was decided."),
+            (
+                "Ng8 5. Nf3 1/2-1/2",
+                "; the move was played: passed over; the game ended drawn in the same repetition 2 plies later.",
+            ),
+            ("Ng8 5. e4 1/2-1/2", "; the move was played: missed: play left the repetition at 5.e4."),
+            (
+                "Nc6 1/2-1/2",
+                "; another move was played: passed over; the game ended drawn in the same repetition 1 ply later.",
+            ),
+            ("1/2-1/2", "; the game ended here: claimed.\n"),
+            ("0-1", "; the game ended here: missed: the game was decided."),
         ] {
             let text = explained(&format!("{shuffle} {rest}\n"));
             let claim = "4.Ng1: Black may claim a draw by declaring Ng8 (9.2.1.1): the position after it would \

@@ -11,48 +11,16 @@ use std::collections::BTreeMap;
 use anyhow::{Result, bail};
 use arrow_array::types::{Date32Type, Int16Type, UInt64Type};
 use rayon::prelude::*;
-use serde::Serialize;
 
 use crate::dataset::schema::col;
 
 use super::{
-    aggregate::Piece,
     chart::thousands,
     filter::{self, Filter, GameFacts},
-    model::Report,
+    model::{LeftOut, Report, SourceCopies},
+    piece::Piece,
     tables::{self, get, get_str},
 };
-
-/// What a report says of copies (`copies` in `--json`).
-#[derive(Serialize, Clone, Debug, Default)]
-pub struct Copies {
-    /// Replayed games in the selection, copies included (skipped ones have no fingerprint and
-    /// are never copies).
-    pub games: u64,
-    /// Distinct fingerprints among them, estimated (about 1.6% error); `None` where part of the
-    /// selection was ingested before fingerprints existed.
-    pub distinct_estimate: Option<u64>,
-    /// `games - distinct_estimate`.
-    pub copies_estimate: Option<u64>,
-    /// With `--dedup`: the copies left out of every figure.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub left_out: Option<LeftOut>,
-}
-
-#[derive(Serialize, Clone, Debug, Default, PartialEq)]
-pub struct LeftOut {
-    pub copies: u64,
-    /// By the copy's source, in source order.
-    pub by_source: Vec<SourceCopies>,
-}
-
-#[derive(Serialize, Clone, Debug, Default, PartialEq)]
-pub struct SourceCopies {
-    pub source: String,
-    pub copies: u64,
-    /// The sources of the games kept in their place.
-    pub of_sources: Vec<String>,
-}
 
 /// The rows each unit leaves out (`--dedup`), found by [`find`].
 pub(super) struct Dedup {

@@ -21,6 +21,7 @@ pub mod interval;
 pub mod many;
 pub mod model;
 pub mod months;
+pub mod piece;
 pub mod shares;
 pub mod sketch;
 pub mod summary;
