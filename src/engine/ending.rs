@@ -6,7 +6,7 @@
 
 use shakmaty::{KnownOutcome, Outcome};
 
-use crate::engine::vocabulary::serialize_as_str;
+use crate::engine::vocabulary::{contains_word, serialize_as_str};
 
 /// A recorded ending, normalised.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -33,7 +33,7 @@ pub enum Ending {
     Other,
 }
 
-/// The rules in the order they are tried on the lowercased text: the first whose words occur
+/// The rules in the order they are tried on the text (ASCII case ignored): the first whose words occur
 /// wins ("timeout vs insufficient material" before "insufficient material", TCEC's rules before
 /// the repetition its details may name).
 const WORDINGS: [(&[&str], Ending); 15] = [
@@ -57,14 +57,14 @@ const WORDINGS: [(&[&str], Ending); 15] = [
 impl Ending {
     /// The ending one tag's value names; `None` for an empty value.
     pub fn of_text(text: &str) -> Option<Ending> {
-        let text = text.trim_ascii().to_ascii_lowercase();
+        let text = text.trim_ascii();
         if text.is_empty() {
             return None;
         }
-        if text == "normal" {
+        if text.eq_ignore_ascii_case("normal") {
             return Some(Ending::Normal);
         }
-        let found = WORDINGS.iter().find(|(words, _)| words.iter().any(|w| text.contains(w)));
+        let found = WORDINGS.iter().find(|(words, _)| words.iter().any(|w| contains_word(text, w)));
         Some(found.map_or(Ending::Other, |&(_, ending)| ending))
     }
 

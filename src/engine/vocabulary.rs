@@ -109,3 +109,9 @@ mod time_class_tests {
         assert_eq!(TimeClass::order("armageddon"), 7);
     }
 }
+
+/// Whether `text` contains `word` (lowercase ASCII), ASCII case ignored: the tags' wordings are
+/// matched so, for every game, without lowercasing a copy.
+pub fn contains_word(text: &str, word: &str) -> bool {
+    text.len() >= word.len() && text.as_bytes().windows(word.len()).any(|w| w.eq_ignore_ascii_case(word.as_bytes()))
+}

@@ -3,7 +3,10 @@
 //! pooled. `ingest --venue` sets it for a whole input instead. The rules and their known misses:
 //! docs/events.md, "Venue".
 
-use crate::{engine::vocabulary::serialize_as_str, pgn::tags};
+use crate::{
+    engine::vocabulary::{contains_word as contains, serialize_as_str},
+    pgn::tags,
+};
 
 /// A game's venue.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -40,27 +43,31 @@ impl Venue {
 
     /// The venue the tags say, tried in this order: a Lichess game in `Site`; an engine event
     /// (`Event` or `Site`), or two known engines; another server in `Site` (or an `Event` played
-    /// on the internet); an event and a site (OTB); else unknown.
+    /// on the internet); an event and a site (OTB); else unknown. Every game asks: no allocation,
+    /// ASCII case ignored.
     pub fn infer(event: Option<&str>, site: Option<&str>, white: Option<&str>, black: Option<&str>) -> Venue {
         let (event, site) = (known(event), known(site));
         if site.and_then(tags::lichess_id).is_some() {
             return Venue::Lichess;
         }
-        let lower = |t: Option<&str>| t.map(str::to_ascii_lowercase).unwrap_or_default();
-        let (event_l, site_l) = (lower(event), lower(site));
-        let words = |t: &str| t.split(|c: char| !c.is_ascii_alphanumeric()).any(|w| ENGINE_EVENTS.contains(&w));
+        let (event_t, site_t) = (event.unwrap_or(""), site.unwrap_or(""));
+        let engine_word = |t: &str| {
+            t.split(|c: char| !c.is_ascii_alphanumeric())
+                .any(|w| ENGINE_EVENTS.iter().any(|e| w.eq_ignore_ascii_case(e)))
+        };
         // A man-machine match is no engine game, though a computer championship may host one.
-        let engine_event = (words(&event_l) || words(&site_l) || event_l.contains("computer chess championship"))
-            && !event_l.contains("man-machine");
+        let engine_event =
+            (engine_word(event_t) || engine_word(site_t) || contains(event_t, "computer chess championship"))
+                && !contains(event_t, "man-machine");
         if engine_event || (is_engine(white) && is_engine(black)) {
             return Venue::Engine;
         }
-        let server =
-            SERVERS.iter().any(|w| site_l.contains(w)) || ["icc", "fics", "internet"].contains(&site_l.as_str());
-        if server || event_l.contains("internet") {
+        let named = |names: &[&str]| names.iter().any(|n| site_t.eq_ignore_ascii_case(n));
+        let server = SERVERS.iter().any(|w| contains(site_t, w)) || named(&["icc", "fics", "internet"]);
+        if server || contains(event_t, "internet") {
             return Venue::Online;
         }
-        if event.is_some() && site.is_some() && !LOCAL_SITES.iter().any(|w| site_l.contains(w)) {
+        if event.is_some() && site.is_some() && !LOCAL_SITES.iter().any(|w| contains(site_t, w)) {
             return Venue::Otb;
         }
         Venue::Unknown
@@ -141,8 +148,9 @@ fn known(tag: Option<&str>) -> Option<&str> {
 }
 
 fn is_engine(player: Option<&str>) -> bool {
-    let name = player.unwrap_or("").trim().to_ascii_lowercase();
-    !name.is_empty() && ENGINES.iter().any(|e| name.starts_with(e))
+    let name = player.unwrap_or("").trim().as_bytes();
+    !name.is_empty()
+        && ENGINES.iter().any(|e| name.len() >= e.len() && name[..e.len()].eq_ignore_ascii_case(e.as_bytes()))
 }
 
 #[cfg(test)]

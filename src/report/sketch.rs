@@ -11,11 +11,19 @@ const M: usize = 1 << P;
 const SPARSE: u8 = 1;
 const DENSE: u8 = 2;
 
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+/// The registers, kept as the (index, rank) pairs set so far while they are few (most summary
+/// rows hold a few games: a 4 KB array each was a third of the writing thread's work), else all
+/// 4,096. Equal sketches are those whose registers are.
+#[derive(Clone, Debug, Default)]
 pub struct Sketch {
-    /// Empty until the first value (most summary rows hold few games).
-    registers: Vec<u8>,
+    /// `index << 8 | rank`, unsorted, an index possibly more than once (the highest rank
+    /// counts); empty once `dense` is set.
+    sparse: Vec<u32>,
+    dense: Vec<u8>,
 }
+
+/// Pairs kept before the registers become an array: beyond them, the array is smaller.
+const SPARSE_MAX: usize = M / 4;
 
 /// A 64-bit finalizer (splitmix64): fingerprints are hashes already, but one mix costs nothing
 /// and guards against a weak bit.
@@ -29,59 +37,107 @@ impl Sketch {
     #[inline]
     pub fn insert(&mut self, fingerprint: u64) {
         let h = mix(fingerprint);
-        let index = (h >> (64 - P)) as usize;
-        // The first set bit among the remaining 52, counted from 1 (53: none set).
-        let rank = ((h << P) | (1 << (P - 1))).leading_zeros() as u8 + 1;
-        if self.registers.is_empty() {
-            self.registers = vec![0; M];
+        let index = (h >> (64 - P)) as u32;
+        let rank = ((h << P) | (1 << (P - 1))).leading_zeros() + 1;
+        self.set(index, rank as u8);
+    }
+
+    #[inline]
+    fn set(&mut self, index: u32, rank: u8) {
+        if self.dense.is_empty() {
+            self.sparse.push(index << 8 | u32::from(rank));
+            if self.sparse.len() > SPARSE_MAX {
+                self.densify();
+            }
+        } else {
+            let r = &mut self.dense[index as usize];
+            *r = (*r).max(rank);
         }
-        let r = &mut self.registers[index];
-        *r = (*r).max(rank);
+    }
+
+    fn densify(&mut self) {
+        self.dense = self.registers();
+        self.sparse = Vec::new();
+    }
+
+    /// All 4,096 registers (empty for a sketch of nothing).
+    fn registers(&self) -> Vec<u8> {
+        if !self.dense.is_empty() {
+            return self.dense.clone();
+        }
+        if self.sparse.is_empty() {
+            return Vec::new();
+        }
+        let mut registers = vec![0; M];
+        for &e in &self.sparse {
+            let r = &mut registers[(e >> 8) as usize];
+            *r = (*r).max(e as u8);
+        }
+        registers
     }
 
     pub fn merge(&mut self, other: &Sketch) {
-        if other.registers.is_empty() {
+        if other.dense.is_empty() {
+            for &e in &other.sparse {
+                self.set(e >> 8, e as u8);
+            }
             return;
         }
-        if self.registers.is_empty() {
-            self.registers = other.registers.clone();
-            return;
+        if self.dense.is_empty() {
+            self.densify();
+            if self.dense.is_empty() {
+                self.dense = other.dense.clone();
+                return;
+            }
         }
-        for (a, &b) in self.registers.iter_mut().zip(&other.registers) {
+        for (a, &b) in self.dense.iter_mut().zip(&other.dense) {
             *a = (*a).max(b);
         }
     }
 
-    /// The estimated number of distinct fingerprints inserted.
     pub fn estimate(&self) -> u64 {
-        if self.registers.is_empty() {
+        let registers = self.registers();
+        if registers.is_empty() {
             return 0;
         }
         let m = M as f64;
-        let zeros = self.registers.iter().filter(|&&r| r == 0).count();
-        let sum: f64 = self.registers.iter().map(|&r| 2f64.powi(-i32::from(r))).sum();
+        let zeros = registers.iter().filter(|&&r| r == 0).count();
+        let sum: f64 = registers.iter().map(|&r| 2f64.powi(-i32::from(r))).sum();
         let raw = 0.7213 / (1.0 + 1.079 / m) * m * m / sum;
-        // Small ranges: linear counting (Flajolet et al.); 64-bit hashes need no large-range fix.
         let e = if raw <= 2.5 * m && zeros > 0 { m * (m / zeros as f64).ln() } else { raw };
         e.round() as u64
     }
 
-    /// Compact and deterministic: `[SPARSE, (index u16 LE, rank u8)…]` in index order while
-    /// that is shorter, else `[DENSE, 4096 registers]`; no value at all is `[SPARSE]`.
+    /// The serialized form: the set registers in index order while that is shorter, else all.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let set = self.registers.iter().filter(|&&r| r > 0).count();
-        if set * 3 < M {
-            let mut out = Vec::with_capacity(1 + set * 3);
+        let set: Vec<(u16, u8)> = if self.dense.is_empty() {
+            let mut pairs = self.sparse.clone();
+            pairs.sort_unstable();
+            // Sorted by index then rank: the last of each index is its highest rank.
+            let mut set: Vec<(u16, u8)> = Vec::with_capacity(pairs.len());
+            for e in pairs {
+                let (i, r) = ((e >> 8) as u16, e as u8);
+                match set.last_mut() {
+                    Some(last) if last.0 == i => last.1 = r,
+                    _ => set.push((i, r)),
+                }
+            }
+            set
+        } else {
+            self.dense.iter().enumerate().filter(|(_, r)| **r > 0).map(|(i, &r)| (i as u16, r)).collect()
+        };
+        if set.len() * 3 < M {
+            let mut out = Vec::with_capacity(1 + set.len() * 3);
             out.push(SPARSE);
-            for (i, &r) in self.registers.iter().enumerate().filter(|(_, r)| **r > 0) {
-                out.extend_from_slice(&(i as u16).to_le_bytes());
+            for (i, r) in set {
+                out.extend_from_slice(&i.to_le_bytes());
                 out.push(r);
             }
             out
         } else {
             let mut out = Vec::with_capacity(1 + M);
             out.push(DENSE);
-            out.extend_from_slice(&self.registers);
+            out.extend_from_slice(&self.registers());
             out
         }
     }
@@ -90,24 +146,28 @@ impl Sketch {
         match bytes.split_first() {
             Some((&SPARSE, rest)) if rest.len() % 3 == 0 => {
                 let mut sketch = Sketch::default();
-                if !rest.is_empty() {
-                    sketch.registers = vec![0; M];
-                }
                 for entry in rest.chunks_exact(3) {
-                    let i = usize::from(u16::from_le_bytes([entry[0], entry[1]]));
-                    let r = sketch
-                        .registers
-                        .get_mut(i)
-                        .ok_or_else(|| anyhow::anyhow!("sketch register {i} out of range"))?;
-                    *r = entry[2];
+                    let i = u16::from_le_bytes([entry[0], entry[1]]);
+                    if usize::from(i) >= M {
+                        anyhow::bail!("sketch register {i} out of range");
+                    }
+                    sketch.set(u32::from(i), entry[2]);
                 }
                 Ok(sketch)
             }
-            Some((&DENSE, rest)) if rest.len() == M => Ok(Sketch { registers: rest.to_vec() }),
+            Some((&DENSE, rest)) if rest.len() == M => Ok(Sketch { sparse: Vec::new(), dense: rest.to_vec() }),
             _ => anyhow::bail!("not a fingerprint sketch ({} bytes)", bytes.len()),
         }
     }
 }
+
+impl PartialEq for Sketch {
+    fn eq(&self, other: &Sketch) -> bool {
+        self.registers() == other.registers()
+    }
+}
+
+impl Eq for Sketch {}
 
 #[cfg(test)]
 mod tests {
@@ -147,6 +207,21 @@ mod tests {
         let mut twice = of(0..75_000);
         twice.merge(&of(0..75_000));
         assert_eq!(twice.estimate(), once.estimate());
+    }
+
+    /// The pairs kept for a few games give the bytes and estimate the array would.
+    #[test]
+    fn pairs_and_array_agree() {
+        for n in [1_u64, 300, 1100, 5000] {
+            let pairs = of(0..n);
+            let mut array = of(0..n);
+            array.densify();
+            assert_eq!(pairs.to_bytes(), array.to_bytes(), "{n}");
+            assert_eq!(pairs.estimate(), array.estimate(), "{n}");
+            let mut merged = of(0..n / 2);
+            merged.merge(&of(n / 2..n));
+            assert_eq!(merged.to_bytes(), array.to_bytes(), "{n}");
+        }
     }
 
     #[test]
