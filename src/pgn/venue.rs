@@ -3,10 +3,11 @@
 //! pooled. `ingest --venue` sets it for a whole input instead. The rules and their known misses:
 //! docs/events.md, "Venue".
 
-use crate::{
-    engine::vocabulary::{contains_word as contains, serialize_as_str},
-    pgn::tags,
-};
+use std::sync::LazyLock;
+
+use aho_corasick::{AhoCorasick, Anchored, Input, StartKind};
+
+use crate::{engine::vocabulary::serialize_as_str, pgn::tags};
 
 /// A game's venue.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -43,31 +44,26 @@ impl Venue {
 
     /// The venue the tags say, tried in this order: a Lichess game in `Site`; an engine event
     /// (`Event` or `Site`), or two known engines; another server in `Site` (or an `Event` played
-    /// on the internet); an event and a site (OTB); else unknown. Every game asks: no allocation,
-    /// ASCII case ignored.
+    /// on the internet); an event and a site (OTB); else unknown. Every game asks, so each tag is
+    /// read once by one automaton (ASCII case ignored, no allocation).
     pub fn infer(event: Option<&str>, site: Option<&str>, white: Option<&str>, black: Option<&str>) -> Venue {
         let (event, site) = (known(event), known(site));
         if site.and_then(tags::lichess_id).is_some() {
             return Venue::Lichess;
         }
         let (event_t, site_t) = (event.unwrap_or(""), site.unwrap_or(""));
-        let engine_word = |t: &str| {
-            t.split(|c: char| !c.is_ascii_alphanumeric())
-                .any(|w| ENGINE_EVENTS.iter().any(|e| w.eq_ignore_ascii_case(e)))
-        };
+        let (in_event, in_site) = (words(event_t), words(site_t));
         // A man-machine match is no engine game, though a computer championship may host one.
         let engine_event =
-            (engine_word(event_t) || engine_word(site_t) || contains(event_t, "computer chess championship"))
-                && !contains(event_t, "man-machine");
+            (in_event & (ENGINE_WORD | CHAMPIONSHIP) != 0 || in_site & ENGINE_WORD != 0) && in_event & MAN_MACHINE == 0;
         if engine_event || (is_engine(white) && is_engine(black)) {
             return Venue::Engine;
         }
         let named = |names: &[&str]| names.iter().any(|n| site_t.eq_ignore_ascii_case(n));
-        let server = SERVERS.iter().any(|w| contains(site_t, w)) || named(&["icc", "fics", "internet"]);
-        if server || contains(event_t, "internet") {
+        if in_site & SERVER != 0 || named(&["icc", "fics", "internet"]) || in_event & INTERNET != 0 {
             return Venue::Online;
         }
-        if event.is_some() && site.is_some() && !LOCAL_SITES.iter().any(|w| contains(site_t, w)) {
+        if event.is_some() && site.is_some() && in_site & LOCAL_SITE == 0 {
             return Venue::Otb;
         }
         Venue::Unknown
@@ -148,14 +144,109 @@ fn known(tag: Option<&str>) -> Option<&str> {
 }
 
 fn is_engine(player: Option<&str>) -> bool {
-    let name = player.unwrap_or("").trim().as_bytes();
-    !name.is_empty()
-        && ENGINES.iter().any(|e| name.len() >= e.len() && name[..e.len()].eq_ignore_ascii_case(e.as_bytes()))
+    let name = player.unwrap_or("").trim();
+    !name.is_empty() && ENGINE_NAMES.is_match(Input::new(name).anchored(Anchored::Yes))
+}
+
+// What `words` finds in a tag, one bit each.
+const ENGINE_WORD: u8 = 1;
+const CHAMPIONSHIP: u8 = 2;
+const MAN_MACHINE: u8 = 4;
+const SERVER: u8 = 8;
+const INTERNET: u8 = 16;
+const LOCAL_SITE: u8 = 32;
+
+/// Every word `infer` looks for in `Event` and `Site`, and what it finds (an engine event's word
+/// only where it stands alone: "ccc" is not in "Acccept").
+fn patterns() -> Vec<(&'static str, u8)> {
+    let mut all =
+        vec![("computer chess championship", CHAMPIONSHIP), ("man-machine", MAN_MACHINE), ("internet", INTERNET)];
+    all.extend(ENGINE_EVENTS.iter().map(|w| (*w, ENGINE_WORD)));
+    all.extend(SERVERS.iter().map(|w| (*w, SERVER)));
+    all.extend(LOCAL_SITES.iter().map(|w| (*w, LOCAL_SITE)));
+    all
+}
+
+static WORDS: LazyLock<(AhoCorasick, Vec<u8>)> = LazyLock::new(|| {
+    let (words, kinds): (Vec<&str>, Vec<u8>) = patterns().into_iter().unzip();
+    let automaton = AhoCorasick::builder().ascii_case_insensitive(true).build(words).expect("the venue words build");
+    (automaton, kinds)
+});
+
+static ENGINE_NAMES: LazyLock<AhoCorasick> = LazyLock::new(|| {
+    AhoCorasick::builder()
+        .ascii_case_insensitive(true)
+        .start_kind(StartKind::Anchored)
+        .build(ENGINES)
+        .expect("the engine names build")
+});
+
+/// Which of the words a tag holds (bits of `ENGINE_WORD`..`LOCAL_SITE`).
+fn words(text: &str) -> u8 {
+    let (automaton, kinds) = &*WORDS;
+    let bytes = text.as_bytes();
+    let alone = |start: usize, end: usize| {
+        (start == 0 || !bytes[start - 1].is_ascii_alphanumeric())
+            && bytes.get(end).is_none_or(|b| !b.is_ascii_alphanumeric())
+    };
+    let mut found = 0;
+    for m in automaton.find_overlapping_iter(text) {
+        let kind = kinds[m.pattern().as_usize()];
+        if kind != ENGINE_WORD || alone(m.start(), m.end()) {
+            found |= kind;
+        }
+    }
+    found
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The automaton reads a tag as the plain reading does: every word searched for on its own,
+    /// an engine event's word among the tag's alphanumeric words.
+    #[test]
+    fn words_agree_with_a_plain_reading() {
+        let plain = |text: &str| {
+            let lower = text.to_ascii_lowercase();
+            let alone = |w: &str| lower.split(|c: char| !c.is_ascii_alphanumeric()).any(|t| t == w);
+            patterns().into_iter().fold(0, |found, (w, kind)| {
+                let hit = if kind == ENGINE_WORD { alone(w) } else { lower.contains(w) };
+                if hit { found | kind } else { found }
+            })
+        };
+        let tags = [
+            "",
+            "TCEC Season 20 - Superfinal",
+            "tcec_s20",
+            "CCCC",
+            "Acccept",
+            "ccc-bullet",
+            "Chess.com",
+            "CHESS.COM Live",
+            "ICC",
+            "Internet Chess Club",
+            "internetworking",
+            "WCCC Man-Machine exh",
+            "World Computer Chess Championship",
+            "FICS freechess.org",
+            "lichess.org",
+            "localhost.localdomain",
+            "Local Site",
+            "127.0.0.1",
+            "Tilburg NED",
+            "Zürich CCRL",
+            "ÉtéCCRL",
+            "ccrl40/15",
+            "cegt blitz",
+            "playchess.com",
+            "chess24 Banter",
+            "ChessTempo",
+        ];
+        for tag in tags {
+            assert_eq!(words(tag), plain(tag), "{tag:?}");
+        }
+    }
 
     #[test]
     fn the_corpus_kinds() {
