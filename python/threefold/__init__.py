@@ -199,7 +199,8 @@ def ingest(inputs: StrPath | Iterable[StrPath], out: StrPath, **options: Any) ->
         out: the dataset folder: new, empty, or an earlier threefold dataset.
         **options: the command's flags, underscores for dashes: ``threads=2`` →
             ``--threads 2``, ``source="x"`` → ``--source x``, ``force=True`` → ``--force``,
-            ``verify_sha256="sums.txt"``, ``shard="0/4"``. ``quiet`` defaults to True.
+            ``verify_sha256="sums.txt"``, ``shard="0/4"``, ``venue="otb"``. ``quiet`` defaults
+            to True.
 
     Returns:
         ``_manifest.json`` as a dict: ``tool_version``, ``rules_version``, … and ``inputs``,

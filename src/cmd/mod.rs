@@ -134,6 +134,12 @@ enum Command {
         /// shards (whose last one normally commits already).
         #[arg(long)]
         finish: bool,
+        /// The venue of every game of the inputs (otb, lichess, online, engine, unknown), instead
+        /// of what each game's tags say: the venue decides which rules the report applies
+        /// (docs/events.md, "Venue and time class"). Recorded in the manifest; a run with
+        /// another venue reads the inputs again.
+        #[arg(long, value_name = "VENUE")]
+        venue: Option<crate::pgn::venue::Venue>,
         /// Games per part file of a partition: a killed run's next run resumes after the last
         /// complete part (testing; the default suits any machine).
         #[arg(long, hide = true, default_value_t = crate::dataset::partition::PART_GAMES)]
@@ -256,6 +262,7 @@ fn run(command: Command) -> Result<ExitCode> {
             verify_sha256,
             shard,
             finish,
+            venue,
             part_games,
             chunk_bytes,
         } => ingest::run(ingest::Options {
@@ -271,6 +278,7 @@ fn run(command: Command) -> Result<ExitCode> {
             shard,
             finish,
             summarize: crate::report::summary::summarizer,
+            venue,
         }),
         Command::Views { dir } => {
             crate::dataset::write_views(&dir)?;

@@ -535,6 +535,7 @@ mod tests {
             chunk_bytes: 1,
             shard: None,
             kept_files: None,
+            venue: None,
         };
         let committed = dataset
             .partition("y", "source=y", key, &None, crate::dataset::partition::empty_summary)

@@ -99,6 +99,9 @@ pub struct ManifestEntry {
     pub source: String,
     pub status: InputStatus,
     pub tool_version: Option<String>,
+    /// The venue `ingest --venue` gave every game; absent where each game's tags decided.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub venue: Option<String>,
     #[serde(flatten)]
     pub other: Map<String, Value>,
 }

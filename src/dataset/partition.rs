@@ -130,6 +130,9 @@ pub struct ResumeKey {
     /// on from it with the files added after them ([`super::continuation`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kept_files: Option<u32>,
+    /// The venue `ingest --venue` gave every game, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub venue: Option<String>,
 }
 
 /// The staging record of a source (or of one shard of it).

@@ -21,6 +21,7 @@ use crate::{
     engine::vocabulary::{TimeClass, color_word, turn_letter},
     pgn::Game,
     pgn::tags,
+    pgn::venue::Venue,
     read::key::GameKey,
 };
 
@@ -219,14 +220,21 @@ static GAME_COLUMNS: [Column<Game>; 11] = [
     Column::required(col::VENUE, value!(Str, |g| Some(g.venue.as_str().into()))),
 ];
 
-/// The `time_class` of a game: from the time control read when the game began, where it is of
-/// Lichess's form (`base+increment`, the same numbers [`tags::time_class`] reads), without
-/// looking for the tag again among all the game's tags.
+/// The `time_class` of a game: none for engine play (no human time class); a Lichess game's own
+/// label in `Event` ([`tags::lichess_time_class`]) first; then the time control read when the
+/// game began, where it is of Lichess's form (the same numbers [`tags::time_class`] reads,
+/// without looking for the tag again); then the tag's other forms.
 fn time_class(game: &Game) -> Option<&'static str> {
-    match game.time_control {
-        Some((base, inc)) => Some(tags::time_class_of(base.into(), inc.into()).as_str()),
-        None => game.tag("TimeControl").and_then(tags::time_class).map(TimeClass::as_str),
+    if game.venue == Venue::Engine {
+        return None;
     }
+    let label = (game.venue == Venue::Lichess).then(|| game.tag("Event").and_then(tags::lichess_time_class));
+    let class = match (label.flatten(), game.time_control) {
+        (Some(label), _) => Some(label),
+        (None, Some((base, inc))) => Some(tags::time_class_of(base.into(), inc.into())),
+        (None, None) => game.tag("TimeControl").and_then(tags::time_class),
+    };
+    class.map(TimeClass::as_str)
 }
 
 /// `games` summary columns (all null for a skipped game).

@@ -58,7 +58,7 @@ use crate::{
     },
     engine::event::EventKind,
     ingest::progress::{Counters, Progress, RunShare},
-    pgn::GameVisitor,
+    pgn::{GameVisitor, venue::Venue},
     read::chunk::{ChunkBytes, ReadError},
     read::key::GameKey,
 };
@@ -247,6 +247,7 @@ fn kept_files(
         && plan.shard.is_none()
         && entry.status.is_complete()
         && !dataset::is_stale(entry)
+        && entry.venue.as_deref() == input.venue.map(Venue::as_str)
         && dataset.has_partition(&input.source);
     if !usable {
         return Vec::new();
@@ -260,7 +261,7 @@ fn kept_files(
             return Vec::new();
         }
     };
-    let key = resume_key(unit.shard, &kept, plan, Some(fingerprint));
+    let key = resume_key(unit.shard, &kept, plan, Some(fingerprint), input.venue);
     if partition::resumable(dataset.root(), &input.source, &unit.name, &key).is_none() {
         let counts = RowCounts {
             games: entry.games,
@@ -308,6 +309,7 @@ fn up_to_date(
     let (entry, fingerprint) = (dataset.entry(&input.source)?, fingerprint?);
     let same = entry.status.is_complete()
         && !dataset::is_stale(entry)
+        && entry.venue.as_deref() == input.venue.map(Venue::as_str)
         && entry.size == Some(fingerprint.size)
         && (input.sha256.is_none() || entry.sha256 == input.sha256)
         && dataset.has_partition(&input.source)
@@ -362,11 +364,20 @@ struct Replayed {
 }
 
 /// Replays the games of one chunk, each named by its key.
-fn replay_chunk(work: &Work, source: &str, visitor: &mut GameVisitor, batch: &mut BatchBuilder) -> Result<Replayed> {
+fn replay_chunk(
+    work: &Work,
+    source: &str,
+    venue: Option<Venue>,
+    visitor: &mut GameVisitor,
+    batch: &mut BatchBuilder,
+) -> Result<Replayed> {
     // A game slice mostly holds one game (the reader may find more in one).
     batch.reserve(work.chunk.games.len());
     let mut tally = RowCounts::default();
-    let _ = visitor.read_chunk(&work.chunk, |offset, game| {
+    let _ = visitor.read_chunk(&work.chunk, |offset, mut game| {
+        if let Some(venue) = venue {
+            game.venue = venue;
+        }
         tally.add_game(&game);
         batch.append(work.key(offset), game);
         ControlFlow::Continue(())
@@ -399,18 +410,18 @@ impl Pipes {
 }
 
 /// Starts the replay workers: each replays the chunks it receives until the channel closes.
-fn spawn_workers(pool: &rayon::ThreadPool, workers: usize, source: &str, pipes: &Pipes) {
+fn spawn_workers(pool: &rayon::ThreadPool, workers: usize, input: &Input, pipes: &Pipes) {
     for _ in 0..workers {
         let (chunks, results, recycle) = (pipes.chunks.1.clone(), pipes.results.0.clone(), pipes.recycle.0.clone());
-        let source = source.to_owned();
+        let (source, venue) = (input.source.clone(), input.venue);
         pool.spawn(move || {
             let mut visitor = GameVisitor::new();
             // Reused from chunk to chunk, as the visitor is.
             let mut batch = BatchBuilder::new();
             while let Ok(work) = chunks.recv() {
                 let replayed = match &work.piece {
-                    Some(_) => rows::replay_piece(&work, &source, &mut visitor),
-                    None => replay_chunk(&work, &source, &mut visitor, &mut batch),
+                    Some(_) => rows::replay_piece(&work, &source, venue, &mut visitor),
+                    None => replay_chunk(&work, &source, venue, &mut visitor, &mut batch),
                 };
                 let _ = recycle.try_send(work.chunk.data);
                 if results.send(replayed).is_err() {
@@ -490,7 +501,7 @@ fn ingest_input(
     let progress =
         Progress::start(&input.source, size.map(|s| s.saturating_sub(kept_size)), counters.clone(), plan.quiet, share);
     let pipes = Pipes::new(plan.threads.in_flight);
-    spawn_workers(&pools.replay, plan.threads.replay, &input.source, &pipes);
+    spawn_workers(&pools.replay, plan.threads.replay, input, &pipes);
     let Pipes { chunks, results, slots, recycle } = pipes;
     let (read_end, written) = std::thread::scope(|scope| {
         let reader = {
@@ -562,7 +573,7 @@ fn open_partition(
     plan: &Plan,
     fingerprint: Option<&Fingerprint>,
 ) -> Result<Partition> {
-    let key = resume_key(unit.shard, &unit.kept, plan, fingerprint);
+    let key = resume_key(unit.shard, &unit.kept, plan, fingerprint, input.venue);
     let partition = dataset.partition(&input.source, &unit.name, key, &pools.encoders, plan.summarize)?;
     let (done, resume_after, _, parts) = partition.resumed();
     if resume_after.is_some() && !plan.quiet {
@@ -581,6 +592,7 @@ fn resume_key(
     kept: &[FileEntry],
     plan: &Plan,
     fingerprint: Option<&Fingerprint>,
+    venue: Option<Venue>,
 ) -> ResumeKey {
     ResumeKey {
         size: fingerprint.map(|f| f.size),
@@ -593,6 +605,7 @@ fn resume_key(
         // Parts that continue a committed partition are not a whole run's, nor one another's
         // when they kept other files.
         kept_files: (!kept.is_empty()).then_some(kept.len() as u32),
+        venue: venue.map(|v| v.as_str().to_owned()),
     }
 }
 
@@ -660,6 +673,7 @@ fn manifest_entry(
         rules_version: Some(RULES_VERSION.to_owned()),
         schema_version: Some(schema::version().to_owned()),
         tool_version: Some(TOOL_VERSION.to_owned()),
+        venue: input.venue.map(|v| v.as_str().to_owned()),
         compression: match &input.parquet {
             Some(_) => Some("parquet".to_owned()),
             None => read_end.compression.map(|c| format!("{c:?}").to_lowercase()),

@@ -8,7 +8,10 @@ use std::{
 
 use anyhow::{Context, Result, bail};
 
-use crate::ingest::{parquet_input, shard::Shard};
+use crate::{
+    ingest::{parquet_input, shard::Shard},
+    pgn::venue::Venue,
+};
 
 /// What the command line asked for.
 pub struct Options {
@@ -31,6 +34,8 @@ pub struct Options {
     /// Counts each part's games for its `summary` file (the report's counts: the command line
     /// hands them in, the report sitting above the ingest).
     pub summarize: crate::dataset::partition::Summarize,
+    /// The venue of every game of the inputs (`--venue`), instead of each game's tags'.
+    pub venue: Option<Venue>,
 }
 
 /// One input to read, and the source (partition) it goes to.
@@ -42,6 +47,9 @@ pub struct Input {
     /// Its Parquet files, for an input of games in Parquet ([`crate::ingest::parquet_input`]):
     /// a folder's, or one file.
     pub parquet: Option<Vec<PathBuf>>,
+    /// The venue every game of it gets (`--venue`), recorded in its manifest entry: a run with
+    /// another reads it again.
+    pub venue: Option<Venue>,
 }
 
 impl Input {
@@ -251,7 +259,7 @@ fn inputs(options: &Options) -> Result<Vec<Input>> {
                 path.display()
             );
         }
-        inputs.push(Input { path, source, sha256: None, parquet });
+        inputs.push(Input { path, source, sha256: None, parquet, venue: options.venue });
     }
     Ok(inputs)
 }
@@ -387,6 +395,7 @@ mod tests {
             source: "s".into(),
             sha256: None,
             parquet: Some(names.iter().map(|n| Path::new("m").join(n)).collect()),
+            venue: None,
         };
         let missing = input(&["train-00000-of-00004.parquet", "train-00002-of-00004.parquet"]).missing_files();
         assert_eq!(missing, ["train-00001-of-00004.parquet", "train-00003-of-00004.parquet"]);

@@ -16,7 +16,7 @@ use crate::{
         replay::Analysis,
         start::{ErrorKind, GameError},
     },
-    pgn::{Game, GameVisitor},
+    pgn::{Game, GameVisitor, venue::Venue},
     read::{chunk::Chunk, key::GameKey},
 };
 
@@ -66,12 +66,20 @@ pub(crate) fn row_games(visitor: &mut GameVisitor, chunk: &Chunk, rendered: &Ren
 }
 
 /// Replays the rows of `work`'s piece, whose text the chunk holds.
-pub(super) fn replay_piece(work: &Work, source: &str, visitor: &mut GameVisitor) -> Result<Replayed> {
+pub(super) fn replay_piece(
+    work: &Work,
+    source: &str,
+    venue: Option<Venue>,
+    visitor: &mut GameVisitor,
+) -> Result<Replayed> {
     let piece = work.piece.as_ref().expect("a Parquet piece");
     let (group, first, rendered) = (piece.frame_offset, piece.rows.start, &piece.rendered);
     let mut batch = BatchBuilder::with_capacity(rendered.starts.len());
     let mut tally = RowCounts::default();
-    for (row, game) in row_games(visitor, &work.chunk, rendered).into_iter().enumerate() {
+    for (row, mut game) in row_games(visitor, &work.chunk, rendered).into_iter().enumerate() {
+        if let Some(venue) = venue {
+            game.venue = venue;
+        }
         tally.add_game(&game);
         batch.append(GameKey { frame_offset: group, byte_offset: first + row as u64 }, game);
     }

@@ -243,14 +243,67 @@ pub fn lichess_id(site: &str) -> Option<&str> {
 
 /// Lichess's speed category from a `TimeControl` tag: estimated duration = base seconds + 40 ×
 /// increment seconds; < 30 ultrabullet, < 180 bullet, < 480 blitz, < 1500 rapid, otherwise
-/// classical; `-` is correspondence. `None` when the tag is not of the form `base+increment`.
+/// classical. The tag's forms:
+/// - `base+increment` (Lichess, `180+2`; chess.com's increment may be a fraction, `180+0.5`);
+/// - `base` alone (chess.com, `180`): no increment;
+/// - `moves/seconds`, periods joined by `:` (the PGN standard's `40/7200:3600`, chess.com's daily
+///   `1/259200`): the first period; a day or more for it is correspondence, else its time for 40
+///   moves is the estimate;
+/// - `-` (Lichess: no clock) is correspondence.
+///
+/// `None` for anything else (`?`, `*180`, words).
 pub fn time_class(time_control: &str) -> Option<TimeClass> {
     let tc = time_control.trim();
     if tc == "-" {
         return Some(TimeClass::Correspondence);
     }
-    let (base, inc) = tc.split_once('+')?;
-    Some(time_class_of(base.parse().ok()?, inc.parse().ok()?))
+    let seconds = |d: &str| -> Option<f64> {
+        let ok = !d.is_empty() && d.len() <= 12 && d.bytes().all(|b| b.is_ascii_digit() || b == b'.');
+        ok.then(|| d.parse::<f64>().ok()).flatten()
+    };
+    let first = tc.split(':').next()?;
+    if let Some((moves, period)) = first.split_once('/') {
+        let (moves, period) = (seconds(moves)?, seconds(period.split('+').next()?)?);
+        if moves < 1.0 {
+            return None;
+        }
+        if period >= 86_400.0 {
+            return Some(TimeClass::Correspondence);
+        }
+        return Some(time_class_of((period * 40.0 / moves) as u64, 0));
+    }
+    let (base, inc) = match first.split_once('+') {
+        Some((base, inc)) => (seconds(base)?, seconds(inc)?),
+        None => (seconds(first)?, 0.0),
+    };
+    Some(time_class_of((base + 40.0 * inc) as u64, 0))
+}
+
+/// The speed Lichess itself gave a game, in its `Event`: `Rated Blitz game`, `Casual Bullet
+/// game`, `Rated Rapid tournament https://…`, `rated classical game` (its API's form). Lichess's
+/// own label comes before the time control: until 2017 its "Classical" took in what is rapid
+/// today, and a researcher citing its 2013 classical games means those. `None` for other events
+/// (`Lichess Titled Arena`, a variant's `Rated Crazyhouse game`).
+pub fn lichess_time_class(event: &str) -> Option<TimeClass> {
+    let mut words = event.split_ascii_whitespace();
+    let mode = words.next()?;
+    if !(mode.eq_ignore_ascii_case("rated") || mode.eq_ignore_ascii_case("casual")) {
+        return None;
+    }
+    let speed = words.next()?;
+    let class = [
+        ("ultrabullet", TimeClass::UltraBullet),
+        ("bullet", TimeClass::Bullet),
+        ("blitz", TimeClass::Blitz),
+        ("rapid", TimeClass::Rapid),
+        ("classical", TimeClass::Classical),
+        ("correspondence", TimeClass::Correspondence),
+    ]
+    .into_iter()
+    .find(|(word, _)| speed.eq_ignore_ascii_case(word))?
+    .1;
+    let kind = words.next()?;
+    ["game", "tournament", "swiss", "arena", "simul"].iter().any(|k| kind.eq_ignore_ascii_case(k)).then_some(class)
 }
 
 /// [`time_class`] of a time control already read as base and increment seconds.
@@ -363,6 +416,28 @@ mod tests {
         assert_eq!(time_class("1800+0").map(TimeClass::as_str), Some("classical"));
         assert_eq!(time_class("-").map(TimeClass::as_str), Some("correspondence"));
         assert_eq!(time_class("?"), None);
+        // Other servers' and the PGN standard's forms.
+        assert_eq!(time_class("180").map(TimeClass::as_str), Some("blitz"));
+        assert_eq!(time_class("180+0.5").map(TimeClass::as_str), Some("blitz"));
+        assert_eq!(time_class("60+0.5").map(TimeClass::as_str), Some("bullet"));
+        assert_eq!(time_class("1/259200").map(TimeClass::as_str), Some("correspondence"));
+        assert_eq!(time_class("1/86400").map(TimeClass::as_str), Some("correspondence"));
+        assert_eq!(time_class("40/7200:3600").map(TimeClass::as_str), Some("classical"));
+        assert_eq!(time_class("40/900+30").map(TimeClass::as_str), Some("rapid"));
+        for odd in ["", "*180", "0/60", "1/", "+2", "180+", "abc", "1.2.3", "99999999999999"] {
+            assert_eq!(time_class(odd), None, "{odd:?}");
+        }
+        // Lichess's own label.
+        assert_eq!(lichess_time_class("Rated Classical game"), Some(TimeClass::Classical));
+        assert_eq!(lichess_time_class("rated blitz game"), Some(TimeClass::Blitz));
+        assert_eq!(
+            lichess_time_class("Rated Rapid tournament https://lichess.org/tournament/x"),
+            Some(TimeClass::Rapid)
+        );
+        assert_eq!(lichess_time_class("Casual UltraBullet game"), Some(TimeClass::UltraBullet));
+        for other in ["Lichess Titled Arena", "Rated Crazyhouse game", "Rated Blitz", "Bullet Shield Arena", ""] {
+            assert_eq!(lichess_time_class(other), None, "{other:?}");
+        }
         assert_eq!(time_control("180+2"), Some((180, 2)));
         assert_eq!(time_control("0+1"), Some((0, 1)));
         for other in ["-", "180", " 180+2", "180+", "+2", "180++2", "180+-2", "1234567890+0", "40/7200:3600", "?"] {

@@ -72,6 +72,18 @@ impl Venue {
 
 serialize_as_str!(Venue);
 
+impl std::str::FromStr for Venue {
+    type Err = String;
+
+    /// `--venue`'s value: one of the venues' names.
+    fn from_str(name: &str) -> Result<Venue, String> {
+        Venue::parse(name).ok_or_else(|| {
+            let names: Vec<&str> = Venue::ALL.iter().map(|v| v.as_str()).collect();
+            format!("unknown venue {name:?} (one of {})", names.join(", "))
+        })
+    }
+}
+
 /// Words of engine events' names and sites (lowercase): TCEC, CCRL, chess.com's CCC, the world
 /// computer championship, CEGT.
 const ENGINE_EVENTS: [&str; 6] = ["tcec", "ccrl", "ccc", "cccc", "wccc", "cegt"];

@@ -243,3 +243,61 @@ fn regression_staged_parts_of_an_up_to_date_input_are_removed() {
     }
     assert!(!out.join(".staging").exists());
 }
+
+/// `--venue` gives every game of the inputs its venue (the column, and no human time class for
+/// engine play), the manifest records it, and a run with another venue (or none) reads the
+/// input again instead of calling it up to date.
+#[test]
+fn a_venue_given_on_the_command_line_is_recorded_and_another_reads_the_input_again() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (lichess, out) = (common::sample("lichess_db_standard_rated_2013-01-first300.pgn"), tmp.path().join("ds"));
+    let ingest = |venue: Option<&str>| {
+        let mut args = vec!["ingest", s(&lichess), "--out", s(&out), "--source", "m"];
+        args.extend(venue.map(|v| ["--venue", v]).into_iter().flatten());
+        ok(&args)
+    };
+    let venues = || -> BTreeMap<(String, Option<String>), usize> {
+        let mut seen = BTreeMap::new();
+        for path in fs::read_dir(out.join("games/source=m")).unwrap().map(|e| e.unwrap().path()) {
+            let file = fs::File::open(&path).unwrap();
+            let reader =
+                parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file).unwrap().build().unwrap();
+            for batch in reader {
+                let batch = batch.unwrap();
+                let column = |name: &str| {
+                    let c = batch.column_by_name(name).unwrap();
+                    c.as_any().downcast_ref::<arrow_array::StringArray>().unwrap().clone()
+                };
+                let (venue, class) = (column("venue"), column("time_class"));
+                for i in 0..batch.num_rows() {
+                    let class = (!arrow_array::Array::is_null(&class, i)).then(|| class.value(i).to_owned());
+                    *seen.entry((venue.value(i).to_owned(), class)).or_default() += 1;
+                }
+            }
+        }
+        seen
+    };
+    let entry = || -> Value {
+        let manifest: Value = serde_json::from_slice(&fs::read(out.join("_manifest.json")).unwrap()).unwrap();
+        manifest["inputs"][0].clone()
+    };
+
+    ingest(None);
+    assert_eq!(entry().get("venue"), None);
+    let by_tags = venues();
+    assert!(by_tags.keys().all(|(venue, class)| venue == "lichess" && class.is_some()), "{by_tags:?}");
+    assert!(ingest(None).contains("0 ingested, 1 up to date"));
+
+    let said = ingest(Some("engine"));
+    assert!(said.contains("1 ingested, 0 up to date"), "{said}");
+    assert_eq!(entry()["venue"], "engine");
+    assert_eq!(venues(), BTreeMap::from([(("engine".to_owned(), None), by_tags.values().sum())]));
+    assert!(ingest(Some("engine")).contains("0 ingested, 1 up to date"));
+
+    assert!(ingest(None).contains("1 ingested, 0 up to date"));
+    assert_eq!(venues(), by_tags);
+
+    let refused = run(&["ingest", s(&lichess), "--out", s(&out), "--venue", "moon"]);
+    assert!(!refused.status.success());
+    assert!(common::stderr(&refused).contains("one of otb, lichess, online, engine, unknown"));
+}
