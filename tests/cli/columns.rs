@@ -447,7 +447,14 @@ fn expected_game_cell(
             }
         }
         "lichess_id" => json!(tag("Site").and_then(tags::lichess_id)),
-        "time_class" => json!(tag("TimeControl").and_then(tags::time_class)),
+        // docs/events.md, "Venue and time class": none for engine play, Lichess's own label first.
+        "time_class" => match record["venue"].as_str() {
+            Some("engine") => Value::Null,
+            venue => {
+                let label = tag("Event").and_then(tags::lichess_time_class).filter(|_| venue == Some("lichess"));
+                json!(label.or_else(|| tag("TimeControl").and_then(tags::time_class)))
+            }
+        },
         "base_seconds" | "increment_seconds" | "ending" | "venue" => record[name].clone(),
         "tags" => {
             // Every tag but the first of each name with a column of its own.
