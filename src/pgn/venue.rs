@@ -84,9 +84,10 @@ impl std::str::FromStr for Venue {
     }
 }
 
-/// Words of engine events' names and sites (lowercase): TCEC, CCRL, chess.com's CCC, the world
-/// computer championship, CEGT.
-const ENGINE_EVENTS: [&str; 6] = ["tcec", "ccrl", "ccc", "cccc", "wccc", "cegt"];
+/// Words of engine events' names and sites (lowercase): TCEC, CCRL, CCCC, the world computer
+/// championship, CEGT. Not CCC: "87th Marshall CCC" is a chess club's championship, over the
+/// board; chess.com's engine CCC is found by its players.
+const ENGINE_EVENTS: [&str; 5] = ["tcec", "ccrl", "cccc", "wccc", "cegt"];
 
 /// Words of other servers' sites (lowercase); "lichess.org" without a game id (an export of a
 /// study, an example URL) is another server's too.
@@ -169,7 +170,7 @@ const INTERNET: u8 = 16;
 const LOCAL_SITE: u8 = 32;
 
 /// Every word `infer` looks for in `Event` and `Site`, and what it finds (an engine event's word
-/// only where it stands alone: "ccc" is not in "Acccept").
+/// only where it stands alone: "cegt" is not in "Cegtown").
 fn patterns() -> Vec<(&'static str, u8)> {
     let mut all =
         vec![("computer chess championship", CHAMPIONSHIP), ("man-machine", MAN_MACHINE), ("internet", INTERNET)];
@@ -233,6 +234,8 @@ mod tests {
             "tcec_s20",
             "CCCC",
             "Acccept",
+            "87th Marshall CCC",
+            "Cegtown",
             "ccc-bullet",
             "Chess.com",
             "CHESS.COM Live",
@@ -275,6 +278,8 @@ mod tests {
         assert_eq!(v("WCCC Man-Machine exh", "Paderborn", "Comp Fritz 5.32", "Sokolov, Ivan"), "otb");
         assert_eq!(v("CCRL 40/4", "CCRL", "Aristarch 4.50", "Chess Tiger 15"), "engine");
         assert_eq!(v("Riccione op", "Riccione", "a", "b"), "otb");
+        assert_eq!(v("87th Marshall CCC", "New York USA", "Sena,J", "Becerra Rivero,J"), "otb");
+        assert_eq!(v("CCC 21 Rapid", "Chess.com", "Stockfish 16", "Lc0 0.30"), "engine");
         assert_eq!(Venue::infer(None, None, None, None), Venue::Unknown);
         for venue in Venue::ALL {
             assert_eq!(Venue::parse(venue.as_str()), Some(venue));

@@ -1319,7 +1319,9 @@ def base_record(index, headers):
 
 
 # FORMAT.md "venue": the words and names it looks for (lowercase).
-VENUE_ENGINE_WORDS = {"tcec", "ccrl", "ccc", "cccc", "wccc", "cegt"}
+# Not "ccc": the Marshall CCC (Chess Club Championship) is OTB; chess.com's engine CCC is found
+# by its players.
+VENUE_ENGINE_WORDS = {"tcec", "ccrl", "cccc", "wccc", "cegt"}
 VENUE_SERVERS = ["chess.com", "chessclub.com", "internet chess club", "freechess.org", "pychess.org",
                  "playchess", "chess24", "chesstempo", "lichess.org", "chessbase.com"]
 VENUE_LOCAL_SITES = ["localhost", "127.0.0.1", "local site"]
