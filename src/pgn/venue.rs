@@ -18,7 +18,7 @@ pub enum Venue {
     Lichess,
     /// Played on another server (chess.com, ICC, FICS, pychess, playchess, chess24).
     Online,
-    /// Engines against each other (TCEC, CCRL, CCC, or two known engines).
+    /// Engines against each other (TCEC, CCRL, CCCC, WCCC, CEGT, or two known engines).
     Engine,
     Unknown,
 }
