@@ -5,7 +5,7 @@
 --   first_ply_halfmove_150, time_class, Site, White, Black, Event, Date (else UTCDate), Round, Result.
 -- Rules: after fivefold = plies_after_fivefold > 0; after the 75-move rule =
 --   first_ply_halfmove_150 < plies. Rates are over games with status 'ok' or 'error' (skipped
---   variants are not replayed and would dilute them); time_class 'unknown' without TimeControl.
+--   variants are not replayed and would dilute them); time_class 'unknown' without one (docs/events.md).
 -- Output: the totals (games; games that went on after a fivefold, after the 75-move rule, and per
 --   1,000 games each) on every row, then one row per such game by source and key (frame_offset, byte_offset), at most
 --   100 rows (one row of totals with empty game columns when there is none).

@@ -8,7 +8,7 @@
 --   when that ply has claim_by_move events but no claimable repetition. by_move_only_played counts
 --   those where one of the claimable moves was then played without a claim (which hands an
 --   on-board claim to the opponent). Games with status 'skipped' have no events and are excluded
---   from `games`; time_class 'unknown' without a TimeControl tag.
+--   from `games`; time_class 'unknown' without one (docs/events.md).
 -- Output: one row per split ('all', 'time_class'): games, opportunities (equals the sum of
 --   games.claim_opportunities), on the board / by move only (count and share), and games with
 --   each kind, including games whose every opportunity was by move only.

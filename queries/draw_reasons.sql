@@ -8,7 +8,7 @@
 --   threefold, threefold_by_move, fifty_moves, agreement_or_unrecorded (docs/events.md, Game
 --   summary). So the population is those games: skipped variants, games with a replay error and
 --   games without a move (no_moves) are left out. Rating band = the lower of WhiteElo/BlackElo in bands of 200 ('1400-1599'), 'unknown'
---   when either Elo is missing (OTB files); time_class 'unknown' without a TimeControl tag.
+--   when either Elo is missing (OTB files); time_class 'unknown' without one (docs/events.md).
 -- Output: one row per split ('all', 'time_class', 'rating_band'), group and reason: games, the
 --   drawn games of that group, and the reason's share of them in percent.
 -- Run:

@@ -15,7 +15,7 @@
 --   (variants not replayed) and games without a move are excluded: they have no summary and would dilute every rate; games
 --   with a replay error count up to the bad move. Rating band = the lower of WhiteElo/BlackElo in
 --   bands of 200 ('1400-1599'), 'unknown' when either Elo is missing (OTB files); time_class
---   'unknown' without a TimeControl tag.
+--   'unknown' without one (docs/events.md).
 -- Output: one row per split ('all', 'time_class', 'rating_band') and group: games, games with a
 --   claim, games with a missed claim (share of those with a claim, and of all), opportunities, and
 --   the claimant's results after the first missed claim (games with a known result only).

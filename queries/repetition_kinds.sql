@@ -14,7 +14,7 @@
 --   otherwise, which also takes in engine games and any game whose tags say neither. Checking
 --   side (for perpetual 'white' or 'black'): 'stronger' when the player giving the checks had the
 --   higher Elo, 'weaker' the lower, 'equal', or 'unknown' when either Elo is missing; 'n/a' for
---   'both' and 'none'. time_class 'unknown' without a TimeControl tag.
+--   'both' and 'none'. time_class 'unknown' without one (docs/events.md).
 -- Output: one row per split ('all', 'time_class', 'venue', 'checking_side'), group and perpetual
 --   kind: games, the repetition draws of that group, and the kind's share of them in percent.
 -- Run:

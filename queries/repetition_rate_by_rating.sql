@@ -6,7 +6,7 @@
 --   'skipped' (variants not replayed) are excluded: they have no summary and would dilute the
 --   rates; games with a replay error count up to the bad move. Rating band = the lower of
 --   WhiteElo/BlackElo in bands of 200 ('1400-1599'), 'unknown' when either Elo is missing (OTB
---   files); time_class 'unknown' without a TimeControl tag.
+--   files); time_class 'unknown' without one (docs/events.md).
 -- Output: one row per split ('all', 'time_class', 'rating_band', 'rating_band_x_time_class') and
 --   group: games, games reaching a threefold / fivefold, and their shares in percent.
 -- Run:
