@@ -1,12 +1,17 @@
 """The README quick start's figures from the dataset's Parquet files, by queries of their own (not
 views.sql, not the summary columns the quick start reads): per source the games, the games with a
 claim opportunity, with a missed claim (the rule in docs/events.md's game summary: a claim on the board at
-ply p is missed when the game has a ply after p, a declared move at p when another move was played
-or the game has a ply after p+1; any claim in a decisive game), with a pseudo-repetition; the
-events by kind; and Karpov-Miles's claim line. Prints them in tests/quickstart.expected's form.
-Usage: python tests/quickstart_check.py DATASET"""
+ply p is not made when the game has a ply after p, a declared move at p when another move was played
+or the game has a ply after p+1, any claim in a decisive game; one not made is missed when play left the repetition: the game was
+not drawn, or a pawn move, a capture or a change of castling rights followed p, which python-chess
+finds replaying the sample files), with a pseudo-repetition; the events by kind; and Karpov-Miles's
+claim line. Prints them in tests/quickstart.expected's form.
+Usage: python tests/quickstart_check.py DATASET [QUICKSTART_OUTPUT] (run from the repository root)"""
+import pathlib
 import sys
 
+import chess
+import chess.pgn
 import duckdb
 
 con = duckdb.connect()
@@ -14,6 +19,33 @@ con.execute("SET enable_progress_bar = false")  # nothing but the result on stdo
 d = sys.argv[1]
 con.execute(f"CREATE VIEW g AS SELECT * FROM read_parquet('{d}/games/**/*.parquet', hive_partitioning = true)")
 con.execute(f"CREATE VIEW e AS SELECT * FROM read_parquet('{d}/events/**/*.parquet', hive_partitioning = true)")
+
+# The last ply whose move left the repetition's stretch (pawn move, capture, castling rights
+# changed), per game of each sample file in file order: the dataset's games of a source in the
+# order of their keys are the same games.
+last_left = []
+for path in sorted(pathlib.Path("data-samples").glob("*.pgn")):
+    with open(path, encoding="utf-8") as f:
+        nth = 0
+        while (game := chess.pgn.read_game(f)) is not None:
+            board, last = game.board(), 0
+            for ply, move in enumerate(game.mainline_moves(), start=1):
+                rights = board.castling_rights
+                irreversible = board.is_capture(move) or board.piece_type_at(move.from_square) == chess.PAWN
+                board.push(move)
+                if irreversible or board.castling_rights != rights:
+                    last = ply
+            last_left.append((path.stem, nth, last))
+            nth += 1
+con.execute("CREATE TABLE left_at (source VARCHAR, nth INTEGER, last_left INTEGER)")
+con.executemany("INSERT INTO left_at VALUES (?, ?, ?)", last_left)
+con.execute("""CREATE VIEW g_left AS
+  SELECT g.*, l.last_left FROM
+    (SELECT *, row_number() OVER (PARTITION BY source ORDER BY frame_offset, byte_offset) - 1 AS nth FROM g) g
+  JOIN left_at l USING (source, nth)""")
+assert con.sql("SELECT count(*) FROM g").fetchall() == con.sql("SELECT count(*) FROM g_left").fetchall(), \
+    "the sample files' games are not the dataset's"
+
 con.execute("""CREATE TABLE per_game AS
 WITH ply AS (  -- one row per claim opportunity: a game's ply with a claim on the board or by a move
   SELECT source, frame_offset, byte_offset, ply,
@@ -24,10 +56,13 @@ WITH ply AS (  -- one row per claim opportunity: a game's ply with a claim on th
   GROUP BY ALL),
 opp AS (
   SELECT ply.*, g.plies, g.Result,
-         NOT ((board AND g.plies = ply.ply)
-              OR (by_move AND (g.plies = ply.ply OR (declared_played AND g.plies = ply.ply + 1))))
-           OR g.Result IN ('1-0', '0-1') AS missed
-  FROM ply JOIN g USING (source, frame_offset, byte_offset))
+         -- not claimed (a decisive game's claims were not made) ...
+         (NOT ((board AND g.plies = ply.ply)
+               OR (by_move AND (g.plies = ply.ply OR (declared_played AND g.plies = ply.ply + 1))))
+          OR g.Result IN ('1-0', '0-1'))
+         -- ... and play left the repetition (or the replay stopped at an error)
+         AND (g.Result IS DISTINCT FROM '1/2-1/2' OR g.last_left > ply.ply OR g.status = 'error') AS missed
+  FROM ply JOIN g_left g USING (source, frame_offset, byte_offset))
 SELECT g.source, g.Round, g.plies, count(opp.ply) AS could, count(opp.ply) FILTER (WHERE opp.missed) AS missed,
        (SELECT count(*) FROM e WHERE e.kind = 'pseudo_repetition' AND e.source = g.source
           AND e.frame_offset = g.frame_offset AND e.byte_offset = g.byte_offset) AS pseudo
