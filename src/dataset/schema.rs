@@ -641,7 +641,7 @@ mod tests {
 pub mod summary {
     use super::*;
     use arrow_array::{
-        BooleanArray, Int32Array,
+        Int32Array,
         builder::{UInt32Builder, UInt64Builder},
     };
 
@@ -652,8 +652,10 @@ pub mod summary {
     pub const TIME_CLASS: &str = "time_class";
     pub const ELO_BAND: &str = "elo_band";
     pub const VARIANT: &str = "variant";
-    /// Whether the row's games are Lichess games (their `Site` a lichess.org game, or their
-    /// source named `lichess…`): Lichess takes no claim by a declared move.
+    /// The row's games' venue (`games.venue`): the rules that bind a claim differ by it.
+    pub const VENUE: &str = "venue";
+    /// Whether the row's games were Lichess games: the key column before [`VENUE`], read in
+    /// summaries written then.
     pub const LICHESS: &str = "lichess";
     pub const SKIPPED: &str = "skipped";
     /// Games with no moves: in no count but this one.
@@ -731,7 +733,7 @@ pub mod summary {
             Field::new(TIME_CLASS, DataType::Utf8, true),
             Field::new(ELO_BAND, DataType::Int32, true),
             Field::new(VARIANT, DataType::Utf8, false),
-            Field::new(LICHESS, DataType::Boolean, false),
+            Field::new(VENUE, DataType::Utf8, false),
             Field::new(SKIPPED, DataType::UInt64, false),
             Field::new(NO_MOVES, DataType::UInt64, false),
         ];
@@ -763,8 +765,8 @@ pub mod summary {
         /// The lower of the two Elos rounded down to a multiple of 100; `None` without both.
         pub elo_band: Option<i32>,
         pub variant: String,
-        /// Lichess games ([`LICHESS`]).
-        pub lichess: bool,
+        /// The games' venue ([`VENUE`]).
+        pub venue: String,
         /// Games in a variant that is not replayed (in no count but this one).
         pub skipped: u64,
         /// Games with no moves (in no count but this one).
@@ -787,7 +789,7 @@ pub mod summary {
         time_class: Vec<Option<String>>,
         elo_band: Vec<Option<i32>>,
         variant: Vec<String>,
-        lichess: Vec<bool>,
+        venue: Vec<String>,
         skipped: Vec<u64>,
         no_moves: Vec<u64>,
         /// By [`counts`] column.
@@ -805,7 +807,7 @@ pub mod summary {
                 time_class: Vec::with_capacity(rows),
                 elo_band: Vec::with_capacity(rows),
                 variant: Vec::with_capacity(rows),
-                lichess: Vec::with_capacity(rows),
+                venue: Vec::with_capacity(rows),
                 skipped: Vec::with_capacity(rows),
                 no_moves: Vec::with_capacity(rows),
                 counts: (0..counts().len()).map(|_| Vec::with_capacity(rows)).collect(),
@@ -821,7 +823,7 @@ pub mod summary {
                 time_class,
                 elo_band,
                 variant,
-                lichess,
+                venue,
                 skipped,
                 no_moves,
                 counts: row_counts,
@@ -833,7 +835,7 @@ pub mod summary {
             self.time_class.push(time_class);
             self.elo_band.push(elo_band);
             self.variant.push(variant);
-            self.lichess.push(lichess);
+            self.venue.push(venue);
             self.skipped.push(skipped);
             self.no_moves.push(no_moves);
             if self.counts.is_empty() {
@@ -857,7 +859,7 @@ pub mod summary {
                 Arc::new(self.time_class.drain(..).collect::<StringArray>()),
                 Arc::new(self.elo_band.drain(..).collect::<Int32Array>()),
                 Arc::new(StringArray::from_iter_values(self.variant.drain(..))),
-                Arc::new(BooleanArray::from(std::mem::take(&mut self.lichess))),
+                Arc::new(StringArray::from_iter_values(self.venue.drain(..))),
                 Arc::new(UInt64Array::from(std::mem::take(&mut self.skipped))),
                 Arc::new(UInt64Array::from(std::mem::take(&mut self.no_moves))),
             ];

@@ -447,9 +447,16 @@ impl<'a> GameColumns<'a> {
     /// relayed on a Lichess broadcast is not). Games written before the venue column: a
     /// lichess.org `Site`, or a source named `lichess…`.
     pub(super) fn lichess(&self, i: usize) -> bool {
+        self.venue(i) == Venue::Lichess
+    }
+
+    /// The venue of the game in row `i`; games written before the venue column are Lichess's
+    /// (as [`GameColumns::lichess`] says) or of unknown venue.
+    pub(super) fn venue(&self, i: usize) -> Venue {
         match self.venue {
-            Some(venue) => venue.value(i) == Venue::Lichess.as_str(),
-            None => self.lichess_id.is_valid(i) || is_lichess(self.source.value(i)),
+            Some(venue) => Venue::parse(venue.value(i)).unwrap_or(Venue::Unknown),
+            None if self.lichess_id.is_valid(i) || is_lichess(self.source.value(i)) => Venue::Lichess,
+            None => Venue::Unknown,
         }
     }
 
@@ -697,7 +704,8 @@ impl<'f> Pass<'f> {
         let record = c.record(i, self.events.played(), (date, time_class, lower_elo));
         self.all.add(&record);
         if let Some(by) = self.by {
-            let facts = GroupFacts { source, time_class, band: record.band, variant: c.variant.value(i), date };
+            let (variant, venue) = (c.variant.value(i), c.venue(i).as_str());
+            let facts = GroupFacts { source, time_class, band: record.band, variant, date, venue };
             let label = by.label(&facts);
             match self.groups.get_mut(label.as_ref()) {
                 Some(t) => t.add(&record),

@@ -1,5 +1,6 @@
 //! `--by`: which group a game is in, for figures side by side. `source`, `time-class`,
-//! `rating-band`, `variant`, `year` or `month` of the game's date, or `collection` with a rules
+//! `rating-band`, `variant`, `venue` (where it was played: `games.venue`), `year` or `month` of
+//! the game's date, or `collection` with a rules
 //! file naming a collection per source glob (`--collections FILE`: lines `GLOB,COLLECTION`, the
 //! first matching line wins, `#` starts a comment; a source matching no line is in `other`).
 //!
@@ -14,7 +15,7 @@ use anyhow::{Context, Result, bail};
 use globset::{Glob, GlobMatcher};
 
 use super::{model::band_label, tables::civil_from_days};
-use crate::engine::vocabulary::TimeClass;
+use crate::{engine::vocabulary::TimeClass, pgn::venue::Venue};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
 pub enum ByKind {
@@ -23,6 +24,7 @@ pub enum ByKind {
     TimeClass,
     RatingBand,
     Variant,
+    Venue,
     Year,
     Month,
 }
@@ -46,6 +48,7 @@ impl ByKind {
             ByKind::TimeClass => "time class",
             ByKind::RatingBand => "rating band",
             ByKind::Variant => "variant",
+            ByKind::Venue => "venue",
             ByKind::Year => "year",
             ByKind::Month => "month",
         }
@@ -143,6 +146,8 @@ pub struct GroupFacts<'a> {
     pub variant: &'a str,
     /// The game's date (days since 1970-01-01), as the filters take it.
     pub date: Option<i32>,
+    /// Its venue's name (`games.venue`).
+    pub venue: &'a str,
 }
 
 impl By {
@@ -164,6 +169,7 @@ impl By {
             ByKind::TimeClass => g.time_class.unwrap_or(TimeClass::UNKNOWN).into(),
             ByKind::RatingBand => band_label(g.band).into(),
             ByKind::Variant => g.variant.into(),
+            ByKind::Venue => g.venue.into(),
             ByKind::Year | ByKind::Month => {
                 let month = match g.date {
                     Some(days) => {
@@ -203,6 +209,7 @@ impl By {
                     None => (1, 0, l.clone()),
                 },
                 ByKind::Variant => (0, 0, l.clone()),
+                ByKind::Venue => (Venue::parse(l).map_or(Venue::ALL.len(), |v| v as usize), 0, l.clone()),
             }
         };
         labels.sort_by_key(key);
@@ -269,7 +276,8 @@ mod tests {
         assert_eq!(dump_month("lichess_db__rated_2013-01"), None);
         assert_eq!(dump_month("x_lichess_db_standard_rated_2013-01"), None);
         let by = By::new(ByKind::Month, None).unwrap();
-        let game = |source, date| GroupFacts { source, time_class: None, band: None, variant: "standard", date };
+        let game =
+            |source, date| GroupFacts { source, time_class: None, band: None, variant: "standard", date, venue: "otb" };
         assert_eq!(by.label(&game("lichess_db_standard_rated_2019-04", None)), "2019-04");
         assert_eq!(by.label(&game("lichess_db_standard_rated_2019-04", Some(0))), "1970-01");
         assert_eq!(by.label(&game("otb", None)), UNDATED);

@@ -113,6 +113,7 @@ fn header(by: &str) -> &'static str {
         ByKind::TimeClass,
         ByKind::RatingBand,
         ByKind::Variant,
+        ByKind::Venue,
         ByKind::Year,
         ByKind::Month,
     ]

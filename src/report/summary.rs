@@ -29,7 +29,7 @@ use crate::{
         schema::summary::{self as table, Row},
     },
     engine::vocabulary::TimeClass,
-    pgn::GameStatus,
+    pgn::{GameStatus, venue::Venue},
 };
 
 use super::{
@@ -51,7 +51,7 @@ struct RowKey {
     time_class: Option<u32>,
     elo_band: Option<i32>,
     variant: u32,
-    lichess: bool,
+    venue: Venue,
 }
 
 /// The games of one key.
@@ -179,7 +179,7 @@ impl Summarizer for Keyed {
                 time_class: time_class.map(|t| self.time_classes.number(t)),
                 elo_band: lower_elo.map(|e| e.div_euclid(100) * 100),
                 variant: self.variants.number(c.variant.value(i)),
-                lichess: c.lichess(i),
+                venue: c.venue(i),
             };
             let at = self.at(key);
             let cell = &mut self.cells[at].1;
@@ -215,7 +215,7 @@ impl Summarizer for Keyed {
                 time_class: time_class.map(|t| self.time_classes.number(t)),
                 elo_band,
                 variant: self.variants.number(c.variant.value(i)),
-                lichess: c.lichess(i),
+                venue: c.venue(i),
             };
             let at = self.at(key);
             let cell = &mut self.cells[at].1;
@@ -243,7 +243,7 @@ impl Summarizer for Keyed {
             .enumerate()
             .map(|(at, (k, _))| {
                 let time_class = k.time_class.map(|n| time_classes[n as usize].as_str());
-                (k.month, time_class, k.elo_band, variants[k.variant as usize].as_str(), k.lichess, at)
+                (k.month, time_class, k.elo_band, variants[k.variant as usize].as_str(), k.venue, at)
             })
             .collect();
         order.sort_unstable();
@@ -262,7 +262,7 @@ impl Summarizer for Keyed {
                 time_class: key.time_class.map(|n| time_classes[n as usize].clone()),
                 elo_band: key.elo_band,
                 variant: variants[key.variant as usize].clone(),
-                lichess: key.lichess,
+                venue: key.venue.as_str().to_owned(),
                 skipped: cell.skipped,
                 no_moves: cell.no_moves,
                 counts,
@@ -333,7 +333,9 @@ struct Columns<'a> {
     time_class: &'a StringArray,
     elo_band: &'a Int32Array,
     variant: &'a StringArray,
-    /// `None` in a summary written before the column was (its source's name then decides).
+    /// `None` in a summary written before the column was (the `lichess` column, or before it
+    /// the source's name, then says whether the games were Lichess's; other venues are unknown).
+    venue: Option<&'a StringArray>,
     lichess: Option<&'a BooleanArray>,
     skipped: &'a UInt64Array,
     /// `None` in a summary written before the column was.
@@ -355,6 +357,10 @@ impl<'a> Columns<'a> {
             time_class: tables::strings(b, table::TIME_CLASS)?,
             elo_band: tables::numbers::<Int32Type>(b, table::ELO_BAND)?,
             variant: tables::strings(b, table::VARIANT)?,
+            venue: match b.column_by_name(table::VENUE) {
+                Some(_) => Some(tables::strings(b, table::VENUE)?),
+                None => None,
+            },
             lichess: match b.column_by_name(table::LICHESS) {
                 Some(column) => Some(column.as_boolean_opt().context("column lichess is not boolean")?),
                 None => None,
@@ -379,12 +385,14 @@ impl<'a> Columns<'a> {
         })
     }
 
-    /// Whether row `i`'s games are Lichess games ([`GameColumns::lichess`]).
-    fn lichess(&self, i: usize) -> bool {
-        match self.lichess {
-            Some(lichess) => lichess.value(i),
-            None => is_lichess(self.source.value(i)),
-        }
+    /// Row `i`'s games' venue ([`GameColumns::venue`]).
+    fn venue(&self, i: usize) -> Venue {
+        let lichess = match (self.venue, self.lichess) {
+            (Some(venue), _) => return Venue::parse(venue.value(i)).unwrap_or(Venue::Unknown),
+            (None, Some(lichess)) => lichess.value(i),
+            (None, None) => is_lichess(self.source.value(i)),
+        };
+        if lichess { Venue::Lichess } else { Venue::Unknown }
     }
 
     /// Row `i`'s fingerprint sketch; `None` where the summary has none.
@@ -428,7 +436,7 @@ pub fn compute(dir: &Path, filter: &Filter, by: Option<&By>, min_games: u64) -> 
         }
         for file in summary_files(dir, &part.source)? {
             let add = |pass: &mut Pass| -> Result<()> {
-                let optional = [table::LICHESS, table::NO_MOVES, table::FINGERPRINTS];
+                let optional = [table::VENUE, table::LICHESS, table::NO_MOVES, table::FINGERPRINTS];
                 let (batches, _) = tables::batches_with(&file, &columns, &optional, &|_, _| true)?;
                 for batch in batches {
                     let batch = batch?;
@@ -511,9 +519,12 @@ fn add_rows(pass: &mut Pass, source: &str, c: &Columns, filter: &Filter, by: Opt
         // Bands of 200 (the report's) from bands of 100.
         let band = elo_band.map(|b| b.div_euclid(200) * 200);
         let tc = time_class.unwrap_or(TimeClass::UNKNOWN);
-        let tally = Tally::from_summary(&counts, &c.buckets(i)?, c.lichess(i), band, tc, month.map(|m| m.0));
+        let venue = c.venue(i);
+        let tally = Tally::from_summary(&counts, &c.buckets(i)?, venue == Venue::Lichess, band, tc, month.map(|m| m.0));
         if let Some(by) = by {
-            let facts = GroupFacts { source, time_class, band, variant: c.variant.value(i), date: month.map(|m| m.1) };
+            let variant = c.variant.value(i);
+            let facts =
+                GroupFacts { source, time_class, band, variant, date: month.map(|m| m.1), venue: venue.as_str() };
             let label = by.label(&facts).into_owned();
             pass.groups.entry(label).or_default().merge(tally.clone());
         }

@@ -1165,6 +1165,8 @@ fn data_samples() {
         },
         // Standard and Chess960 (the TCEC game).
         Case { args: vec!["--by", "variant"], condition: String::new(), group: Some("replay_variant".into()) },
+        // OTB (Karpov–Miles), Lichess and engine play (the TCEC game).
+        Case { args: vec!["--by", "venue"], condition: String::new(), group: Some("venue".into()) },
     ];
     let (queries, report, html) = check_dataset(&[samples], &files, &cases);
 
@@ -1247,6 +1249,8 @@ fn larger_corpus() {
         },
         // Standard, atomic and crazyhouse games side by side.
         Case { args: vec!["--by", "variant"], condition: String::new(), group: Some("replay_variant".into()) },
+        // Every venue: TCEC is engine play, a broadcast's games are OTB.
+        Case { args: vec!["--by", "venue"], condition: String::new(), group: Some("venue".into()) },
         // Lichess months, the world championships' two dated games, and `undated`.
         Case { args: vec!["--by", "year"], condition: String::new(), group: Some(year_group()) },
         Case { args: vec!["--by", "month", "--sort", "value"], condition: String::new(), group: Some(month_group()) },
@@ -1532,9 +1536,10 @@ fn the_whole_corpus_reports_the_same_from_the_summary_and_the_games() {
     // Files that break naive parsers fail alone (exit 1): the rest is committed.
     let out = Command::new(common::bin()).args(&args).output().unwrap();
     assert!(out.status.code().is_some_and(|c| c <= 1), "{}", String::from_utf8_lossy(&out.stderr));
-    let cases: [&[&str]; 9] = [
+    let cases: [&[&str]; 10] = [
         &[],
         &["--by", "source"],
+        &["--by", "venue"],
         &["--by", "month"],
         &["--by", "year"],
         &["--by", "variant"],
