@@ -319,6 +319,8 @@ def views_sql(dir: StrPath) -> str:
         -- DuckDB views over this threefold dataset; in duckdb: .read views.sql (any working directory)
         CREATE OR REPLACE VIEW games AS SELECT * FROM read_parquet('/tmp/moved/dataset/games/source=*/*.parquet', hive_partitioning = true, union_by_name = true);
         CREATE OR REPLACE VIEW events AS SELECT * FROM read_parquet('/tmp/moved/dataset/events/source=*/*.parquet', hive_partitioning = true, union_by_name = true);
+        CREATE OR REPLACE VIEW summary AS SELECT * FROM read_parquet('/tmp/moved/dataset/summary/source=*/*.parquet', hive_partitioning = true, union_by_name = true);
+        CREATE OR REPLACE VIEW games_unique AS SELECT * FROM read_parquet('/tmp/moved/dataset/games/source=*/*.parquet', hive_partitioning = true, union_by_name = true) QUALIFY fingerprint IS NULL OR row_number() OVER (PARTITION BY fingerprint ORDER BY source, frame_offset, byte_offset) = 1;
     """
     root = Path(dir).resolve()
     if not (root / "_manifest.json").is_file():

@@ -154,7 +154,11 @@ def connect_counts_equal_the_reports() -> None:
     assert castling_events > 0
     # views.sql's own paths would find nothing: the old place is gone
     assert not dataset.exists()
-    assert threefold.views_sql(moved).count(str(moved / "games" / "source=*" / "*.parquet")) == 1
+    views = threefold.views_sql(moved)
+    # games, and games_unique (each game once, whatever its copies) over the same files
+    assert views.count(str(moved / "games" / "source=*" / "*.parquet")) == 2, views
+    assert views.count(str(moved / "summary" / "source=*" / "*.parquet")) == 1, views
+    assert str(dataset) not in views, views
 
 
 @check
