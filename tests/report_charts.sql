@@ -81,6 +81,19 @@ t AS (
     FROM (SELECT *, draw_reason IN ('threefold', 'fivefold') AS repetition_draw FROM x)
     GROUP BY grp
 ),
+-- The headline's rates per venue (over all games), where there is more than one venue.
+vt AS (
+    SELECT grp, venue,
+           count(*) AS games,
+           count(*) FILTER (max_occurrence >= 3) AS threefold,
+           count(*) FILTER (max_occurrence >= 5) AS fivefold,
+           count(*) FILTER (claim_opportunities > 0) AS with_claim,
+           count(*) FILTER (missed_claims > 0) AS missed,
+           count(*) FILTER (passed_over_claims > 0 AND missed_claims = 0) AS passed_over,
+           count(*) FILTER (claim_opportunities_on_board > 0) AS with_board,
+           count(*) FILTER (claim_opportunities_on_board > 0 AND missed_claims_on_board > 0) AS missed_board
+    FROM x GROUP BY ALL HAVING (SELECT count(DISTINCT venue) FROM x) > 1
+),
 p AS (
     SELECT *,
            CASE WHEN (SELECT count(DISTINCT strftime(game_date, '%Y-%m')) FROM x) > 120
@@ -116,6 +129,13 @@ SELECT chart, grp, label, part, n::BIGINT AS n, d::BIGINT AS d, unit, score FROM
     UNION ALL SELECT 'headline', grp, 'First claim missed with < 10 s on the claimant''s clock (share)', NULL, quick_passed, quick, 'percent', NULL FROM t
     UNION ALL SELECT 'headline', grp, 'Games with an engine evaluation', NULL, with_evals, with_evals, 'count', NULL FROM t
     UNION ALL SELECT 'headline', grp, 'Claimant''s average score after passing over a claim when clearly better', NULL, better, better, 'score', better_score FROM t
+    UNION ALL SELECT 'headline_by_venue', grp, 'Games replayed', venue, games, games, 'count', NULL FROM vt
+    UNION ALL SELECT 'headline_by_venue', grp, 'Reached a threefold (position 3× on the board)', venue, threefold, games, 'percent', NULL FROM vt
+    UNION ALL SELECT 'headline_by_venue', grp, 'A threefold claim was available', venue, with_claim, games, 'percent', NULL FROM vt
+    UNION ALL SELECT 'headline_by_venue', grp, 'Play went on after a claim (share of games with a claim)', venue, missed, with_claim, 'percent', NULL FROM vt
+    UNION ALL SELECT 'headline_by_venue', grp, 'Claims passed over, drawn in the same repetition', venue, passed_over, with_claim, 'percent', NULL FROM vt
+    UNION ALL SELECT 'headline_by_venue', grp, 'Play went on after a claim on the board (share of games with one)', venue, missed_board, with_board, 'percent', NULL FROM vt
+    UNION ALL SELECT 'headline_by_venue', grp, 'Reached a fivefold', venue, fivefold, games, 'percent', NULL FROM vt
     UNION ALL SELECT 'threefold_by_rating_band', grp, band, NULL, count(*) FILTER (max_occurrence >= 3), count(*), 'percent', NULL FROM x GROUP BY ALL
     UNION ALL SELECT 'threefold_by_time_class', grp, tc, NULL, count(*) FILTER (max_occurrence >= 3), count(*), 'percent', NULL FROM x GROUP BY ALL
     UNION ALL SELECT 'missed_by_rating_band', grp, band, NULL, count(*) FILTER (missed_claims > 0), count(*) FILTER (claim_opportunities > 0), 'percent', NULL FROM x GROUP BY ALL

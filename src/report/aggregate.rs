@@ -442,16 +442,9 @@ impl<'a> GameColumns<'a> {
         (self.frame_offset.value(i), self.byte_offset.value(i))
     }
 
-    /// Whether the game in row `i` was played on Lichess, which takes no claim by a declared
-    /// move: its venue is (a Lichess game in `Site`, or `ingest --venue lichess`; an OTB game
-    /// relayed on a Lichess broadcast is not). Games written before the venue column: a
-    /// lichess.org `Site`, or a source named `lichess…`.
-    pub(super) fn lichess(&self, i: usize) -> bool {
-        self.venue(i) == Venue::Lichess
-    }
-
-    /// The venue of the game in row `i`; games written before the venue column are Lichess's
-    /// (as [`GameColumns::lichess`] says) or of unknown venue.
+    /// The venue of the game in row `i` (Lichess takes no claim by a declared move; an OTB game
+    /// relayed on a Lichess broadcast is `otb`). Games written before the venue column are
+    /// Lichess's (a lichess.org `Site`, or a source named `lichess…`) or of unknown venue.
     pub(super) fn venue(&self, i: usize) -> Venue {
         match self.venue {
             Some(venue) => Venue::parse(venue.value(i)).unwrap_or(Venue::Unknown),
@@ -507,7 +500,7 @@ impl<'a> GameColumns<'a> {
             missed: get(self.missed, i).unwrap_or(0) > 0,
             passed_over: self.passed_over.is_some_and(|p| get(p, i).unwrap_or(0) > 0),
             kinds: self.kinds.map(|(o, m)| (get(o, i).unwrap_or(0) > 0, get(m, i).unwrap_or(0) > 0)),
-            lichess: self.lichess(i),
+            venue: self.venue(i),
             band: band_from(lower_elo),
             time_class: time_class.unwrap_or(TimeClass::UNKNOWN),
             score: get(self.score, i),

@@ -12,6 +12,7 @@ use super::{
 pub(super) fn side_by_side_charts(r: &Report) -> Vec<Chart> {
     let b = Rows { min_games: r.min_games };
     let mut all = vec![headline(r, b)];
+    all.extend(headline_by_venue(r, b));
     all.extend(rate_charts(r, b));
     all.extend(super::months::charts(r, b));
     all.extend(super::shares::charts(r, b));
@@ -97,6 +98,64 @@ fn headline(r: &Report, b: Rows) -> Chart {
         rows: side_by_side(per_series, r.min_games),
         by_group: Vec::new(),
     }
+}
+
+/// The headline's rates per venue, over all the report's games, where they are of more than one
+/// venue: who may claim, whether by a declared move, and what ends a game by itself differ by
+/// venue (an engine is made to claim, or the program running the match draws or adjudicates), so
+/// a pooled rate describes none of them.
+fn headline_by_venue(r: &Report, b: Rows) -> Option<Chart> {
+    let venues = &r.all.by_venue;
+    if venues.len() < 2 {
+        return None;
+    }
+    let per_series = venues
+        .iter()
+        .map(|v| {
+            let (o, s) = (&v.rates, Some(v.label.as_str()));
+            vec![
+                b.count("Games replayed", s, o.games, o.games),
+                b.rate("Reached a threefold (position 3× on the board)", s, o.threefold, o.games, Measure::Percent),
+                b.rate("A threefold claim was available", s, o.with_claim, o.games, Measure::Percent),
+                b.rate(
+                    "Play went on after a claim (share of games with a claim)",
+                    s,
+                    o.missed,
+                    o.with_claim,
+                    Measure::Percent,
+                ),
+                b.rate(
+                    "Claims passed over, drawn in the same repetition",
+                    s,
+                    o.passed_over,
+                    o.with_claim,
+                    Measure::Percent,
+                ),
+                b.rate(
+                    "Play went on after a claim on the board (share of games with one)",
+                    s,
+                    o.missed_on_board,
+                    o.with_claim_on_board,
+                    Measure::Percent,
+                ),
+                b.rate("Reached a fivefold", s, o.fivefold, o.games, Measure::Percent),
+            ]
+        })
+        .collect();
+    Some(Chart {
+        id: "headline_by_venue".into(),
+        title: "Headline figures by venue (their rules differ: read each apart, engine play not as missed claims)"
+            .into(),
+        over: replayed_text(r),
+        label_header: "figure",
+        count_header: "count",
+        kind: Kind::Table,
+        unit: Measure::Percent,
+        axis: String::new(),
+        series: venues.iter().map(|v| v.label.clone()).collect(),
+        rows: side_by_side(per_series, r.min_games),
+        by_group: Vec::new(),
+    })
 }
 
 fn groups(groups: &[Group], s: Option<&str>, b: Rows, f: impl Fn(&Rates) -> (u64, u64)) -> Vec<Row> {

@@ -150,6 +150,9 @@ pub struct Stats {
     /// The games played on Lichess (`Site` a lichess.org game, or a source named `lichess…`),
     /// where no claim by a declared move exists: their board-only figure is the one to read.
     pub lichess: Rates,
+    /// By where the games were played (`games.venue`: `otb`, `lichess`, `online`, `engine`,
+    /// `unknown`), the venues with games, in that order: their rules differ.
+    pub by_venue: Vec<Group>,
     pub by_rating_band: Vec<Group>,
     pub by_time_class: Vec<Group>,
     /// Drawn games with an inferred `draw_reason`.

@@ -520,7 +520,7 @@ fn add_rows(pass: &mut Pass, source: &str, c: &Columns, filter: &Filter, by: Opt
         let band = elo_band.map(|b| b.div_euclid(200) * 200);
         let tc = time_class.unwrap_or(TimeClass::UNKNOWN);
         let venue = c.venue(i);
-        let tally = Tally::from_summary(&counts, &c.buckets(i)?, venue == Venue::Lichess, band, tc, month.map(|m| m.0));
+        let tally = Tally::from_summary(&counts, &c.buckets(i)?, venue, band, tc, month.map(|m| m.0));
         if let Some(by) = by {
             let variant = c.variant.value(i);
             let facts =

@@ -4,7 +4,10 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::engine::{event::Perpetual, summary::DrawReason, vocabulary::TimeClass};
+use crate::{
+    engine::{event::Perpetual, summary::DrawReason, vocabulary::TimeClass},
+    pgn::venue::Venue,
+};
 
 use super::{
     clocks::{ClockCounts, GameClocks},
@@ -35,8 +38,8 @@ pub struct GameRecord<'a> {
     pub passed_over: bool,
     /// Opportunities and misses of each kind: on the board, by a declared move.
     pub kinds: [(bool, bool); 2],
-    /// The game is from a Lichess source.
-    pub lichess: bool,
+    /// Where the game was played (`games.venue`).
+    pub venue: Venue,
     pub band: Option<i32>,
     pub time_class: &'a str,
     pub score: Option<f64>,
@@ -155,7 +158,8 @@ pub struct SummaryCounts {
 #[derive(Default, Clone)]
 pub struct Tally {
     counts: SummaryCounts,
-    lichess: Rates,
+    /// By venue, in [`Venue::ALL`]'s order.
+    venues: [Rates; Venue::ALL.len()],
     /// Keyed so that bands sort by rating with `unknown` last.
     bands: BTreeMap<(bool, i32), Rates>,
     time_classes: HashMap<String, Rates>,
@@ -373,9 +377,7 @@ impl SummaryCounts {
 impl Tally {
     pub fn add(&mut self, g: &GameRecord) {
         let rates = self.counts.add(g);
-        if g.lichess {
-            self.lichess.add(&rates);
-        }
+        self.venues[g.venue as usize].add(&rates);
         self.bands.entry((g.band.is_none(), g.band.unwrap_or(0))).or_default().add(&rates);
         match self.time_classes.get_mut(g.time_class) {
             Some(r) => r.add(&rates),
@@ -402,9 +404,11 @@ impl Tally {
     /// Adds another tally's counts. Every field is named here, so that a new one cannot be
     /// forgotten (the figures would be wrong as soon as a report reads two row groups).
     pub fn merge(&mut self, other: Tally) {
-        let Tally { counts, lichess, bands, time_classes, months, undated } = other;
+        let Tally { counts, venues, bands, time_classes, months, undated } = other;
         self.counts.merge(counts);
-        self.lichess.add(&lichess);
+        for (into, rates) in self.venues.iter_mut().zip(&venues) {
+            into.add(rates);
+        }
         for (key, rates) in bands {
             self.bands.entry(key).or_default().add(&rates);
         }
@@ -420,13 +424,13 @@ impl Tally {
         self.undated += undated;
     }
 
-    /// The tally of one summary row ([`SummaryCounts::summary_counts`]): its games are of a Lichess
-    /// source or not, in rating band `band` (of 200), time class `time_class`, and month
-    /// `month` (year * 12 + month - 1; `None`: undated).
+    /// The tally of one summary row ([`SummaryCounts::summary_counts`]): its games are of venue
+    /// `venue`, in rating band `band` (of 200), time class `time_class`, and month `month`
+    /// (year * 12 + month - 1; `None`: undated).
     pub fn from_summary(
         counts: &[u64],
         buckets: &[(u32, u64)],
-        lichess: bool,
+        venue: Venue,
         band: Option<i32>,
         time_class: &str,
         month: Option<i64>,
@@ -437,9 +441,7 @@ impl Tally {
         if rates.games == 0 {
             return t;
         }
-        if lichess {
-            t.lichess = rates.clone();
-        }
+        t.venues[venue as usize] = rates.clone();
         t.bands.insert((band.is_none(), band.unwrap_or(0)), rates.clone());
         t.time_classes.insert(time_class.to_owned(), rates.clone());
         match month {
@@ -460,7 +462,13 @@ impl Tally {
         let c = self.counts;
         Stats {
             overall: c.overall,
-            lichess: self.lichess,
+            lichess: self.venues[Venue::Lichess as usize].clone(),
+            by_venue: Venue::ALL
+                .iter()
+                .zip(self.venues)
+                .filter(|(_, rates)| rates.games > 0)
+                .map(|(venue, rates)| Group { label: venue.as_str().to_owned(), rates })
+                .collect(),
             by_rating_band: self
                 .bands
                 .into_iter()

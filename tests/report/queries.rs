@@ -758,8 +758,9 @@ print(json.dumps({"checked": checked, "bad": bad[:10]}))
 
 /// Chart ids and the SQL in `tests/report_charts.sql` that counts their rows again. A chart the
 /// report draws and this list lacks fails the test until its rows have SQL of their own.
-const CHARTS: [&str; 16] = [
+const CHARTS: [&str; 17] = [
     "headline",
+    "headline_by_venue",
     "threefold_by_rating_band",
     "threefold_by_time_class",
     "missed_by_rating_band",
@@ -841,6 +842,9 @@ print(json.dumps(out))
         let (id, series) = match (r["set"].as_str().unwrap(), chart.as_str()) {
             // The headline table of a grouped report has all games first, as series `all`.
             ("all", "headline") if group.is_some() => (chart, "all".to_owned()),
+            // Over all games only, a series per venue.
+            ("all", "headline_by_venue") => (chart, text("part")),
+            (_, "headline_by_venue") => continue,
             ("all", _) if group.is_some() => continue,
             (_, "draw_mix_by_month") if group.is_some() => {
                 let at = groups.iter().position(|g| *g == text("grp")).expect("a group of the report");
