@@ -202,12 +202,18 @@ fn regression_a_lichess_parquet_month_not_named_lichess_is_lichess() {
         let month = report(&from_parquet, more);
         assert_eq!(month["lichess"], dump["lichess"], "{more:?}");
     }
-    // A summary written before its `lichess` column: the source's name decides.
+    // A summary written before its `venue` column, with the boolean `lichess` key it had then;
+    // and one written before that: the source's name decides.
     let summary = from_pgn.join("summary/source=lichess_db_standard_rated_2013-01-first300/part-00000.parquet");
-    let script = "import pyarrow.parquet as pq, sys; t = pq.read_table(sys.argv[1]); \
+    let older = "import pyarrow as pa, pyarrow.compute as pc, pyarrow.parquet as pq, sys; \
+                 t = pq.read_table(sys.argv[1]); lichess = pc.equal(t['venue'], 'lichess'); \
+                 t = t.drop_columns(['venue']).append_column('lichess', lichess); pq.write_table(t, sys.argv[1])";
+    let oldest = "import pyarrow.parquet as pq, sys; t = pq.read_table(sys.argv[1]); \
                   pq.write_table(t.drop_columns(['lichess']), sys.argv[1])";
-    assert!(Command::new(&python).args(["-c", script, s(&summary)]).status().unwrap().success());
-    assert_eq!(report(&from_pgn, &[])["lichess"], dump["lichess"], "an older summary");
+    for (script, what) in [(older, "a summary with a lichess column"), (oldest, "a summary with neither column")] {
+        assert!(Command::new(&python).args(["-c", script, s(&summary)]).status().unwrap().success());
+        assert_eq!(report(&from_pgn, &[])["lichess"], dump["lichess"], "{what}");
+    }
     let karpov = report(&from_parquet, &["--source", "karpov_miles_tilburg_1986"]);
     assert!(karpov["overall"]["games"].as_u64() > Some(0), "{karpov}");
     assert_eq!(karpov["lichess"]["games"], 0, "{}", karpov["lichess"]);
