@@ -1,6 +1,6 @@
 //! The `summary` table: written by `ingest` beside each part's games and events (and merged into
-//! one file per source at the commit), one row per month, time class, band of 100 Elo and
-//! variant, holding the report's own counts ([`SummaryCounts::summary_counts`]) and example candidates. A report whose filters
+//! one file per source at the commit), one row per month, time class, band of 100 Elo, variant
+//! and venue, holding the report's own counts ([`SummaryCounts::summary_counts`]) and example candidates. A report whose filters
 //! fall on those keys' edges (source globs, whole months, time classes, Elo bounds on a multiple
 //! of 100) adds the rows up instead of reading every game: the same figures, from a table of
 //! hundreds of rows per source instead of millions.
@@ -43,7 +43,7 @@ use super::{
 };
 
 /// A summary row's key: month (year * 12 + month - 1), time class, lower Elo rounded down to a
-/// multiple of 100, variant; the two names by their numbers in [`Keyed`]'s [`Names`] (looking
+/// multiple of 100, variant, venue; the two names by their numbers in [`Keyed`]'s [`Names`] (looking
 /// a game's key up then allocates nothing). Rows sort by the key with the names themselves.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 struct RowKey {
