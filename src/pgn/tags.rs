@@ -281,9 +281,10 @@ pub fn time_class(time_control: &str) -> Option<TimeClass> {
 
 /// The speed Lichess itself gave a game, in its `Event`: `Rated Blitz game`, `Casual Bullet
 /// game`, `Rated Rapid tournament https://…`, `rated classical game` (its API's form). Lichess's
-/// own label comes before the time control: until 2017 its "Classical" took in what is rapid
-/// today, and a researcher citing its 2013 classical games means those. `None` for other events
-/// (`Lichess Titled Arena`, a variant's `Rated Crazyhouse game`).
+/// own label comes before the time control: before it had a rapid category (its 2013 games have
+/// none) its "Classical" took in what is rapid today, and a researcher citing its 2013 classical
+/// games means those. `None` for other events (`Lichess Titled Arena`, a variant's `Rated
+/// Crazyhouse game`).
 pub fn lichess_time_class(event: &str) -> Option<TimeClass> {
     let mut words = event.split_ascii_whitespace();
     let mode = words.next()?;
