@@ -6,6 +6,7 @@ use super::{
     chart::{Measure, Row, Rows, SIDE_BY_SIDE, games_text, thousands},
     model::{Rates, Report, Stats},
 };
+use crate::pgn::venue::Venue;
 
 fn with_interval(r: &Row) -> String {
     let few = if r.small { ", few games" } else { "" };
@@ -50,9 +51,19 @@ fn answers(st: &Stats, b: Rows) -> Vec<String> {
         if li.with_claim_on_board > 0 {
             out.push(format!(
                 "Lichess offers no claim by a declared move: of the {} played on Lichess with a claim on the \
-                 board, {} missed it.",
+                 board, {} missed it. Lichess claims a threefold by itself where a player's preference says \
+                 so, and that preference's default changed over the years: read its figure by year (`--by year`).",
                 games_text(li.with_claim_on_board),
                 rate(b, li.missed_on_board, li.with_claim_on_board, Measure::Percent)
+            ));
+        }
+        let engine = st.by_venue.iter().find(|v| v.label == Venue::Engine.as_str()).map_or(0, |v| v.rates.with_claim);
+        if engine > 0 {
+            out.push(format!(
+                "Engine play: {} of the {} with a claim, where the program running the match claims, draws or \
+                 adjudicates; these rates include them, the table by venue gives them apart.",
+                thousands(engine),
+                games_text(o.with_claim),
             ));
         }
         let c = &st.claims;
