@@ -1,10 +1,12 @@
 -- Question: how often did play go on after the game was already drawn automatically, by a fivefold
 --   repetition (Art. 9.6.1) or by the 75-move rule (9.6.2: 150 plies without a pawn move or
---   capture)? Lichess ends games there; over the board the arbiter should.
--- Columns: games.status, plies, first_ply_occurrence_5, plies_after_fivefold,
+--   capture)? Only where the rule was in force on the game's venue and date: FIDE's since July
+--   2014 (a fivefold of consecutive moves until July 2017), Lichess's fivefold since January 2020
+--   (docs/events.md, "The rules in force").
+-- Columns: games.status, plies, plies_after_automatic_fivefold, plies_after_automatic_75_moves,
 --   first_ply_halfmove_150, time_class, Site, White, Black, Event, Date (else UTCDate), Round, Result.
--- Rules: after fivefold = plies_after_fivefold > 0; after the 75-move rule =
---   first_ply_halfmove_150 < plies. Rates are over games with status 'ok' or 'error' (skipped
+-- Rules: after fivefold = plies_after_automatic_fivefold > 0; after the 75-move rule =
+--   plies_after_automatic_75_moves > 0. Rates are over games with status 'ok' or 'error' (skipped
 --   variants are not replayed and would dilute them); time_class 'unknown' without one (docs/events.md).
 -- Output: the totals (games; games that went on after a fivefold, after the 75-move rule, and per
 --   1,000 games each) on every row, then one row per such game by source and key (frame_offset, byte_offset), at most
@@ -14,8 +16,8 @@
 --   python -c "import duckdb; con=duckdb.connect(); con.execute(open('DIR/views.sql').read()); print(con.sql(open('queries/automatic_draw_ignored.sql').read()))"
 WITH base AS (
     SELECT *,
-           coalesce(plies_after_fivefold > 0, false) AS after_fivefold,
-           coalesce(first_ply_halfmove_150 < plies, false) AS after_75_moves
+           coalesce(plies_after_automatic_fivefold > 0, false) AS after_fivefold,
+           coalesce(plies_after_automatic_75_moves > 0, false) AS after_75_moves
     FROM games
     WHERE status <> 'skipped' AND (status = 'error' OR plies > 0)
 ),
@@ -23,8 +25,8 @@ examples AS (
     SELECT source, frame_offset, byte_offset, White, Black, Event,
            coalesce(Date, strftime(UTCDate, '%Y.%m.%d')) AS date, Round, Result, Site,
            coalesce(time_class, 'unknown') AS time_class, plies,
-           first_ply_occurrence_5, plies_after_fivefold,
-           first_ply_halfmove_150, CASE WHEN after_75_moves THEN plies - first_ply_halfmove_150 END AS plies_after_75_moves
+           plies - plies_after_automatic_fivefold AS fivefold_ply, plies_after_automatic_fivefold AS plies_after_fivefold,
+           first_ply_halfmove_150, plies_after_automatic_75_moves AS plies_after_75_moves
     FROM base
     WHERE after_fivefold OR after_75_moves
 ),

@@ -27,8 +27,9 @@ months AS (
     SELECT strftime(game_date, '%Y-%m') AS month,
            count(*) AS games,
            count(*) FILTER (max_occurrence >= 3) AS threefold_games,
-           count(*) FILTER (claim_opportunities > 0) AS games_with_claim,
-           count(*) FILTER (missed_claims > 0) AS games_with_missed_claim,
+           -- engine games' claims are left out (docs/events.md, "The rules in force")
+           count(*) FILTER (claim_opportunities > 0 AND venue <> 'engine') AS games_with_claim,
+           count(*) FILTER (missed_claims > 0 AND venue <> 'engine') AS games_with_missed_claim,
            count(draw_reason) AS drawn
     FROM dated
     WHERE game_date IS NOT NULL

@@ -4,6 +4,8 @@
 -- Columns: games.status, WhiteElo, BlackElo, time_class, claim_opportunities, missed_claims, and
 --   of each kind claim_opportunities_on_board / _by_move, missed_claims_on_board / _by_move;
 --   claimant_score_after_first_missed.
+-- Engine games' claims are left out (the program running the match draws a threefold itself or
+--   adjudicates); Lichess and engine play had no claim by a declared move (docs/events.md, "The rules in force").
 -- Rules: "missed" is the engine's definition (docs/events.md, Game summary): no claim ended the game
 --   there (it went on past the position the claim is about: on the board the claim's own, by a
 --   declared move the one that move makes when it was the move played; or it was decisive) and
@@ -23,14 +25,20 @@
 --   duckdb -init DIR/views.sql -c ".read queries/missed_claims.sql"
 --   python -c "import duckdb; con=duckdb.connect(); con.execute(open('DIR/views.sql').read()); print(con.sql(open('queries/missed_claims.sql').read()))"
 WITH base AS (
-    SELECT * REPLACE (coalesce(time_class, 'unknown') AS time_class),
+    SELECT * REPLACE (coalesce(time_class, 'unknown') AS time_class,
+                      claims * claim_opportunities AS claim_opportunities, claims * missed_claims AS missed_claims,
+                      claims * claim_opportunities_on_board AS claim_opportunities_on_board,
+                      claims * missed_claims_on_board AS missed_claims_on_board,
+                      claims * claim_opportunities_by_move AS claim_opportunities_by_move,
+                      claims * missed_claims_by_move AS missed_claims_by_move,
+                      CASE WHEN claims = 1 THEN claimant_score_after_first_missed END AS claimant_score_after_first_missed),
            CASE WHEN WhiteElo IS NOT NULL AND BlackElo IS NOT NULL
                 THEN (floor(least(WhiteElo, BlackElo) / 200) * 200)::INTEGER END AS band_from,
            CASE WHEN band_from IS NULL THEN 'unknown'
                 ELSE format('{}-{}', band_from, band_from + 199) END AS rating_band,
            list_position(['ultrabullet', 'bullet', 'blitz', 'rapid', 'classical', 'correspondence', 'unknown'],
                          time_class) AS time_class_order
-    FROM games
+    FROM (SELECT *, CASE WHEN venue = 'engine' THEN 0 ELSE 1 END AS claims FROM games)
     WHERE status <> 'skipped' AND (status = 'error' OR plies > 0)
 )
 SELECT

@@ -16,13 +16,14 @@
 --   duckdb -init DIR/views.sql -c ".read queries/missed_claims_by_clock.sql"
 --   python -c "import duckdb; con=duckdb.connect(); con.execute(open('DIR/views.sql').read()); print(con.sql(open('queries/missed_claims_by_clock.sql').read()))"
 WITH clocked AS (
-    SELECT source, frame_offset, byte_offset, plies, claim_opportunities, missed_claims,
+    SELECT source, frame_offset, byte_offset, plies, claim_opportunities, missed_claims, venue,
            coalesce(time_class, 'unknown') AS time_class
     FROM games
     WHERE status <> 'skipped' AND (status = 'error' OR plies > 0) AND has_clocks
 ),
 opportunities AS (
-    SELECT e.source, e.frame_offset, e.byte_offset, e.ply, any_value(e.clock_ms) AS clock_ms
+    SELECT e.source, e.frame_offset, e.byte_offset, e.ply, any_value(e.clock_ms) AS clock_ms,
+           bool_or(e.kind = 'repetition') AS on_board
     FROM events e
     WHERE (e.kind = 'repetition' AND e.claimable) OR e.kind = 'claim_by_move'
     GROUP BY e.source, e.frame_offset, e.byte_offset, e.ply
@@ -37,6 +38,8 @@ classified AS (
                 WHEN o.clock_ms >= 180000 THEN '>= 3 min'
                 ELSE 'unknown' END AS clock_band
     FROM opportunities o JOIN clocked g ON g.source = o.source AND g.frame_offset = o.frame_offset AND g.byte_offset = o.byte_offset
+    -- engine games' claims are left out; Lichess had no claim by a declared move ("The rules in force")
+    WHERE g.venue <> 'engine' AND (o.on_board OR g.venue <> 'lichess')
 ),
 coverage AS (
     SELECT 'all' AS split, 'all' AS time_class, count(*) AS games_with_clocks FROM clocked

@@ -25,7 +25,8 @@ WITH evaluated AS (
 opportunities AS (
     SELECT e.source, e.frame_offset, e.byte_offset, e.ply,
            CASE any_value(e.turn) WHEN 'w' THEN 1 ELSE -1 END AS side,
-           any_value(e.eval_cp) AS eval_cp, any_value(e.eval_mate) AS eval_mate
+           any_value(e.eval_cp) AS eval_cp, any_value(e.eval_mate) AS eval_mate,
+           bool_or(e.kind = 'repetition') AS on_board
     FROM events e
     WHERE (e.kind = 'repetition' AND e.claimable) OR e.kind = 'claim_by_move'
     GROUP BY e.source, e.frame_offset, e.byte_offset, e.ply
@@ -42,6 +43,8 @@ banded AS (
                o.ply < g.plies OR g.missed_claims = g.claim_opportunities AS missed,
                o.side * o.eval_cp AS cp, o.side * o.eval_mate AS mate
         FROM opportunities o JOIN evaluated g ON g.source = o.source AND g.frame_offset = o.frame_offset AND g.byte_offset = o.byte_offset
+        -- engine games' claims are left out; Lichess had no claim by a declared move ("The rules in force")
+        WHERE g.venue <> 'engine' AND (o.on_board OR g.venue <> 'lichess')
     )
 ),
 first_missed AS (
@@ -54,7 +57,7 @@ first_missed AS (
         SELECT first_missed_claim_eval_cp AS cp, first_missed_claim_eval_mate AS mate,
                claimant_score_after_first_missed AS score
         FROM evaluated
-        WHERE first_missed_claim_ply IS NOT NULL
+        WHERE first_missed_claim_ply IS NOT NULL AND venue <> 'engine'
     )
 ),
 by_opportunity AS (

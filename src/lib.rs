@@ -58,6 +58,7 @@ pub use dataset::schema::{BatchBuilder, col, events_schema, games_schema};
 pub use engine::{
     event::{Detail, Differs, Event, EventKind, Perpetual},
     identity::Identity,
+    laws::{Claimant, Fivefold, InForce},
     replay::{Analysis, MAX_PLIES, Replay, result_of_tag, score},
     start::{ErrorKind, GameError, Start, Variant},
     summary::{DrawReason, FinalStatus, Summary},

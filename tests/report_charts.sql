@@ -1,7 +1,9 @@
 -- Every chart row of `threefold report`, counted again from the dataset: one row per chart,
 -- group (`grp`, NULL without `--by`), label and part (a stacked chart's series), with the
--- numerator `n`, the denominator `d`, the unit and, for scores, the average.
-WITH x AS (
+-- numerator `n`, the denominator `d`, the unit and, for scores, the average. Lichess and engine
+-- play had no claim by a declared move; the missed-claim figures leave out engine games' claims
+-- (x), except those by venue (x0).
+WITH x0 AS (
     SELECT g.*,
            (GROUP_EXPR)::VARCHAR AS grp,
            coalesce(g.time_class, 'unknown') AS tc,
@@ -14,9 +16,10 @@ WITH x AS (
            coalesce(ev.castling, false) AS castling,
            coalesce(ev.ep, false) AS ep,
            coalesce(ev.hidden, false) AS hidden,
-           coalesce(o.opportunities, 0) AS opps,
+           coalesce(o.on_board, 0) + CASE WHEN g.venue IN ('lichess', 'engine') THEN 0
+                                          ELSE coalesce(o.by_move_only, 0) END AS opps,
            coalesce(o.on_board, 0) AS opps_on_board,
-           coalesce(o.by_move_only, 0) AS opps_by_move_only,
+           CASE WHEN g.venue IN ('lichess', 'engine') THEN 0 ELSE coalesce(o.by_move_only, 0) END AS opps_by_move_only,
            CASE WHEN first_missed_claim_eval_mate < 0 THEN 'clearly worse'
                 WHEN first_missed_claim_eval_mate > 0 THEN 'clearly better'
                 WHEN first_missed_claim_eval_mate = 0 THEN 'about equal'
@@ -44,6 +47,19 @@ WITH x AS (
     ) o USING (source, frame_offset, byte_offset)
     WHERE g.status <> 'skipped' AND (g.status = 'error' OR g.plies > 0)
 ),
+x AS (
+    SELECT * REPLACE (
+        CASE WHEN engine THEN 0 ELSE claim_opportunities END AS claim_opportunities,
+        CASE WHEN engine THEN 0 ELSE missed_claims END AS missed_claims,
+        CASE WHEN engine THEN 0 ELSE opps END AS opps,
+        CASE WHEN engine THEN 0 ELSE opps_on_board END AS opps_on_board,
+        CASE WHEN engine THEN 0 ELSE opps_by_move_only END AS opps_by_move_only,
+        CASE WHEN engine THEN NULL ELSE claimant_score_after_first_missed END AS claimant_score_after_first_missed,
+        CASE WHEN engine THEN NULL ELSE first_claim_ply END AS first_claim_ply,
+        CASE WHEN engine THEN NULL ELSE first_missed_claim_ply END AS first_missed_claim_ply,
+        CASE WHEN engine THEN NULL ELSE first_claim_clock_ms END AS first_claim_clock_ms)
+    FROM (SELECT *, venue = 'engine' AS engine FROM x0)
+),
 sets AS (SELECT DISTINCT grp FROM x),
 t AS (
     SELECT grp,
@@ -65,8 +81,8 @@ t AS (
            count(*) FILTER (castling) AS castling,
            count(*) FILTER (ep) AS ep,
            count(*) FILTER (hidden) AS hidden,
-           count(*) FILTER (plies_after_fivefold > 0) AS after_fivefold,
-           count(*) FILTER (first_ply_halfmove_150 < plies) AS after_75,
+           count(*) FILTER (plies_after_automatic_fivefold > 0) AS after_fivefold,
+           count(*) FILTER (plies_after_automatic_75_moves > 0) AS after_75,
            count(*) FILTER (has_clocks) AS with_clocks,
            count(*) FILTER (has_clocks AND first_claim_clock_ms < 10000) AS quick,
            count(*) FILTER (has_clocks AND first_claim_clock_ms < 10000 AND first_missed_claim_ply = first_claim_ply)
@@ -92,7 +108,7 @@ vt AS (
            count(*) FILTER (passed_over_claims > 0 AND missed_claims = 0) AS passed_over,
            count(*) FILTER (claim_opportunities_on_board > 0) AS with_board,
            count(*) FILTER (claim_opportunities_on_board > 0 AND missed_claims_on_board > 0) AS missed_board
-    FROM x GROUP BY ALL HAVING (SELECT count(DISTINCT venue) FROM x) > 1
+    FROM x0 GROUP BY ALL HAVING (SELECT count(DISTINCT venue) FROM x0) > 1
 ),
 p AS (
     SELECT *,

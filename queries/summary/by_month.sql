@@ -15,8 +15,8 @@ months AS (
     SELECT month,
            sum(d.games)::BIGINT AS games,
            sum(d.threefold)::BIGINT AS threefold_games,
-           sum(d.with_claim)::BIGINT AS games_with_claim,
-           sum(d.missed)::BIGINT AS games_with_missed_claim,
+           coalesce(sum(d.with_claim) FILTER (d.venue <> 'engine'), 0)::BIGINT AS games_with_claim,
+           coalesce(sum(d.missed) FILTER (d.venue <> 'engine'), 0)::BIGINT AS games_with_missed_claim,
            sum(d.drawn_stalemate + d.drawn_insufficient_material + d.drawn_fivefold + d.drawn_seventy_five_moves
                + d.drawn_threefold + d.drawn_threefold_by_move + d.drawn_fifty_moves + d.drawn_adjudication
                + d.drawn_timeout_vs_insufficient_material + d.drawn_agreement + d.drawn_agreement_or_unrecorded)::BIGINT AS drawn

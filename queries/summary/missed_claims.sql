@@ -2,7 +2,7 @@
 --   per source, month, time class, Elo band of 100 and variant), so it takes about a second over a
 --   whole Lichess mirror instead of reading every game. Output: missed_claims.sql's rows and columns but missed_opportunities (the summary counts games with a missed claim, not the opportunities passed over).
 -- Columns: summary.time_class, elo_band, games, with_claim, missed, with_claim_on_board, missed_on_board, with_claim_by_move, missed_by_move, claim_opportunities, claimant_games, claimant_wins, claimant_draws, claimant_losses.
--- Rules: as queries/missed_claims.sql. Summary rows of skipped variants have games = 0 and are left out; a
+-- Rules: as queries/missed_claims.sql (engine rows' claims left out). Summary rows of skipped variants have games = 0 and are left out; a
 --   band of 200 is elo_band (of 100) rounded down to 200; time_class NULL is 'unknown'. Filter the
 --   summary by source, month, time_class, elo_band or variant as you would the games.
 -- Run:
@@ -10,16 +10,16 @@
 --   python -c "import duckdb; con=duckdb.connect(); con.execute(open('DIR/views.sql').read()); print(con.sql(open('queries/summary/missed_claims.sql').read()))"
 WITH base AS (
     SELECT coalesce(time_class, 'unknown') AS time_class,
-           games AS n, with_claim AS n_claim, missed AS n_missed, with_claim_on_board AS n_board,
-           missed_on_board AS n_missed_board, with_claim_by_move AS n_move, missed_by_move AS n_missed_move,
-           claim_opportunities AS n_opportunities, claimant_games AS n_scored, claimant_wins AS n_wins,
-           claimant_draws AS n_draws, claimant_losses AS n_losses,
+           games AS n, c * with_claim AS n_claim, c * missed AS n_missed, c * with_claim_on_board AS n_board,
+           c * missed_on_board AS n_missed_board, c * with_claim_by_move AS n_move, c * missed_by_move AS n_missed_move,
+           c * claim_opportunities AS n_opportunities, c * claimant_games AS n_scored, c * claimant_wins AS n_wins,
+           c * claimant_draws AS n_draws, c * claimant_losses AS n_losses,
            CASE WHEN elo_band IS NOT NULL THEN (floor(elo_band / 200) * 200)::INTEGER END AS band_from,
            CASE WHEN band_from IS NULL THEN 'unknown'
                 ELSE format('{}-{}', band_from, band_from + 199) END AS rating_band,
            list_position(['ultrabullet', 'bullet', 'blitz', 'rapid', 'classical', 'correspondence', 'unknown'],
                          time_class) AS time_class_order
-    FROM summary
+    FROM (SELECT *, CASE WHEN venue = 'engine' THEN 0 ELSE 1 END AS c FROM summary)
     WHERE games > 0
 )
 SELECT

@@ -58,6 +58,8 @@ pub mod col {
     pub const FIRST_MISSED_CLAIM_PLY: &str = "first_missed_claim_ply";
     pub const CLAIMANT_SCORE_AFTER_FIRST_MISSED: &str = "claimant_score_after_first_missed";
     pub const PLIES_AFTER_FIVEFOLD: &str = "plies_after_fivefold";
+    pub const PLIES_AFTER_AUTOMATIC_FIVEFOLD: &str = "plies_after_automatic_fivefold";
+    pub const PLIES_AFTER_AUTOMATIC_75_MOVES: &str = "plies_after_automatic_75_moves";
     pub const PSEUDO_REPETITIONS: &str = "pseudo_repetitions";
     pub const HIDDEN_REPETITIONS: &str = "hidden_repetitions";
     pub const FIRST_PLY_HALFMOVE_100: &str = "first_ply_halfmove_100";
@@ -238,7 +240,7 @@ fn time_class(game: &Game) -> Option<&'static str> {
 }
 
 /// `games` summary columns (all null for a skipped game).
-static SUMMARY_COLUMNS: [Column<Summary>; 35] = [
+static SUMMARY_COLUMNS: [Column<Summary>; 37] = [
     Column::null(col::PLIES, value!(U32, |s| Some(s.plies))),
     Column::null(col::MAX_OCCURRENCE, value!(U32, |s| Some(s.max_occurrence))),
     Column::null(col::FIRST_PLY_OCCURRENCE_2, value!(U32, |s| s.first_ply_occurrence_2)),
@@ -257,6 +259,8 @@ static SUMMARY_COLUMNS: [Column<Summary>; 35] = [
     Column::null(col::FIRST_MISSED_CLAIM_PLY, value!(U32, |s| s.first_missed_claim_ply)),
     Column::null(col::CLAIMANT_SCORE_AFTER_FIRST_MISSED, value!(F64, |s| s.claimant_score_after_first_missed)),
     Column::null(col::PLIES_AFTER_FIVEFOLD, value!(U32, |s| s.plies_after_fivefold)),
+    Column::null(col::PLIES_AFTER_AUTOMATIC_FIVEFOLD, value!(U32, |s| s.plies_after_automatic_fivefold)),
+    Column::null(col::PLIES_AFTER_AUTOMATIC_75_MOVES, value!(U32, |s| s.plies_after_automatic_75_moves)),
     Column::null(col::PSEUDO_REPETITIONS, value!(U32, |s| Some(s.pseudo_repetitions))),
     Column::null(col::HIDDEN_REPETITIONS, value!(U32, |s| Some(s.hidden_repetitions))),
     Column::null(col::FIRST_PLY_HALFMOVE_100, value!(U32, |s| s.first_ply_halfmove_100)),

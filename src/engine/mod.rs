@@ -3,7 +3,7 @@
 //! [`san`] finds most moves without a move list) or of a Lichess [`variant`],
 //! how often each position occurred in the window that can still recur ([`tracker`], by its
 //! exact FIDE [`identity`]; [`checks`] notes which moves of a long one gave check), and the records that come
-//! out: [`event`]s and a [`summary`] (with the [`ending`] the tags record), with the [`clocks`] and evaluations the comments gave (whose words [`vocabulary`] spells).
+//! out: [`event`]s and a [`summary`] (with the [`ending`] the tags record, its claims and automatic endings read by the [`laws`] in force), with the [`clocks`] and evaluations the comments gave (whose words [`vocabulary`] spells).
 
 pub mod checks;
 pub mod clocks;
@@ -11,6 +11,7 @@ pub mod ending;
 pub mod event;
 pub mod fingerprint;
 pub mod identity;
+pub mod laws;
 pub mod replay;
 pub(crate) mod rules;
 pub mod san;

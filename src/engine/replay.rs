@@ -16,6 +16,7 @@ use crate::engine::{
     ending::Ending,
     event::{Detail, Differs, Event, Perpetual},
     fingerprint::MovesHash,
+    laws::{Claimant, Fivefold, InForce},
     rules::Rules,
     standard::StandardRules,
     start::{ErrorKind, GameError},
@@ -68,6 +69,9 @@ impl Analysis {
 pub(crate) struct Findings {
     pub(crate) max_occurrence: u32,
     pub(crate) first_occurrence: [Option<u32>; 3],
+    /// The first fifth (or later) occurrence after five consecutive alternate moves by each
+    /// player ([`Fivefold::Consecutive`]).
+    pub(crate) first_consecutive_fivefold: Option<u32>,
     pub(crate) positions_reaching_3: u32,
     /// Plies at which the side to move could claim, in order.
     pub(crate) opportunities: Vec<Opportunity>,
@@ -285,6 +289,12 @@ impl<R: Rules> Replay<R> {
                 found.first_occurrence[i] = Some(ply);
             }
         }
+        if seen.fide >= 5
+            && found.first_consecutive_fivefold.is_none()
+            && Fivefold::Consecutive.ends(ply, self.rules.fide_earlier())
+        {
+            found.first_consecutive_fivefold = Some(ply);
+        }
         if seen.fide == 3 {
             found.positions_reaching_3 += 1;
             if found.first_threefold.is_none() {
@@ -389,8 +399,8 @@ impl<R: Rules> Replay<R> {
     }
 
     /// Ends the game and returns what was found. `result` is the game's result, `ending` how its
-    /// tags say it ended.
-    pub fn finish(&mut self, result: Outcome, ending: Option<Ending>) -> Analysis {
+    /// tags say it ended, `laws` the rules its claims and automatic endings are read by.
+    pub fn finish(&mut self, result: Outcome, ending: Option<Ending>, laws: InForce) -> Analysis {
         let mut events = std::mem::take(&mut self.events);
         // An event's clocks are known only after the move that follows it (the opponent's).
         for event in &mut events {
@@ -402,7 +412,8 @@ impl<R: Rules> Replay<R> {
             let end = GameEnd::new(0, error.is_some(), result, 0);
             return Analysis { error, summary: Summary::empty(), events, moves: MovesHash::default(), end };
         }
-        let found = std::mem::take(&mut self.findings);
+        let mut found = std::mem::take(&mut self.findings);
+        found.read_by(laws);
         let moves = found.moves;
         let final_status = self.rules.final_status();
         let draw_reason = if result == Outcome::Known(KnownOutcome::Draw) && error.is_none() {
@@ -414,7 +425,7 @@ impl<R: Rules> Replay<R> {
             None
         };
         let end = GameEnd::new(self.ply, error.is_some(), result, found.last_irreversible);
-        let summary = found.summary(&end, self.start_turn, result, &self.annotations, final_status, draw_reason);
+        let summary = found.summary(&end, self.start_turn, result, &self.annotations, final_status, draw_reason, laws);
         Analysis { error, summary, events, moves, end }
     }
 }
@@ -477,7 +488,20 @@ impl GameEnd {
 }
 
 impl Findings {
+    /// Keeps the claims `laws` allowed: without a claim by a declared move, an opportunity is
+    /// one only where the position stands on the board.
+    fn read_by(&mut self, laws: InForce) {
+        if !laws.declared_move {
+            self.opportunities.retain_mut(|o| {
+                (o.by_move, o.move_played) = (false, false);
+                o.on_board
+            });
+            self.last_claim_by_move = false;
+        }
+    }
+
     /// The game's summary, from `start_turn`'s move to `end`.
+    #[allow(clippy::too_many_arguments)]
     fn summary(
         self,
         end: &GameEnd,
@@ -486,6 +510,7 @@ impl Findings {
         annotations: &Annotations,
         final_status: FinalStatus,
         draw_reason: Option<DrawReason>,
+        laws: InForce,
     ) -> Summary {
         let st = self;
         let plies = end.plies;
@@ -520,8 +545,22 @@ impl Findings {
             missed_claims_on_board: count(&|o| o.on_board && missed_at(&o)),
             missed_claims_by_move: count(&|o| o.by_move && missed_at(&o)),
             first_missed_claim_ply: missed.first().copied(),
-            claimant_score_after_first_missed: missed.first().and_then(|&p| score(result, color_at(p))),
+            // Only where the side to move alone could claim is the score a claimant's.
+            claimant_score_after_first_missed: missed
+                .first()
+                .filter(|_| laws.claimant == Claimant::SideToMove)
+                .and_then(|&p| score(result, color_at(p))),
             plies_after_fivefold: st.first_occurrence[2].map(|p| plies - p),
+            plies_after_automatic_fivefold: match laws.fivefold {
+                Fivefold::Never => None,
+                Fivefold::Consecutive => st.first_consecutive_fivefold,
+                Fivefold::Any => st.first_occurrence[2],
+            }
+            .map(|p| plies - p),
+            plies_after_automatic_75_moves: st
+                .first_halfmove_150
+                .filter(|_| laws.seventy_five_moves)
+                .map(|p| plies - p),
             pseudo_repetitions: st.pseudo,
             hidden_repetitions: st.hidden,
             first_ply_halfmove_100: st.first_halfmove_100,

@@ -177,9 +177,14 @@ pub struct Summary {
     pub missed_claims_on_board: u32,
     pub missed_claims_by_move: u32,
     pub first_missed_claim_ply: Option<u32>,
-    /// Final score (1, 0.5, 0) of the player who missed the first claim; None if unknown.
+    /// Final score (1, 0.5, 0) of the player who missed the first claim; None if unknown, or
+    /// where not the side to move alone could claim (Lichess, engine play).
     pub claimant_score_after_first_missed: Option<f64>,
     pub plies_after_fivefold: Option<u32>,
+    /// Plies played after a fivefold, or the 75-move rule, that ended the game by itself under
+    /// the rules in force ([`crate::engine::laws::InForce`]); None where none did.
+    pub plies_after_automatic_fivefold: Option<u32>,
+    pub plies_after_automatic_75_moves: Option<u32>,
     pub pseudo_repetitions: u32,
     pub hidden_repetitions: u32,
     pub first_ply_halfmove_100: Option<u32>,
@@ -233,6 +238,8 @@ impl Summary {
             first_missed_claim_ply: None,
             claimant_score_after_first_missed: None,
             plies_after_fivefold: None,
+            plies_after_automatic_fivefold: None,
+            plies_after_automatic_75_moves: None,
             pseudo_repetitions: 0,
             hidden_repetitions: 0,
             first_ply_halfmove_100: None,

@@ -364,20 +364,11 @@ struct Replayed {
 }
 
 /// Replays the games of one chunk, each named by its key.
-fn replay_chunk(
-    work: &Work,
-    source: &str,
-    venue: Option<Venue>,
-    visitor: &mut GameVisitor,
-    batch: &mut BatchBuilder,
-) -> Result<Replayed> {
+fn replay_chunk(work: &Work, source: &str, visitor: &mut GameVisitor, batch: &mut BatchBuilder) -> Result<Replayed> {
     // A game slice mostly holds one game (the reader may find more in one).
     batch.reserve(work.chunk.games.len());
     let mut tally = RowCounts::default();
-    let _ = visitor.read_chunk(&work.chunk, |offset, mut game| {
-        if let Some(venue) = venue {
-            game.venue = venue;
-        }
+    let _ = visitor.read_chunk(&work.chunk, |offset, game| {
         tally.add_game(&game);
         batch.append(work.key(offset), game);
         ControlFlow::Continue(())
@@ -415,13 +406,14 @@ fn spawn_workers(pool: &rayon::ThreadPool, workers: usize, input: &Input, pipes:
         let (chunks, results, recycle) = (pipes.chunks.1.clone(), pipes.results.0.clone(), pipes.recycle.0.clone());
         let (source, venue) = (input.source.clone(), input.venue);
         pool.spawn(move || {
-            let mut visitor = GameVisitor::new();
+            // Its venue's rules read each game's claims.
+            let mut visitor = GameVisitor::with_venue(venue);
             // Reused from chunk to chunk, as the visitor is.
             let mut batch = BatchBuilder::new();
             while let Ok(work) = chunks.recv() {
                 let replayed = match &work.piece {
-                    Some(_) => rows::replay_piece(&work, &source, venue, &mut visitor),
-                    None => replay_chunk(&work, &source, venue, &mut visitor, &mut batch),
+                    Some(_) => rows::replay_piece(&work, &source, &mut visitor),
+                    None => replay_chunk(&work, &source, &mut visitor, &mut batch),
                 };
                 let _ = recycle.try_send(work.chunk.data);
                 if results.send(replayed).is_err() {

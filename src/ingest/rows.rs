@@ -16,7 +16,7 @@ use crate::{
         replay::Analysis,
         start::{ErrorKind, GameError},
     },
-    pgn::{Game, GameVisitor, venue::Venue},
+    pgn::{Game, GameVisitor},
     read::{chunk::Chunk, key::GameKey},
 };
 
@@ -66,20 +66,12 @@ pub(crate) fn row_games(visitor: &mut GameVisitor, chunk: &Chunk, rendered: &Ren
 }
 
 /// Replays the rows of `work`'s piece, whose text the chunk holds.
-pub(super) fn replay_piece(
-    work: &Work,
-    source: &str,
-    venue: Option<Venue>,
-    visitor: &mut GameVisitor,
-) -> Result<Replayed> {
+pub(super) fn replay_piece(work: &Work, source: &str, visitor: &mut GameVisitor) -> Result<Replayed> {
     let piece = work.piece.as_ref().expect("a Parquet piece");
     let (group, first, rendered) = (piece.frame_offset, piece.rows.start, &piece.rendered);
     let mut batch = BatchBuilder::with_capacity(rendered.starts.len());
     let mut tally = RowCounts::default();
-    for (row, mut game) in row_games(visitor, &work.chunk, rendered).into_iter().enumerate() {
-        if let Some(venue) = venue {
-            game.venue = venue;
-        }
+    for (row, game) in row_games(visitor, &work.chunk, rendered).into_iter().enumerate() {
         tally.add_game(&game);
         batch.append(GameKey { frame_offset: group, byte_offset: first + row as u64 }, game);
     }

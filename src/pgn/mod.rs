@@ -143,11 +143,19 @@ pub struct GameVisitor {
     /// Tags of games written out ([`GameVisitor::recycle`]), whose buffers the next games fill:
     /// two allocations and two frees less per game.
     spare_tags: Vec<Tags>,
+    /// The venue of every game (`ingest --venue`), instead of the tags': its rules read the
+    /// game's claims.
+    venue: Option<Venue>,
 }
 
 impl GameVisitor {
     pub fn new() -> GameVisitor {
         GameVisitor::default()
+    }
+
+    /// A visitor that gives every game `venue` (`None`: each game's tags say).
+    pub fn with_venue(venue: Option<Venue>) -> GameVisitor {
+        GameVisitor { venue, ..GameVisitor::default() }
     }
 
     /// Takes back a game read by this visitor, once it is written, for its buffers to hold a
@@ -296,7 +304,7 @@ impl GameVisitor {
                 let [details, termination, event, site, white, black] =
                     tags.get_each(["TerminationDetails", "Termination", "Event", "Site", "White", "Black"]);
                 let ending = Ending::recorded(details, termination, result);
-                let venue = Venue::infer(event, site, white, black);
+                let venue = self.venue.unwrap_or_else(|| Venue::infer(event, site, white, black));
                 return Err(Game {
                     tags,
                     variant,
@@ -371,10 +379,11 @@ impl GameVisitor {
         let [details, termination, white, black, date, utc_date, fen, event, site] =
             movetext.tags.get_each(FINISHING_TAGS);
         let ending = Ending::recorded(details, termination, result);
-        let venue = Venue::infer(event, site, white, black);
+        let venue = self.venue.unwrap_or_else(|| Venue::infer(event, site, white, black));
+        let laws = venue.in_force(tags::period(fingerprint::date(date, utc_date)));
         let mut analysis = match movetext.lichess {
-            false => self.replay.finish(result, ending),
-            true => self.variant_replay.finish(result, ending),
+            false => self.replay.finish(result, ending, laws),
+            true => self.variant_replay.finish(result, ending, laws),
         };
         let parts = fingerprint::Parts {
             white: white.unwrap_or(""),

@@ -163,6 +163,20 @@ pub fn date32(value: &str) -> Option<i32> {
     i32::try_from(days_from_civil(y, m, d)).ok()
 }
 
+/// The first and last day (since 1970-01-01) a `Date` may mean: one day for a full date, a month
+/// or a year where the rest is unknown (`1986.10.??`, `2014.??.??`); `None` without a year.
+pub fn period(value: &str) -> Option<(i64, i64)> {
+    if let Some(day) = date32(value) {
+        return Some((i64::from(day), i64::from(day)));
+    }
+    let mut parts = value.trim().split(['.', '-', '/']);
+    let year = parts.next().filter(|y| y.len() == 4 && y.bytes().all(|b| b.is_ascii_digit()))?.parse::<i64>().ok()?;
+    match parts.next().and_then(|m| m.parse::<u32>().ok()).filter(|m| (1..=12).contains(m)) {
+        Some(m) => Some((days_from_civil(year, m, 1), days_from_civil(year, m, days_in_month(year, m)))),
+        None => Some((days_from_civil(year, 1, 1), days_from_civil(year, 12, 31))),
+    }
+}
+
 /// Days in month `m` (1 to 12) of year `y` of the proleptic Gregorian calendar.
 pub fn days_in_month(y: i64, m: u32) -> u32 {
     match m {

@@ -7,7 +7,27 @@ use std::sync::LazyLock;
 
 use aho_corasick::{AhoCorasick, Anchored, Input, StartKind};
 
-use crate::{engine::vocabulary::serialize_as_str, pgn::tags};
+use crate::{
+    engine::{
+        laws::{Claimant, Fivefold, InForce},
+        vocabulary::serialize_as_str,
+    },
+    pgn::tags,
+};
+
+/// The days (since 1970-01-01) the rules of [`Venue::in_force`] changed.
+mod began {
+    /// FIDE Laws of Chess, in force from 1 July 2014: Art. 9.6, a game is drawn when a position
+    /// stood after five consecutive alternate moves by each player, or after 75 moves by each
+    /// without a pawn move or capture.
+    pub const FIDE_2014: i64 = 16_252;
+    /// FIDE Laws of Chess, in force from 1 July 2017 (wording kept in those of 1 January 2018):
+    /// Art. 9.6.1, any fifth occurrence.
+    pub const FIDE_2017: i64 = 17_348;
+    /// Lichess draws at a fivefold by itself: lichess-org/scalachess pull request 184, "auto draw
+    /// on fivefold repetition", 14 January 2020.
+    pub const LICHESS_FIVEFOLD: i64 = 18_275;
+}
 
 /// A game's venue.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -67,6 +87,53 @@ impl Venue {
             return Venue::Otb;
         }
         Venue::Unknown
+    }
+}
+
+impl Venue {
+    /// The rules a game of this venue was played under, over the days `dated` (from, to) its
+    /// `Date` tag allows (one day for a full date); an ending that came by itself counts only
+    /// where it held on every one of them, so never for an undated game. The table, with its
+    /// sources, is docs/events.md's "The rules in force".
+    pub fn in_force(self, dated: Option<(i64, i64)>) -> InForce {
+        match dated {
+            Some((from, to)) => self.in_force_on(Some(from)).both(self.in_force_on(Some(to))),
+            None => self.in_force_on(None),
+        }
+    }
+
+    fn in_force_on(self, day: Option<i64>) -> InForce {
+        let since = |start: i64| day.is_some_and(|d| d >= start);
+        match self {
+            // The Laws; other servers' own rules (chess.com ends a threefold itself) are not known
+            // by venue.
+            Venue::Otb | Venue::Online | Venue::Unknown => InForce {
+                claimant: Claimant::SideToMove,
+                declared_move: true,
+                fivefold: match () {
+                    _ if since(began::FIDE_2017) => Fivefold::Any,
+                    _ if since(began::FIDE_2014) => Fivefold::Consecutive,
+                    _ => Fivefold::Never,
+                },
+                seventy_five_moves: since(began::FIDE_2014),
+            },
+            // Either player claims, by a button, never by a declared move; fifty moves end a game
+            // by itself (so 75 never come), a fivefold since 2020.
+            Venue::Lichess => InForce {
+                claimant: Claimant::Either,
+                declared_move: false,
+                fivefold: if since(began::LICHESS_FIVEFOLD) { Fivefold::Any } else { Fivefold::Never },
+                seventy_five_moves: true,
+            },
+            // The program running the match draws a threefold and fifty moves itself, or
+            // adjudicates: every later ending was in force too.
+            Venue::Engine => InForce {
+                claimant: Claimant::Program,
+                declared_move: false,
+                fivefold: Fivefold::Any,
+                seventy_five_moves: true,
+            },
+        }
     }
 }
 
@@ -215,6 +282,37 @@ fn words(text: &str) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The change days are the ones the Laws and Lichess name, and a game whose date spans one
+    /// gets only what held on both sides of it.
+    #[test]
+    fn rules_in_force_follow_the_venue_and_the_date() {
+        let on = |venue: Venue, date: &str| venue.in_force(tags::period(date));
+        let fivefold = |venue, date| on(venue, date).fivefold;
+        assert_eq!(fivefold(Venue::Otb, "2014.06.30"), Fivefold::Never);
+        assert_eq!(fivefold(Venue::Otb, "2014.07.01"), Fivefold::Consecutive);
+        assert_eq!(fivefold(Venue::Otb, "2017.06.30"), Fivefold::Consecutive);
+        assert_eq!(fivefold(Venue::Otb, "2017.07.01"), Fivefold::Any);
+        assert_eq!(fivefold(Venue::Otb, "2017.??.??"), Fivefold::Consecutive);
+        assert_eq!(fivefold(Venue::Otb, "2014.??.??"), Fivefold::Never);
+        assert_eq!(fivefold(Venue::Otb, "2014.07.??"), Fivefold::Consecutive);
+        assert!(
+            !on(Venue::Otb, "1986.10.??").seventy_five_moves && on(Venue::Unknown, "2015.01.01").seventy_five_moves
+        );
+        assert_eq!(Venue::Otb.in_force(None).fivefold, Fivefold::Never);
+        assert_eq!(fivefold(Venue::Lichess, "2020.01.13"), Fivefold::Never);
+        assert_eq!(fivefold(Venue::Lichess, "2020.01.14"), Fivefold::Any);
+        let lichess = on(Venue::Lichess, "2013.01.01");
+        assert!(!lichess.declared_move && lichess.claimant == Claimant::Either && lichess.seventy_five_moves);
+        let engine = Venue::Engine.in_force(None);
+        assert!(!engine.declared_move && engine.claimant == Claimant::Program && engine.fivefold == Fivefold::Any);
+        assert_eq!(on(Venue::Online, "2024.05.05"), InForce::FIDE);
+        let days = |y, m, d| tags::days_from_civil(y, m, d);
+        assert_eq!(
+            [began::FIDE_2014, began::FIDE_2017, began::LICHESS_FIVEFOLD],
+            [days(2014, 7, 1), days(2017, 7, 1), days(2020, 1, 14)]
+        );
+    }
 
     /// The automaton reads a tag as the plain reading does: every word searched for on its own,
     /// an engine event's word among the tag's alphanumeric words.

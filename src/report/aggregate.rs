@@ -284,7 +284,7 @@ impl<I: Iterator<Item = Result<RecordBatch>>> EventCursor<I> {
 /// The tags an example shows, in [`GameColumns::tags`] order.
 const EXAMPLE_TAGS: [&str; 7] = ["Event", "Site", "White", "Black", "Result", "Date", "Round"];
 
-const GAME_COLUMNS: [&str; 41] = [
+const GAME_COLUMNS: [&str; 42] = [
     col::SOURCE,
     col::LICHESS_ID,
     col::VENUE,
@@ -306,7 +306,6 @@ const GAME_COLUMNS: [&str; 41] = [
     col::PLIES,
     col::MAX_OCCURRENCE,
     col::FIRST_PLY_OCCURRENCE_3,
-    col::FIRST_PLY_OCCURRENCE_5,
     col::CLAIM_OPPORTUNITIES,
     col::MISSED_CLAIMS,
     col::PASSED_OVER_CLAIMS,
@@ -317,6 +316,8 @@ const GAME_COLUMNS: [&str; 41] = [
     col::CLAIMANT_SCORE_AFTER_FIRST_MISSED,
     col::PLIES_AFTER_FIVEFOLD,
     col::FIRST_PLY_HALFMOVE_150,
+    col::PLIES_AFTER_AUTOMATIC_FIVEFOLD,
+    col::PLIES_AFTER_AUTOMATIC_75_MOVES,
     col::DRAW_REASON,
     col::FIRST_THREEFOLD_PERPETUAL,
     col::HAS_CLOCKS,
@@ -355,7 +356,6 @@ pub(super) struct GameColumns<'a> {
     plies: &'a UInt32Array,
     max_occurrence: &'a UInt32Array,
     first3: &'a UInt32Array,
-    first5: &'a UInt32Array,
     opportunities: &'a UInt32Array,
     missed: &'a UInt32Array,
     /// `None` in games written before the column was.
@@ -364,6 +364,9 @@ pub(super) struct GameColumns<'a> {
     kinds: [(&'a UInt32Array, &'a UInt32Array); 2],
     after5: &'a UInt32Array,
     first150: &'a UInt32Array,
+    /// Plies after an automatic fivefold, and 75-move rule, in force; `None` in games written
+    /// before the columns were (which count every fivefold and 75 moves).
+    automatic: Option<(&'a UInt32Array, &'a UInt32Array)>,
     has_clocks: &'a BooleanArray,
     has_evals: &'a BooleanArray,
     first_claim: &'a UInt32Array,
@@ -405,7 +408,6 @@ impl<'a> GameColumns<'a> {
             plies: u32s(col::PLIES)?,
             max_occurrence: u32s(col::MAX_OCCURRENCE)?,
             first3: u32s(col::FIRST_PLY_OCCURRENCE_3)?,
-            first5: u32s(col::FIRST_PLY_OCCURRENCE_5)?,
             opportunities: u32s(col::CLAIM_OPPORTUNITIES)?,
             missed: u32s(col::MISSED_CLAIMS)?,
             passed_over: match batch.column_by_name(col::PASSED_OVER_CLAIMS) {
@@ -418,6 +420,12 @@ impl<'a> GameColumns<'a> {
             ],
             after5: u32s(col::PLIES_AFTER_FIVEFOLD)?,
             first150: u32s(col::FIRST_PLY_HALFMOVE_150)?,
+            automatic: match batch.column_by_name(col::PLIES_AFTER_AUTOMATIC_75_MOVES) {
+                Some(_) => {
+                    Some((u32s(col::PLIES_AFTER_AUTOMATIC_FIVEFOLD)?, u32s(col::PLIES_AFTER_AUTOMATIC_75_MOVES)?))
+                }
+                None => None,
+            },
             has_clocks: tables::bools(batch, col::HAS_CLOCKS)?,
             has_evals: tables::bools(batch, col::HAS_EVALS)?,
             first_claim: u32s(col::FIRST_CLAIM_PLY)?,
@@ -493,6 +501,21 @@ impl<'a> GameColumns<'a> {
     ) -> GameRecord<'e> {
         let max = get(self.max_occurrence, i).unwrap_or(0);
         let plies = get(self.plies, i);
+        let venue = self.venue(i);
+        // Where no claim by a declared move existed, its events offered none.
+        let played = match venue.in_force(None).declared_move {
+            true => played,
+            false => Played { by_move_only: 0, by_move_only_played: 0, ..played },
+        };
+        let (after_fivefold, after_75_moves) = match self.automatic {
+            Some((five, seventy_five)) => {
+                (get(five, i).is_some_and(|n| n > 0), get(seventy_five, i).is_some_and(|n| n > 0))
+            }
+            None => (
+                get(self.after5, i).is_some_and(|n| n > 0),
+                matches!((get(self.first150, i), plies), (Some(f), Some(p)) if f < p),
+            ),
+        };
         GameRecord {
             threefold: max >= 3,
             fivefold: max >= 5,
@@ -500,15 +523,15 @@ impl<'a> GameColumns<'a> {
             missed: get(self.missed, i).unwrap_or(0) > 0,
             passed_over: self.passed_over.is_some_and(|p| get(p, i).unwrap_or(0) > 0),
             kinds: self.kinds.map(|(o, m)| (get(o, i).unwrap_or(0) > 0, get(m, i).unwrap_or(0) > 0)),
-            venue: self.venue(i),
+            venue,
             band: band_from(lower_elo),
             time_class: time_class.unwrap_or(TimeClass::UNKNOWN),
             score: get(self.score, i),
             draw_reason: get_str(self.draw_reason, i),
             perpetual: get_str(self.perpetual, i),
             first_threefold: get(self.first3, i),
-            after_fivefold: get(self.after5, i).is_some_and(|n| n > 0),
-            after_75_moves: matches!((get(self.first150, i), plies), (Some(f), Some(p)) if f < p),
+            after_fivefold,
+            after_75_moves,
             date,
             clocks: GameClocks {
                 has_clocks: get_bool(self.has_clocks, i) == Some(true),
@@ -782,8 +805,10 @@ impl Examples {
         if (record.after_fivefold || record.after_75_moves) && automatic.wants(&(false, key(), Example::default())) {
             let mut parts = Vec::new();
             if record.after_fivefold {
-                let at = get(c.first5, i).unwrap_or(0);
-                parts.push(format!("{} plies after a fivefold at ply {at}", get(c.after5, i).unwrap_or(0)));
+                // The fivefold in force, which may come after the first one (2014's consecutive rule).
+                let after = get(c.automatic.map_or(c.after5, |(five, _)| five), i).unwrap_or(0);
+                let at = get(c.plies, i).unwrap_or(0) - after;
+                parts.push(format!("{after} plies after a fivefold at ply {at}"));
             }
             if let (true, Some(at), Some(p)) = (record.after_75_moves, get(c.first150, i), get(c.plies, i)) {
                 parts.push(format!("{} plies after the 75-move rule at ply {at}", p - at));

@@ -32,6 +32,14 @@ fn answers(st: &Stats, b: Rows) -> Vec<String> {
         games_text(g),
         rate(b, o.fivefold, g, Measure::Percent)
     ));
+    let engine = st.by_venue.iter().find(|v| v.label == Venue::Engine.as_str()).map_or(0, |v| v.rates.with_claim);
+    if engine > 0 {
+        out.push(format!(
+            "Engine play: the missed-claim figures leave out the {} played by engines with a claim, where the \
+             program running the match draws a threefold itself or adjudicates (the table by venue gives them).",
+            games_text(engine),
+        ));
+    }
     if o.with_claim > 0 {
         out.push(format!(
             "How often are claims missed? Of the {} in which a threefold could be claimed, {} missed one: no claim \
@@ -50,20 +58,11 @@ fn answers(st: &Stats, b: Rows) -> Vec<String> {
         let li = &st.lichess;
         if li.with_claim_on_board > 0 {
             out.push(format!(
-                "Lichess offers no claim by a declared move: of the {} played on Lichess with a claim on the \
-                 board, {} missed it. Lichess claims a threefold by itself where a player's preference says \
+                "On Lichess either player may claim, and never by a declared move: of the {} played on Lichess \
+                 with a claim on the board, {} missed it. Lichess claims a threefold by itself where a player's preference says \
                  so, and that preference's default changed over the years: read its figure by year (`--by year`).",
                 games_text(li.with_claim_on_board),
                 rate(b, li.missed_on_board, li.with_claim_on_board, Measure::Percent)
-            ));
-        }
-        let engine = st.by_venue.iter().find(|v| v.label == Venue::Engine.as_str()).map_or(0, |v| v.rates.with_claim);
-        if engine > 0 {
-            out.push(format!(
-                "Engine play: {} of the {} with a claim, where the program running the match claims, draws or \
-                 adjudicates; these rates include them, the table by venue gives them apart.",
-                thousands(engine),
-                games_text(o.with_claim),
             ));
         }
         let c = &st.claims;
@@ -74,7 +73,7 @@ fn answers(st: &Stats, b: Rows) -> Vec<String> {
             thousands(c.opportunities),
             games_text(c.games_only_by_move)
         ));
-    } else {
+    } else if engine == 0 {
         out.push("How often are claims missed? No game offered a threefold claim.".into());
     }
     if let Some(average) = st.claimant.average() {

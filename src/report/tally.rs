@@ -55,6 +55,30 @@ pub struct GameRecord<'a> {
 }
 
 impl GameRecord<'_> {
+    /// The game with no claim: how the missed-claim figures count a game of a venue whose
+    /// claims were not the players' ([`leaves_out_claims`]).
+    fn without_claims(&self) -> Self {
+        let clocks = GameClocks {
+            first_claim_ply: None,
+            first_missed_claim_ply: None,
+            first_claim_clock_ms: None,
+            first_missed_eval: (None, None),
+            score: None,
+            ..self.clocks
+        };
+        let played = Played { on_board: 0, by_move_only: 0, by_move_only_played: 0, ..self.played };
+        GameRecord {
+            with_claim: false,
+            missed: false,
+            passed_over: false,
+            kinds: [(false, false); 2],
+            score: None,
+            clocks,
+            played,
+            ..*self
+        }
+    }
+
     fn rates(&self) -> Rates {
         Rates {
             games: 1,
@@ -319,6 +343,17 @@ impl SummaryCounts {
         (c, self.buckets.iter().map(|(&k, &n)| (k, n)).collect())
     }
 
+    /// Drops the claims, as [`GameRecord::without_claims`] does game by game.
+    fn leave_out_claims(&mut self) {
+        let o = &mut self.overall;
+        (o.with_claim, o.missed, o.passed_over) = (0, 0, 0);
+        (o.with_claim_on_board, o.missed_on_board, o.with_claim_by_move, o.missed_by_move) = (0, 0, 0, 0);
+        self.claimant = Scores::default();
+        self.claims = Claims::default();
+        self.clocks.first_claim_by_clock = Default::default();
+        self.clocks.first_missed_by_eval = Default::default();
+    }
+
     /// The counts of one summary row ([`SummaryCounts::summary_counts`]).
     pub(super) fn from_summary(counts: &[u64], buckets: &[(u32, u64)]) -> SummaryCounts {
         let mut c = counts.iter().copied();
@@ -374,10 +409,20 @@ impl SummaryCounts {
     }
 }
 
+/// Whether the missed-claim figures leave out the claims of `venue`'s games: in engine play the
+/// program running the match draws a threefold, or adjudicates, so no player passed one over.
+/// Only the table by venue gives them.
+pub fn leaves_out_claims(venue: Venue) -> bool {
+    venue == Venue::Engine
+}
+
 impl Tally {
     pub fn add(&mut self, g: &GameRecord) {
-        let rates = self.counts.add(g);
-        self.venues[g.venue as usize].add(&rates);
+        self.venues[g.venue as usize].add(&g.rates());
+        let rates = match leaves_out_claims(g.venue) {
+            true => self.counts.add(&g.without_claims()),
+            false => self.counts.add(g),
+        };
         self.bands.entry((g.band.is_none(), g.band.unwrap_or(0))).or_default().add(&rates);
         match self.time_classes.get_mut(g.time_class) {
             Some(r) => r.add(&rates),
@@ -435,13 +480,17 @@ impl Tally {
         time_class: &str,
         month: Option<i64>,
     ) -> Tally {
-        let counts = SummaryCounts::from_summary(counts, buckets);
+        let mut counts = SummaryCounts::from_summary(counts, buckets);
+        let all = counts.overall.clone();
+        if leaves_out_claims(venue) {
+            counts.leave_out_claims();
+        }
         let rates = counts.overall.clone();
         let mut t = Tally { counts, ..Tally::default() };
         if rates.games == 0 {
             return t;
         }
-        t.venues[venue as usize] = rates.clone();
+        t.venues[venue as usize] = all;
         t.bands.insert((band.is_none(), band.unwrap_or(0)), rates.clone());
         t.time_classes.insert(time_class.to_owned(), rates.clone());
         match month {

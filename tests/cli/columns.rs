@@ -62,7 +62,7 @@ const TAG_COLUMNS: [&str; 21] = [
 ];
 
 /// `games` columns that hold the game summary, under the summary's own field names.
-const SUMMARY_COLUMNS: [&str; 35] = [
+const SUMMARY_COLUMNS: [&str; 37] = [
     "plies",
     "max_occurrence",
     "first_ply_occurrence_2",
@@ -81,6 +81,8 @@ const SUMMARY_COLUMNS: [&str; 35] = [
     "first_missed_claim_ply",
     "claimant_score_after_first_missed",
     "plies_after_fivefold",
+    "plies_after_automatic_fivefold",
+    "plies_after_automatic_75_moves",
     "pseudo_repetitions",
     "hidden_repetitions",
     "first_ply_halfmove_100",

@@ -158,7 +158,7 @@ fn engine_events(start: &Chess, mode: CastlingMode, moves: &[Move]) -> Vec<Strin
     for &m in moves {
         replay.play(m);
     }
-    let analysis = replay.finish(shakmaty::Outcome::Unknown, None);
+    let analysis = replay.finish(shakmaty::Outcome::Unknown, None, threefold::InForce::FIDE);
     let s = &analysis.summary;
     let first_threefold = format!("first threefold {:?} {:?}", s.first_threefold_span, s.first_threefold_perpetual);
     analysis

@@ -320,6 +320,12 @@ def draw_reason_rules_self_test(rec, v):
                           "first_ply_occurrence_5": 16, "plies_after_fivefold": 0,
                           "claim_opportunities_on_board": len(five["rep3"])})
     r5["summary"].update(pychess_rules.expected_missed_claims(five))
+    # Without a claim by a declared move (Lichess), the board's claims alone (plies 8 to 16): the
+    # last ply's claimed, the others passed over (a drawn game, no irreversible move); with it,
+    # the declared move at 15 claims too.
+    board_only = pychess_rules.expected_missed_claims(five, five["rep3"], False)
+    assert five["rep3"] == list(range(8, 17)) and board_only["passed_over_claims"] == 8, (five["rep3"], board_only)
+    assert pychess_rules.expected_missed_claims(five)["passed_over_claims"] == len(five["claim"]) - 2
     occurrence = {k: e["occurrence"] for e in r5["events"] if e["kind"] == "repetition" for k in [e["ply"]]}
     assert occurrence[16] == 5 and five["fivefold"] == [16], (occurrence, five["fivefold"])
     assert problems("repetition", "fivefold", five, r5) == [], problems("repetition", "fivefold", five, r5)

@@ -103,7 +103,9 @@ one line "cache hit" or "cache miss" is printed on stdout.
 """
 
 import argparse
+import calendar
 import collections
+import datetime
 import hashlib
 import io
 import json
@@ -470,6 +472,8 @@ def empty_summary():
         "first_missed_claim_ply": None,
         "claimant_score_after_first_missed": None,
         "plies_after_fivefold": None,
+        "plies_after_automatic_fivefold": None,
+        "plies_after_automatic_75_moves": None,
         "pseudo_repetitions": 0,
         "hidden_repetitions": 0,
         "first_ply_halfmove_100": None,
@@ -691,6 +695,7 @@ class Analyzer:
         self.first_threefold = None  # (span, perpetual) of the first position to occur thrice
         self.reached3 = set()
         self.claim_plies = set()
+        self.consecutive5 = None  # first ply of a fivefold after five consecutive alternate moves
         self.claims_at = {}  # ply -> number of claim_by_move events
         self.claim_played = set()  # plies whose next move was one of their claim_by_move moves
         self.pseudo = 0
@@ -765,6 +770,9 @@ class Analyzer:
         if n >= 3:
             self.reached3.add(key)
             self.claim_plies.add(self.ply)
+        # FORMAT.md "Rules in force": the 2014 fivefold, five occurrences four plies apart.
+        if self.consecutive5 is None and plies[-5:] == [self.ply - 16 + 4 * j for j in range(5)]:
+            self.consecutive5 = self.ply
 
         common = None
         if n >= 2:
@@ -901,7 +909,7 @@ class Analyzer:
             return "fifty_moves"
         return "agreement_or_unrecorded"
 
-    def finish(self, result, error, ending):
+    def finish(self, result, error, ending, laws):
         self._claims(None)
         b = self.board
         plies = self.ply
@@ -911,6 +919,11 @@ class Analyzer:
         for t in (2, 3, 5):
             s[f"first_ply_occurrence_{t}"] = next((k for k, n in enumerate(self.occ) if n >= t), None)
         s["positions_reaching_3"] = len(self.reached3)
+        # FORMAT.md "Rules in force": without a claim by a declared move, only the board's claims.
+        if not laws["declared_move"]:
+            self.claims_at = {}
+            self.claim_played = set()
+            self.claim_plies = {k for k in self.claim_plies if self.occ[k] >= 3}
         opps = sorted(self.claim_plies)
         s["claim_opportunities"] = len(opps)
         if opps:
@@ -953,6 +966,7 @@ class Analyzer:
             k = missed[0]
             s["first_missed_claim_ply"] = k
             white = self.turns[k]
+        if missed and laws["claimant"] == "side_to_move":
             if result == "1-0":
                 s["claimant_score_after_first_missed"] = 1.0 if white else 0.0
             elif result == "0-1":
@@ -968,6 +982,12 @@ class Analyzer:
         if self.fifty_rules:
             s["first_ply_halfmove_100"] = next((k for k, c in enumerate(self.clocks) if c >= 100), None)
             s["first_ply_halfmove_150"] = next((k for k, c in enumerate(self.clocks) if c >= 150), None)
+        automatic5 = {"any": s["first_ply_occurrence_5"], "consecutive": self.consecutive5,
+                      "never": None}[laws["fivefold"]]
+        if automatic5 is not None:
+            s["plies_after_automatic_fivefold"] = plies - automatic5
+        if laws["seventy_five_moves"] and s["first_ply_halfmove_150"] is not None:
+            s["plies_after_automatic_75_moves"] = plies - s["first_ply_halfmove_150"]
         if b.is_checkmate():
             s["final_status"] = "checkmate"
         elif b.is_stalemate():
@@ -1318,6 +1338,59 @@ def base_record(index, headers):
     }
 
 
+# FORMAT.md "Rules in force": the days the rules changed, and what each venue allowed.
+FIDE_2014, FIDE_2017, LICHESS_FIVEFOLD = (datetime.date(2014, 7, 1), datetime.date(2017, 7, 1),
+                                          datetime.date(2020, 1, 14))
+FIVEFOLD_ORDER = ["never", "consecutive", "any"]
+
+
+def date_period(headers):
+    """The first and last day the game's Date (else UTCDate) may mean, or None."""
+    text = None
+    for name in ("Date", "UTCDate"):
+        v = headers.get(name)
+        if v is not None and any(c.isdigit() for c in v):
+            text = v.strip()
+            break
+    if text is None:
+        return None
+    parts = text.replace("-", ".").replace("/", ".").split(".")
+    if len(parts[0]) != 4 or not parts[0].isdigit():
+        return None
+    year = int(parts[0])
+    month = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() and 1 <= int(parts[1]) <= 12 else None
+    if month is None:
+        return datetime.date(year, 1, 1), datetime.date(year, 12, 31)
+    last = calendar.monthrange(year, month)[1]
+    if len(parts) == 3 and parts[2].isdigit() and 1 <= int(parts[2]) <= last:
+        day = datetime.date(year, month, int(parts[2]))
+        return day, day
+    return datetime.date(year, month, 1), datetime.date(year, month, last)
+
+
+def rules_on(venue, day):
+    if venue == "lichess":
+        five = "any" if day is not None and day >= LICHESS_FIVEFOLD else "never"
+        return {"claimant": "either", "declared_move": False, "fivefold": five, "seventy_five_moves": True}
+    if venue == "engine":
+        return {"claimant": "program", "declared_move": False, "fivefold": "any", "seventy_five_moves": True}
+    five = ("never" if day is None or day < FIDE_2014 else "consecutive" if day < FIDE_2017 else "any")
+    return {"claimant": "side_to_move", "declared_move": True, "fivefold": five,
+            "seventy_five_moves": day is not None and day >= FIDE_2014}
+
+
+def rules_in_force(venue, headers):
+    """FORMAT.md "Rules in force": an automatic ending counts where it held on every day the
+    game's date may mean."""
+    period = date_period(headers)
+    if period is None:
+        return rules_on(venue, None)
+    a, b = rules_on(venue, period[0]), rules_on(venue, period[1])
+    a["fivefold"] = min(a["fivefold"], b["fivefold"], key=FIVEFOLD_ORDER.index)
+    a["seventy_five_moves"] = a["seventy_five_moves"] and b["seventy_five_moves"]
+    return a
+
+
 # FORMAT.md "venue": the words and names it looks for (lowercase).
 # Not "ccc": the Marshall CCC (Chess Club Championship) is OTB; chess.com's engine CCC is found
 # by its players.
@@ -1440,7 +1513,7 @@ def process_game(index, text, rules=False):
             r.visit(board)
     result = game_result(rec["result"], marker)
     rec["ending"] = game_ending(headers, result)
-    summary = a.finish(result, error, rec["ending"])
+    summary = a.finish(result, error, rec["ending"], rules_in_force(game_venue(headers), headers))
     record_fingerprint(summary, headers, result, variant, a.acc)
     notes.annotate(summary, a.events, a.turns, time_control(headers)[0])
     events = sorted(a.events, key=lambda e: (e["ply"], KIND_ORDER[e["kind"]], e.get("uci") or ""))

@@ -191,6 +191,8 @@ class Rules:
             "can_claim_fifty_moves": can_fifty,
             "is_seventyfive_moves": board.is_seventyfive_moves(),
             "draw_chain": draw_chain(board, rep3_now, claim_now),
+            # Where no claim by a declared move existed (FORMAT.md "Rules in force").
+            "draw_chain_board": draw_chain(board, rep3_now, False),
             # clock 99 and a legal move that is neither a pawn move nor a capture, yet
             # python-chess cannot claim: every such move mates or stalemates (README:
             # deliberate difference).
@@ -285,11 +287,14 @@ def check(rec, v):
             problems.append((k, f"python-chess {api[base]} is {py}, but the records have "
                                 f"{'no' if py else 'a'} {what[name]} at this ply"))
 
-    # Summary fields that follow from the same answers.
+    # Summary fields that follow from the same answers. Lichess and engine play had no claim by
+    # a declared move (FORMAT.md "Rules in force"): their opportunities are the board's.
+    declared = declared_move(rec)
+    claims = v["claim"] if declared else v["rep3"]
     expect = {
-        "claim_opportunities": len(v["claim"]),
+        "claim_opportunities": len(claims),
         "claim_opportunities_on_board": len(v["rep3"]),
-        "first_claim_ply": _first(v["claim"]),
+        "first_claim_ply": _first(claims),
         "first_ply_occurrence_2": _first(v["rep2"]),
         "first_ply_occurrence_3": _first(v["rep3"]),
         "first_ply_occurrence_5": _first(v["fivefold"]),
@@ -316,10 +321,10 @@ def check(rec, v):
                                            f"first_ply_halfmove_{field[5:]} is {v[field]!r}"))
 
     if not skip_repetitions:
-        for field, want in expected_missed_claims(v).items():
+        for field, want in expected_missed_claims(v, claims, declared).items():
             if s.get(field) != want or type(s.get(field)) is not type(want):
                 problems.append((None, f"summary.{field} = {s.get(field)!r}, python-chess gives {want!r} "
-                                       f"(claims at {v['claim'][:8]}, last is_irreversible() move "
+                                       f"(claims at {claims[:8]}, last is_irreversible() move "
                                        f"reaches ply {v['last_irreversible']}, result {v['result']!r}, "
                                        f"error {v['error']})"))
 
@@ -346,7 +351,12 @@ def check(rec, v):
     return problems, deliberate
 
 
-def expected_missed_claims(v):
+def declared_move(rec):
+    """Whether the record's venue had a claim by a declared move (FORMAT.md "Rules in force")."""
+    return rec.get("venue") not in ("lichess", "engine")
+
+
+def expected_missed_claims(v, claims=None, declared=True):
     """FORMAT.md missed_claims / passed_over_claims from python-chess's answers alone: the
     opportunities are the plies k where can_claim_threefold_repetition() holds (claim).  One is
     claimed when the result is not 1-0/0-1, the replay did not stop on an error, and k is the
@@ -361,14 +371,16 @@ def expected_missed_claims(v):
     and every later e.p. right follows a pawn move after k (crazyhouse, whose window a pawn
     move does not end, has python-chess count castling rights alone, as FORMAT.md does).
     missed_claims_by_move is not checked: at a ply with is_repetition(3), python-chess does
-    not tell whether a declared move would claim too."""
+    not tell whether a declared move would claim too.  Without a claim by a declared move,
+    `claims` are the rep3 plies, and only the last ply's can be claimed."""
     n, rep3 = v["plies"], set(v["rep3"])
+    claims = v["claim"] if claims is None else claims
     stopped = bool(v["error"])
     decisive = v["result"] in ("1-0", "0-1")
     drawn = v["result"] == "1/2-1/2"
     missed, passed_over = [], []
-    for k in v["claim"]:
-        if not decisive and not stopped and (k == n or (k == n - 1 and n in rep3)):
+    for k in claims:
+        if not decisive and not stopped and (k == n or (declared and k == n - 1 and n in rep3)):
             continue  # claimed
         (missed if stopped or not drawn or v["last_irreversible"] > k else passed_over).append(k)
     return {"missed_claims": len(missed), "passed_over_claims": len(passed_over),
@@ -391,7 +403,7 @@ def expected_draw_reason(rec, v, skip_repetitions=False):
         return "no_moves", "no move"
     ending = rec.get("ending")
     fide = rec.get("variant") not in LICHESS_VARIANTS
-    inferred = v["end"]["draw_chain"] if fide else None
+    inferred = v["end"]["draw_chain" if declared_move(rec) else "draw_chain_board"] if fide else None
     if ending in RECORDED_DRAW_REASONS:
         return ending, "recorded ending"
     if ending == "repetition":
