@@ -770,8 +770,11 @@ class Analyzer:
         if n >= 3:
             self.reached3.add(key)
             self.claim_plies.add(self.ply)
-        # FORMAT.md "Rules in force": the 2014 fivefold, five occurrences four plies apart.
-        if self.consecutive5 is None and plies[-5:] == [self.ply - 16 + 4 * j for j in range(5)]:
+        # FORMAT.md "Rules in force": the 2014 fivefold, five occurrences four plies apart (the
+        # four before this one among the earliest EARLIER_PLIES_MAX, as earlier_plies lists them).
+        earlier = plies[:-1][:EARLIER_PLIES_MAX]
+        if (self.consecutive5 is None and len(earlier) >= 4
+                and earlier[-4:] == [self.ply - 16 + 4 * j for j in range(4)]):
             self.consecutive5 = self.ply
 
         common = None
