@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::{
-    engine::{event::Perpetual, summary::DrawReason, vocabulary::TimeClass},
+    engine::{event::Perpetual, laws::Claimant, summary::DrawReason, vocabulary::TimeClass},
     pgn::venue::Venue,
 };
 
@@ -413,15 +413,21 @@ impl SummaryCounts {
 /// program running the match draws a threefold, or adjudicates, so no player passed one over.
 /// Only the table by venue gives them.
 pub fn leaves_out_claims(venue: Venue) -> bool {
-    venue == Venue::Engine
+    venue.in_force(None).claimant == Claimant::Program
 }
 
 impl Tally {
     pub fn add(&mut self, g: &GameRecord) {
-        self.venues[g.venue as usize].add(&g.rates());
         let rates = match leaves_out_claims(g.venue) {
-            true => self.counts.add(&g.without_claims()),
-            false => self.counts.add(g),
+            true => {
+                self.venues[g.venue as usize].add(&g.rates());
+                self.counts.add(&g.without_claims())
+            }
+            false => {
+                let rates = self.counts.add(g);
+                self.venues[g.venue as usize].add(&rates);
+                rates
+            }
         };
         self.bands.entry((g.band.is_none(), g.band.unwrap_or(0))).or_default().add(&rates);
         match self.time_classes.get_mut(g.time_class) {
