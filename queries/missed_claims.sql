@@ -1,7 +1,7 @@
 -- Question: how often could a player claim a threefold repetition (Art. 9.2.1: the position on the
 --   board a third time, or a declared move that makes it so) and missed it, play leaving the repetition? Split by time
 --   class and by rating band; and what did the player who let the first claim pass score in the end?
--- Columns: games.status, WhiteElo, BlackElo, time_class, claim_opportunities, missed_claims, and
+-- Columns: games.status, venue, WhiteElo, BlackElo, time_class, claim_opportunities, missed_claims, and
 --   of each kind claim_opportunities_on_board / _by_move, missed_claims_on_board / _by_move;
 --   claimant_score_after_first_missed.
 -- Engine games' claims are left out (the program running the match draws a threefold itself or
@@ -15,8 +15,10 @@
 --   how many missed one; the same for claims by a declared move (Lichess takes none: read the board-only
 --   columns for Lichess games: lichess_id set, or a source named lichess...). Games with status 'skipped'
 --   (variants not replayed) and games without a move are excluded: they have no summary and would dilute every rate; games
---   with a replay error count up to the bad move. Rating band = the lower of WhiteElo/BlackElo in
---   bands of 200 ('1400-1599'), 'unknown' when either Elo is missing (OTB files); time_class
+--   with a replay error count up to the bad move. Rating band = the game's venue, its rating pool (FIDE Elo over
+--   the board, Lichess's Glicko-2, another server's, an engine list's: different scales), and the
+--   lower of WhiteElo/BlackElo in bands of 200 ('lichess 1400-1599'; 'otb unknown' when either is
+--   missing, as in old OTB files); time_class
 --   'unknown' without one (docs/events.md).
 -- Output: one row per split ('all', 'time_class', 'rating_band') and group: games, games with a
 --   claim, games with a missed claim (share of those with a claim, and of all), opportunities, and
@@ -34,8 +36,9 @@ WITH base AS (
                       CASE WHEN claims = 1 THEN claimant_score_after_first_missed END AS claimant_score_after_first_missed),
            CASE WHEN WhiteElo IS NOT NULL AND BlackElo IS NOT NULL
                 THEN (floor(least(WhiteElo, BlackElo) / 200) * 200)::INTEGER END AS band_from,
-           CASE WHEN band_from IS NULL THEN 'unknown'
-                ELSE format('{}-{}', band_from, band_from + 199) END AS rating_band,
+           venue || ' ' || CASE WHEN band_from IS NULL THEN 'unknown'
+                                ELSE format('{}-{}', band_from, band_from + 199) END AS rating_band,
+           list_position(['otb', 'lichess', 'online', 'engine', 'unknown'], venue) AS pool_order,
            list_position(['ultrabullet', 'bullet', 'blitz', 'rapid', 'classical', 'correspondence', 'unknown'],
                          time_class) AS time_class_order
     FROM (SELECT *, CASE WHEN venue = 'engine' THEN 0 ELSE 1 END AS claims FROM games)
@@ -67,4 +70,5 @@ FROM base
 GROUP BY GROUPING SETS ((), (time_class), (rating_band))
 ORDER BY grouping(time_class, rating_band) DESC,
          CASE WHEN grouping(time_class) = 0 THEN min(time_class_order) END,
+         CASE WHEN grouping(rating_band) = 0 THEN min(pool_order) END,
          CASE WHEN grouping(rating_band) = 0 THEN min(band_from) END NULLS LAST;

@@ -7,7 +7,7 @@ WITH x0 AS (
     SELECT g.*,
            (GROUP_EXPR)::VARCHAR AS grp,
            coalesce(g.time_class, 'unknown') AS tc,
-           CASE WHEN WhiteElo IS NOT NULL AND BlackElo IS NOT NULL
+           g.venue || ' ' || CASE WHEN WhiteElo IS NOT NULL AND BlackElo IS NOT NULL
                 THEN format('{}-{}', (floor(least(WhiteElo, BlackElo) / 200) * 200)::INTEGER,
                             (floor(least(WhiteElo, BlackElo) / 200) * 200)::INTEGER + 199)
                 ELSE 'unknown' END AS band,

@@ -238,7 +238,8 @@ def report(dir: StrPath, **filters: Any) -> dict[str, Any]:
         dir: a dataset folder written by :func:`ingest`.
         **filters: the command's filters and options, underscores for dashes:
             ``source="lichess*"`` (or a list: one ``--source`` each), ``since="2021-01"``,
-            ``until``, ``time_class="blitz"`` (or a list), ``min_elo=1800``, ``max_elo``,
+            ``until``, ``time_class="blitz"`` (or a list), ``venue="lichess"`` (or a list),
+            ``min_elo=1800``, ``max_elo``,
             ``by="source"``, ``collections``, ``min_games``, ``html="report.html"``.
 
     Returns:

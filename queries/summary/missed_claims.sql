@@ -1,9 +1,9 @@
 -- Question: the same as queries/missed_claims.sql, answered from the summary table that ingest writes (counts
 --   per source, month, time class, Elo band of 100 and variant), so it takes about a second over a
 --   whole Lichess mirror instead of reading every game. Output: missed_claims.sql's rows and columns but missed_opportunities (the summary counts games with a missed claim, not the opportunities passed over).
--- Columns: summary.time_class, elo_band, games, with_claim, missed, with_claim_on_board, missed_on_board, with_claim_by_move, missed_by_move, claim_opportunities, claimant_games, claimant_wins, claimant_draws, claimant_losses.
+-- Columns: summary.venue, time_class, elo_band, games, with_claim, missed, with_claim_on_board, missed_on_board, with_claim_by_move, missed_by_move, claim_opportunities, claimant_games, claimant_wins, claimant_draws, claimant_losses.
 -- Rules: as queries/missed_claims.sql (engine rows' claims left out). Summary rows of skipped variants have games = 0 and are left out; a
---   band of 200 is elo_band (of 100) rounded down to 200; time_class NULL is 'unknown'. Filter the
+--   band of 200 is elo_band (of 100) rounded down to 200, named by its venue (rating pool); time_class NULL is 'unknown'. Filter the
 --   summary by source, month, time_class, elo_band or variant as you would the games.
 -- Run:
 --   duckdb -init DIR/views.sql -c ".read queries/summary/missed_claims.sql"
@@ -15,8 +15,9 @@ WITH base AS (
            c * claim_opportunities AS n_opportunities, c * claimant_games AS n_scored, c * claimant_wins AS n_wins,
            c * claimant_draws AS n_draws, c * claimant_losses AS n_losses,
            CASE WHEN elo_band IS NOT NULL THEN (floor(elo_band / 200) * 200)::INTEGER END AS band_from,
-           CASE WHEN band_from IS NULL THEN 'unknown'
-                ELSE format('{}-{}', band_from, band_from + 199) END AS rating_band,
+           venue || ' ' || CASE WHEN band_from IS NULL THEN 'unknown'
+                                ELSE format('{}-{}', band_from, band_from + 199) END AS rating_band,
+           list_position(['otb', 'lichess', 'online', 'engine', 'unknown'], venue) AS pool_order,
            list_position(['ultrabullet', 'bullet', 'blitz', 'rapid', 'classical', 'correspondence', 'unknown'],
                          time_class) AS time_class_order
     FROM (SELECT *, CASE WHEN venue = 'engine' THEN 0 ELSE 1 END AS c FROM summary)
@@ -47,4 +48,5 @@ FROM base
 GROUP BY GROUPING SETS ((), (time_class), (rating_band))
 ORDER BY grouping(time_class, rating_band) DESC,
          CASE WHEN grouping(time_class) = 0 THEN min(time_class_order) END,
+         CASE WHEN grouping(rating_band) = 0 THEN min(pool_order) END,
          CASE WHEN grouping(rating_band) = 0 THEN min(band_from) END NULLS LAST;

@@ -162,8 +162,9 @@ enum Command {
     /// page of charts), every rate with its 95% Wilson interval.
     ///
     /// Reads DIR/games and DIR/events (written by ingest) directly, in bounded memory. Rates leave
-    /// out skipped variants; rating band = the lower Elo of the two players, bands of 200; a game's
-    /// date is UTCDate, else Date where it is a full date.
+    /// out skipped variants; rating band = the venue (its own rating pool) and the lower rating
+    /// of the two players, bands of 200; a game's date is UTCDate, else Date where it is a full
+    /// date.
     ///
     /// Examples:
     ///   threefold report dataset
@@ -190,6 +191,10 @@ enum Command {
         /// classical, correspondence, unknown.
         #[arg(long = "time-class", value_name = "CLASS")]
         time_classes: Vec<String>,
+        /// Only games played at this venue (repeatable): otb, lichess, online, engine, unknown.
+        /// Their rules differ (docs/events.md, "The rules in force").
+        #[arg(long = "venue", value_name = "VENUE")]
+        venues: Vec<String>,
         /// Only games whose lower Elo is at least N (games without both Elos drop out).
         #[arg(long, value_name = "N")]
         min_elo: Option<i32>,
@@ -291,6 +296,7 @@ fn run(command: Command) -> Result<ExitCode> {
             since,
             until,
             time_classes,
+            venues,
             min_elo,
             max_elo,
             by,
@@ -308,6 +314,7 @@ fn run(command: Command) -> Result<ExitCode> {
                 since.as_deref(),
                 until.as_deref(),
                 time_classes,
+                venues,
                 min_elo,
                 max_elo,
             )?;

@@ -7,8 +7,8 @@ use std::collections::HashMap;
 
 use anyhow::{Result, bail};
 use arrow_array::{
-    Array, BooleanArray, Date32Array, Float64Array, Int16Array, Int32Array, Int64Array, RecordBatch, StringArray,
-    UInt32Array, UInt64Array,
+    BooleanArray, Date32Array, Float64Array, Int16Array, Int32Array, Int64Array, RecordBatch, StringArray, UInt32Array,
+    UInt64Array,
     types::{Date32Type, Float64Type, Int16Type, Int32Type, Int64Type, UInt32Type, UInt64Type},
 };
 use rayon::prelude::*;
@@ -329,12 +329,6 @@ const GAME_COLUMNS: [&str; 42] = [
     col::FIRST_MISSED_CLAIM_EVAL_MATE,
 ];
 
-/// Whether a source is named as one of Lichess games (`lichess_db_…`, `lichess-…`): its games
-/// are Lichess games even without a `Site` tag ([`GameColumns::lichess`]).
-pub fn is_lichess(source: &str) -> bool {
-    source.get(..7).is_some_and(|p| p.eq_ignore_ascii_case("lichess"))
-}
-
 /// The `games` columns the report reads, from one batch.
 pub(super) struct GameColumns<'a> {
     pub(super) source: &'a StringArray,
@@ -454,11 +448,7 @@ impl<'a> GameColumns<'a> {
     /// relayed on a Lichess broadcast is `otb`). Games written before the venue column are
     /// Lichess's (a lichess.org `Site`, or a source named `lichess…`) or of unknown venue.
     pub(super) fn venue(&self, i: usize) -> Venue {
-        match self.venue {
-            Some(venue) => Venue::parse(venue.value(i)).unwrap_or(Venue::Unknown),
-            None if self.lichess_id.is_valid(i) || is_lichess(self.source.value(i)) => Venue::Lichess,
-            None => Venue::Unknown,
-        }
+        filter::venue_at(self.venue, self.lichess_id, self.source, i)
     }
 
     /// Whether the game in row `i` was replayed and has no moves.
@@ -683,7 +673,7 @@ impl<'f> Pass<'f> {
         self.rows += 1;
         let source = c.source.value(i);
         let (date, time_class, lower_elo) = c.facts(i);
-        let facts = GameFacts { source, date, time_class, lower_elo };
+        let facts = GameFacts { source, date, time_class, venue: c.venue(i), lower_elo };
         let game_events = &mut self.events;
         game_events.clear();
         events.take(c.key(i), |e, row| game_events.add(e, row))?;

@@ -36,8 +36,9 @@ impl Dedup {
     }
 }
 
-const COLUMNS: [&str; 9] = [
+const COLUMNS: [&str; 10] = [
     col::SOURCE,
+    col::LICHESS_ID,
     col::FRAME_OFFSET,
     col::BYTE_OFFSET,
     "Date",
@@ -54,11 +55,17 @@ type Found = (Vec<(u64, u32)>, Option<(String, (u64, u64), (u64, u64))>);
 
 fn read(unit: &Piece, filter: &Filter) -> Result<Found> {
     let &Piece::Read { part, group, .. } = unit else { return Ok((Vec::new(), None)) };
-    let (batches, _) = tables::batches_where(&part.games, &COLUMNS, &|i, _| i == group)?;
+    // The venue column is newer than some datasets: `venue_at` reads their Lichess games.
+    let (batches, _) = tables::batches_with(&part.games, &COLUMNS, &[col::VENUE], &|i, _| i == group)?;
     let (mut found, mut row, mut keys) = (Vec::new(), 0_u32, None::<((u64, u64), (u64, u64))>);
     for batch in batches {
         let b = batch?;
         let source = tables::strings(&b, col::SOURCE)?;
+        let lichess_id = tables::strings(&b, col::LICHESS_ID)?;
+        let venue = match b.column_by_name(col::VENUE) {
+            Some(_) => Some(tables::strings(&b, col::VENUE)?),
+            None => None,
+        };
         let (frame, byte) = (
             tables::numbers::<UInt64Type>(&b, col::FRAME_OFFSET)?,
             tables::numbers::<UInt64Type>(&b, col::BYTE_OFFSET)?,
@@ -76,6 +83,7 @@ fn read(unit: &Piece, filter: &Filter) -> Result<Found> {
                 source: source.value(i),
                 date: filter::game_date(get(utc, i), get_str(date, i)),
                 time_class: get_str(time_class, i),
+                venue: filter::venue_at(venue, lichess_id, source, i),
                 lower_elo,
             };
             if let Some(f) = get(fingerprint, i)

@@ -175,7 +175,7 @@ fn rate_charts(r: &Report, b: Rows) -> Vec<Chart> {
         chart(
             r,
             "threefold_by_rating_band",
-            "Games reaching a threefold, by rating band (lower Elo)",
+            "Games reaching a threefold, by rating band (lower rating, in each venue's own pool)",
             replayed_text(r),
             "rating band",
             "threefold",
@@ -199,7 +199,7 @@ fn rate_charts(r: &Report, b: Rows) -> Vec<Chart> {
         chart(
             r,
             "missed_by_rating_band",
-            "Play went on after a claim was available, by rating band",
+            "Play went on after a claim was available, by rating band (in each venue's own pool)",
             with_claim_text(r),
             "rating band",
             "missed",

@@ -1,13 +1,14 @@
 //! Which games a report is over: `--source GLOB`, `--since`/`--until` (the game's date),
-//! `--time-class`, `--min-elo`/`--max-elo` (the lower Elo of the two players). A game is in when
+//! `--time-class`, `--venue`, `--min-elo`/`--max-elo` (the lower Elo of the two players). A game is in when
 //! it passes every filter given; its events follow it (the aggregate joins them to their game).
 
 use anyhow::{Result, bail};
+use arrow_array::{Array, StringArray};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use serde::Serialize;
 
 use super::tables::Range;
-use crate::engine::vocabulary::TimeClass;
+use crate::{engine::vocabulary::TimeClass, pgn::venue::Venue};
 
 /// The filters as given on the command line, checked.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -17,6 +18,8 @@ pub struct Filter {
     pub since: Option<i32>,
     pub until: Option<i32>,
     pub time_classes: Vec<String>,
+    /// Where the games were played (`games.venue`), each a [`Venue`]'s name.
+    pub venues: Vec<String>,
     pub min_elo: Option<i32>,
     pub max_elo: Option<i32>,
     #[serde(skip)]
@@ -28,6 +31,7 @@ pub struct GameFacts<'a> {
     pub source: &'a str,
     pub date: Option<i32>,
     pub time_class: Option<&'a str>,
+    pub venue: Venue,
     pub lower_elo: Option<i32>,
 }
 
@@ -39,6 +43,7 @@ impl Filter {
         since: Option<&str>,
         until: Option<&str>,
         time_classes: Vec<String>,
+        venues: Vec<String>,
         min_elo: Option<i32>,
         max_elo: Option<i32>,
     ) -> Result<Filter> {
@@ -56,6 +61,12 @@ impl Filter {
                 bail!("--time-class {class:?}: expected one of {}", TimeClass::LABELS.join(", "));
             }
         }
+        for venue in &venues {
+            if Venue::parse(venue).is_none() {
+                let names: Vec<&str> = Venue::ALL.iter().map(|v| v.as_str()).collect();
+                bail!("--venue {venue:?}: expected one of {}", names.join(", "));
+            }
+        }
         let since = since.map(|s| period(s, false)).transpose()?;
         let until = until.map(|s| period(s, true)).transpose()?;
         if let (Some(a), Some(b)) = (since, until)
@@ -68,7 +79,7 @@ impl Filter {
         {
             bail!("--min-elo {a} is above --max-elo {b}: no game could match");
         }
-        Ok(Filter { sources, since, until, time_classes, min_elo, max_elo, globs })
+        Ok(Filter { sources, since, until, time_classes, venues, min_elo, max_elo, globs })
     }
 
     pub fn is_empty(&self) -> bool {
@@ -76,6 +87,7 @@ impl Filter {
             && self.since.is_none()
             && self.until.is_none()
             && self.time_classes.is_empty()
+            && self.venues.is_empty()
             && self.min_elo.is_none()
             && self.max_elo.is_none()
     }
@@ -102,6 +114,9 @@ impl Filter {
         if !self.time_classes.is_empty()
             && !self.time_classes.iter().any(|c| c == g.time_class.unwrap_or(TimeClass::UNKNOWN))
         {
+            return false;
+        }
+        if !self.venues.is_empty() && !self.venues.iter().any(|v| v == g.venue.as_str()) {
             return false;
         }
         if self.min_elo.is_some() || self.max_elo.is_some() {
@@ -155,6 +170,9 @@ impl Filter {
         if !self.time_classes.is_empty() {
             parts.push(format!("time class {}", self.time_classes.join(" or ")));
         }
+        if !self.venues.is_empty() {
+            parts.push(format!("venue {}", self.venues.join(" or ")));
+        }
         match (self.min_elo, self.max_elo) {
             (Some(a), Some(b)) => parts.push(format!("lower Elo {a} to {b}")),
             (Some(a), None) => parts.push(format!("lower Elo {a} or more")),
@@ -162,6 +180,22 @@ impl Filter {
             (None, None) => {}
         }
         format!("games with {}", parts.join("; "))
+    }
+}
+
+/// Whether a source is named as one of Lichess games (`lichess_db_…`, `lichess-…`): its games
+/// are Lichess games even without a `Site` tag (`GameColumns::venue`).
+pub fn is_lichess(source: &str) -> bool {
+    source.get(..7).is_some_and(|p| p.eq_ignore_ascii_case("lichess"))
+}
+
+/// The venue of the game in row `i` of a `games` batch (`GameColumns::venue`): its `venue`
+/// column where the batch has one.
+pub fn venue_at(venue: Option<&StringArray>, lichess_id: &StringArray, source: &StringArray, i: usize) -> Venue {
+    match venue {
+        Some(venue) => Venue::parse(venue.value(i)).unwrap_or(Venue::Unknown),
+        None if lichess_id.is_valid(i) || is_lichess(source.value(i)) => Venue::Lichess,
+        None => Venue::Unknown,
     }
 }
 
@@ -242,9 +276,15 @@ mod tests {
 
     #[test]
     fn filters() {
-        let f = Filter::new(vec!["lichess*".into()], Some("2013-01"), None, vec!["blitz".into()], Some(1800), None)
-            .unwrap();
-        let game = |source, date, class, elo| GameFacts { source, date, time_class: class, lower_elo: elo };
+        let (blitz, lichess) = (vec!["blitz".into()], vec!["lichess".into()]);
+        let f = Filter::new(vec!["lichess*".into()], Some("2013-01"), None, blitz, lichess, Some(1800), None).unwrap();
+        let game = |source, date, class, elo| GameFacts {
+            source,
+            date,
+            time_class: class,
+            venue: Venue::Lichess,
+            lower_elo: elo,
+        };
         let jan = pgn_date("2013.01.15");
         assert!(f.matches(&game("lichess_2013", jan, Some("blitz"), Some(1800))));
         assert!(!f.matches(&game("otb", jan, Some("blitz"), Some(1800))));
@@ -252,8 +292,15 @@ mod tests {
         assert!(!f.matches(&game("lichess_2013", jan, None, Some(1800))));
         assert!(!f.matches(&game("lichess_2013", jan, Some("blitz"), None)));
         assert!(!f.matches(&game("lichess_2013", jan, Some("blitz"), Some(1799))));
-        assert!(Filter::new(vec![], None, None, vec!["fast".into()], None, None).is_err());
-        assert!(Filter::new(vec!["[".into()], None, None, vec![], None, None).is_err());
+        let otb = GameFacts { venue: Venue::Otb, ..game("lichess_2013", jan, Some("blitz"), Some(1800)) };
+        assert!(!f.matches(&otb));
+        assert_eq!(
+            f.describe(),
+            "games with source lichess*; dated 2013-01-01 or later; time class blitz; venue lichess; lower Elo 1800 or more"
+        );
+        assert!(Filter::new(vec![], None, None, vec!["fast".into()], vec![], None, None).is_err());
+        assert!(Filter::new(vec![], None, None, vec![], vec!["chess.com".into()], None, None).is_err());
+        assert!(Filter::new(vec!["[".into()], None, None, vec![], vec![], None, None).is_err());
         assert!(Filter::default().matches(&game("x", None, None, None)));
     }
 
@@ -261,14 +308,14 @@ mod tests {
     fn row_groups_ruled_out_by_their_statistics() {
         let range = |min, max, nulls| Some(Range { min, max, nulls });
         let jan = (i64::from(pgn_date("2013.01.01").unwrap()), i64::from(pgn_date("2013.01.31").unwrap()));
-        let f = Filter::new(vec![], Some("2013-02"), None, vec![], None, None).unwrap();
+        let f = Filter::new(vec![], Some("2013-02"), None, vec![], vec![], None, None).unwrap();
         assert!(f.rules_out(range(jan.0, jan.1, Some(0)), None, None));
         // A null UTCDate: that game's date may come from Date.
         assert!(!f.rules_out(range(jan.0, jan.1, Some(1)), None, None));
         assert!(!f.rules_out(range(jan.0, jan.1, None), None, None));
-        let f = Filter::new(vec![], None, Some("2012"), vec![], None, None).unwrap();
+        let f = Filter::new(vec![], None, Some("2012"), vec![], vec![], None, None).unwrap();
         assert!(f.rules_out(range(jan.0, jan.1, Some(0)), None, None));
-        let f = Filter::new(vec![], None, None, vec![], Some(1800), Some(2000)).unwrap();
+        let f = Filter::new(vec![], None, None, vec![], vec![], Some(1800), Some(2000)).unwrap();
         assert!(f.rules_out(None, range(1000, 2500, Some(3)), range(1000, 1799, None)));
         assert!(!f.rules_out(None, range(1000, 2500, Some(3)), range(1000, 1800, None)));
         assert!(f.rules_out(None, range(2001, 2500, None), range(2100, 2300, None)));

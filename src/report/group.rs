@@ -167,7 +167,7 @@ impl By {
             ByKind::Source => g.source.into(),
             ByKind::Collection => self.collections.as_ref().map_or(OTHER, |c| c.of(g.source)).into(),
             ByKind::TimeClass => g.time_class.unwrap_or(TimeClass::UNKNOWN).into(),
-            ByKind::RatingBand => band_label(g.band).into(),
+            ByKind::RatingBand => band_label(g.venue, g.band).into(),
             ByKind::Variant => g.variant.into(),
             ByKind::Venue => g.venue.into(),
             ByKind::Year | ByKind::Month => {
@@ -193,11 +193,14 @@ impl By {
         let key = |l: &String| -> (usize, i64, String) {
             match self.kind {
                 ByKind::TimeClass => (TimeClass::order(l), 0, l.clone()),
-                // `FROM-TO`, FROM possibly negative: the dash after the first character ends it.
+                // `VENUE FROM-TO`, by venue, then by rating, `unknown` last; FROM possibly negative:
+                // the dash after its first character ends it.
                 ByKind::RatingBand => {
-                    match l.get(1..).and_then(|rest| rest.find('-')).and_then(|i| l[..=i].parse().ok()) {
-                        Some(from) => (0, from, String::new()),
-                        None => (1, 0, l.clone()),
+                    let (venue, band) = l.split_once(' ').unwrap_or(("", l));
+                    let pool = Venue::parse(venue).map_or(Venue::ALL.len(), |v| v as usize);
+                    match band.get(1..).and_then(|rest| rest.find('-')).and_then(|i| band[..=i].parse().ok()) {
+                        Some(from) => (2 * pool, from, String::new()),
+                        None => (2 * pool + 1, 0, l.clone()),
                     }
                 }
                 ByKind::Collection => (self.collections.as_ref().map_or(0, |c| c.order(l)), 0, l.clone()),
@@ -233,9 +236,15 @@ mod tests {
     #[test]
     fn groups_sort_in_their_own_order() {
         let by = By::new(ByKind::RatingBand, None).unwrap();
-        let mut l: Vec<String> = ["unknown", "1800-1999", "-200--1", "600-799"].map(String::from).to_vec();
+        let mut l: Vec<String> =
+            ["lichess 600-799", "otb unknown", "otb 1800-1999", "online -200--1", "lichess unknown", "otb 600-799"]
+                .map(String::from)
+                .to_vec();
         by.sort(&mut l);
-        assert_eq!(l, ["-200--1", "600-799", "1800-1999", "unknown"]);
+        assert_eq!(
+            l,
+            ["otb 600-799", "otb 1800-1999", "otb unknown", "lichess 600-799", "lichess unknown", "online -200--1"]
+        );
         let by = By::new(ByKind::TimeClass, None).unwrap();
         let mut l: Vec<String> = ["unknown", "blitz", "bullet"].map(String::from).to_vec();
         by.sort(&mut l);

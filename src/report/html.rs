@@ -271,7 +271,7 @@ pub fn render(report: &Report, charts: &[Chart], links: &[Option<String>]) -> St
         out,
         "<h1>Repetitions under the FIDE Laws (Art. 9.2, 9.6)</h1>\n<p><strong>Filter: {}.</strong>{}</p>\n<p>Dataset <code>{}</code>: {} of its {} games match, in {} source(s) \
          ({}); {} skipped variant(s) and {} game(s) without a move are left out of every figure. Made by threefold {} with <code>threefold report</code>; \
-         rating band = the lower Elo of the two players in bands of 200; intervals are 95% Wilson score intervals.</p>",
+         rating band = the lower rating of the two players in bands of 200, within the venue's own rating pool (FIDE Elo over the board, Lichess's Glicko-2, another server's, an engine list's); intervals are 95% Wilson score intervals.</p>",
         escape(&report.filter_text),
         report.by.as_ref().map_or(String::new(), |by| format!(
             " Groups: by {}; rates over fewer than {} games are greyed and marked \"few games\".",

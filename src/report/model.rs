@@ -13,10 +13,13 @@ pub fn band_from(lower_elo: Option<i32>) -> Option<i32> {
     lower_elo.map(|e| e.div_euclid(200) * 200)
 }
 
-pub fn band_label(from: Option<i32>) -> String {
+/// A rating band names its pool, the game's venue: FIDE's Elo over the board, Lichess's Glicko-2,
+/// another server's or an engine list's ratings are different scales, and a band pooling them
+/// would be a band by source ("lichess 1400-1599", "otb unknown" when either rating is missing).
+pub fn band_label(venue: &str, from: Option<i32>) -> String {
     match from {
-        Some(f) => format!("{f}-{}", f + 199),
-        None => "unknown".to_owned(),
+        Some(f) => format!("{venue} {f}-{}", f + 199),
+        None => format!("{venue} unknown"),
     }
 }
 

@@ -33,8 +33,8 @@ use crate::{
 };
 
 use super::{
-    aggregate::{self, EventCursor, Examples, GameColumns, GameEvents, Pass, is_lichess},
-    filter::{Filter, GameFacts, days_from_civil},
+    aggregate::{self, EventCursor, Examples, GameColumns, GameEvents, Pass},
+    filter::{self, Filter, GameFacts, days_from_civil},
     group::{By, GroupFacts},
     model::{Example, Report},
     sketch::Sketch,
@@ -390,7 +390,7 @@ impl<'a> Columns<'a> {
         let lichess = match (self.venue, self.lichess) {
             (Some(venue), _) => return Venue::parse(venue.value(i)).unwrap_or(Venue::Unknown),
             (None, Some(lichess)) => lichess.value(i),
-            (None, None) => is_lichess(self.source.value(i)),
+            (None, None) => filter::is_lichess(self.source.value(i)),
         };
         if lichess { Venue::Lichess } else { Venue::Unknown }
     }
@@ -483,7 +483,7 @@ fn add_rows(pass: &mut Pass, source: &str, c: &Columns, filter: &Filter, by: Opt
         let elo_band = get(c.elo_band, i);
         // The month's first day stands for its games: with bounds on whole months, and Elo
         // bounds on the edges of the bands, every game of the row passes or none does.
-        let facts = GameFacts { source, date: month.map(|m| m.1), time_class, lower_elo: elo_band };
+        let facts = GameFacts { source, date: month.map(|m| m.1), time_class, venue: c.venue(i), lower_elo: elo_band };
         // Only the summaries of matching sources are read (`compute`).
         if !filter.matches_in_source(&facts) {
             continue;

@@ -184,8 +184,9 @@ pub struct Tally {
     counts: SummaryCounts,
     /// By venue, in [`Venue::ALL`]'s order.
     venues: [Rates; Venue::ALL.len()],
-    /// Keyed so that bands sort by rating with `unknown` last.
-    bands: BTreeMap<(bool, i32), Rates>,
+    /// Keyed by venue (a rating pool, in [`Venue::ALL`]'s order), then so that bands sort by
+    /// rating with `unknown` last.
+    bands: BTreeMap<(usize, bool, i32), Rates>,
     time_classes: HashMap<String, Rates>,
     /// Keyed by year * 12 + month - 1.
     months: BTreeMap<i64, MonthTally>,
@@ -429,7 +430,7 @@ impl Tally {
                 rates
             }
         };
-        self.bands.entry((g.band.is_none(), g.band.unwrap_or(0))).or_default().add(&rates);
+        self.bands.entry((g.venue as usize, g.band.is_none(), g.band.unwrap_or(0))).or_default().add(&rates);
         match self.time_classes.get_mut(g.time_class) {
             Some(r) => r.add(&rates),
             None => {
@@ -497,7 +498,7 @@ impl Tally {
             return t;
         }
         t.venues[venue as usize] = all;
-        t.bands.insert((band.is_none(), band.unwrap_or(0)), rates.clone());
+        t.bands.insert((venue as usize, band.is_none(), band.unwrap_or(0)), rates.clone());
         t.time_classes.insert(time_class.to_owned(), rates.clone());
         match month {
             Some(key) => {
@@ -527,7 +528,10 @@ impl Tally {
             by_rating_band: self
                 .bands
                 .into_iter()
-                .map(|((unknown, from), rates)| Group { label: band_label((!unknown).then_some(from)), rates })
+                .map(|((venue, unknown, from), rates)| Group {
+                    label: band_label(Venue::ALL[venue].as_str(), (!unknown).then_some(from)),
+                    rates,
+                })
                 .collect(),
             by_time_class,
             drawn: c.drawn,
@@ -570,9 +574,9 @@ mod tests {
 
     #[test]
     fn bands_match_the_queries() {
-        assert_eq!(band_label(band_from(Some(1599))), "1400-1599");
-        assert_eq!(band_label(band_from(Some(2000))), "2000-2199");
-        assert_eq!(band_label(band_from(None)), "unknown");
-        assert_eq!(band_label(band_from(Some(-5))), "-200--1");
+        assert_eq!(band_label("lichess", band_from(Some(1599))), "lichess 1400-1599");
+        assert_eq!(band_label("otb", band_from(Some(2000))), "otb 2000-2199");
+        assert_eq!(band_label("otb", band_from(None)), "otb unknown");
+        assert_eq!(band_label("online", band_from(Some(-5))), "online -200--1");
     }
 }

@@ -5,7 +5,7 @@
 //! equal the queries'.
 
 use std::{
-    collections::BTreeMap,
+    collections::{BTreeMap, BTreeSet},
     path::{Path, PathBuf},
     process::Command,
 };
@@ -1102,7 +1102,7 @@ fn check_summary_twins(dir: &Path, queries: &BTreeMap<String, Vec<Value>>) {
 /// A game's date in SQL, as the report and `queries/by_month.sql` define it.
 const GAME_DATE: &str = "coalesce(UTCDate, CASE WHEN regexp_full_match(Date, '[0-9]{4}\\.[0-9]{2}\\.[0-9]{2}') THEN try_strptime(Date, '%Y.%m.%d')::DATE END)";
 const BOTH_ELOS: &str = "WhiteElo IS NOT NULL AND BlackElo IS NOT NULL";
-const BAND: &str = "CASE WHEN WhiteElo IS NOT NULL AND BlackElo IS NOT NULL THEN format('{}-{}', (floor(least(WhiteElo, BlackElo) / 200) * 200)::INTEGER, (floor(least(WhiteElo, BlackElo) / 200) * 200)::INTEGER + 199) ELSE 'unknown' END";
+const BAND: &str = "venue || ' ' || CASE WHEN WhiteElo IS NOT NULL AND BlackElo IS NOT NULL THEN format('{}-{}', (floor(least(WhiteElo, BlackElo) / 200) * 200)::INTEGER, (floor(least(WhiteElo, BlackElo) / 200) * 200)::INTEGER + 199) ELSE 'unknown' END";
 
 /// The month a source named like a Lichess monthly dump holds (`YYYY-MM`), else null.
 const DUMP_MONTH: &str = "CASE WHEN regexp_full_match(source, 'lichess_db_[A-Za-z0-9]+_rated_[0-9]{4}-(0[1-9]|1[0-2])') THEN right(source, 7) END";
@@ -1189,6 +1189,12 @@ fn data_samples() {
         Case { args: vec!["--by", "variant"], condition: String::new(), group: Some("replay_variant".into()) },
         // OTB (Karpov–Miles), Lichess and engine play (the TCEC game).
         Case { args: vec!["--by", "venue"], condition: String::new(), group: Some("venue".into()) },
+        // Lichess's games alone, by year: its rules changed over the years.
+        Case {
+            args: vec!["--venue", "lichess", "--by", "year"],
+            condition: "venue = 'lichess'".into(),
+            group: Some(year_group()),
+        },
     ];
     let (queries, report, html) = check_dataset(&[samples], &files, &cases);
 
@@ -1273,6 +1279,12 @@ fn larger_corpus() {
         Case { args: vec!["--by", "variant"], condition: String::new(), group: Some("replay_variant".into()) },
         // Every venue: TCEC is engine play, a broadcast's games are OTB.
         Case { args: vec!["--by", "venue"], condition: String::new(), group: Some("venue".into()) },
+        // Lichess's games alone, by year: its rules changed over the years.
+        Case {
+            args: vec!["--venue", "lichess", "--by", "year"],
+            condition: "venue = 'lichess'".into(),
+            group: Some(year_group()),
+        },
         // Lichess months, the world championships' two dated games, and `undated`.
         Case { args: vec!["--by", "year"], condition: String::new(), group: Some(year_group()) },
         Case { args: vec!["--by", "month", "--sort", "value"], condition: String::new(), group: Some(month_group()) },
@@ -1293,7 +1305,15 @@ fn larger_corpus() {
     // nor (before 1970) Elo: they go to 'unknown'.
     let classes: Vec<&Value> = report["by_time_class"].as_array().unwrap().iter().map(|g| &g["label"]).collect();
     assert!(classes.contains(&&Value::from("blitz")) && classes.contains(&&Value::from("unknown")));
-    assert!(queries["missed_claims"].iter().any(|r| r["rating_band"] == "unknown"));
+    assert!(queries["missed_claims"].iter().any(|r| r["rating_band"] == "otb unknown"));
+    // A rating band names its pool (the venue): Lichess's and FIDE's ratings are not pooled.
+    let pools: BTreeSet<&str> = report["by_rating_band"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["label"].as_str().unwrap().split_once(' ').expect("VENUE BAND").0)
+        .collect();
+    assert!(pools.contains("lichess") && pools.contains("otb"), "{pools:?}");
     // Lichess Site tags become links in the example table.
     assert!(html.contains("<a href=\"https://lichess.org/"));
     // The clocks sample's opportunities are there, in more than one clock band.
@@ -1561,10 +1581,11 @@ fn the_whole_corpus_reports_the_same_from_the_summary_and_the_games() {
     // Files that break naive parsers fail alone (exit 1): the rest is committed.
     let out = Command::new(common::bin()).args(&args).output().unwrap();
     assert!(out.status.code().is_some_and(|c| c <= 1), "{}", String::from_utf8_lossy(&out.stderr));
-    let cases: [&[&str]; 10] = [
+    let cases: [&[&str]; 11] = [
         &[],
         &["--by", "source"],
         &["--by", "venue"],
+        &["--venue", "lichess", "--venue", "online", "--by", "year"],
         &["--by", "month"],
         &["--by", "year"],
         &["--by", "variant"],
