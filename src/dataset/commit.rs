@@ -276,15 +276,25 @@ pub fn swap(temp: &Path, final_dir: &Path) -> Result<()> {
 }
 
 /// Exchanges two directories atomically (Linux `renameat2` with `RENAME_EXCHANGE`). `Ok(false)`
-/// when the system or file system cannot, so the caller falls back to two renames.
+/// when the kernel or file system cannot, so the caller falls back to two renames. Called as the
+/// system call (Linux 3.15), not glibc's wrapper (glibc 2.28): the wheel then runs on older
+/// glibc, as manylinux_2_17 promises.
 #[cfg(target_os = "linux")]
 fn exchange(a: &Path, b: &Path) -> Result<bool> {
     use std::{ffi::CString, os::unix::ffi::OsStrExt};
     let path = |p: &Path| CString::new(p.as_os_str().as_bytes()).context("path with a NUL byte");
     let (ca, cb) = (path(a)?, path(b)?);
     // SAFETY: both are valid NUL-terminated paths, relative to the working directory.
-    let rc =
-        unsafe { libc::renameat2(libc::AT_FDCWD, ca.as_ptr(), libc::AT_FDCWD, cb.as_ptr(), libc::RENAME_EXCHANGE) };
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_renameat2,
+            libc::AT_FDCWD,
+            ca.as_ptr(),
+            libc::AT_FDCWD,
+            cb.as_ptr(),
+            libc::RENAME_EXCHANGE,
+        )
+    };
     if rc == 0 {
         return Ok(true);
     }
