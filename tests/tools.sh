@@ -2,7 +2,8 @@
 # The tools the test command's parts need beyond cargo and Python, installed when missing, first,
 # so that a missing install step fails a CI run in its first minutes instead of after the long
 # parts: Debian's chromium (browser test), slurm-wlm and munge (Slurm test), pgn-extract and
-# valgrind (benchmark smoke run) in one apt-get call, and cargo-fuzz (fuzz smoke; cargo install).
+# valgrind (benchmark smoke run), binutils' objdump (the wheel's glibc symbols) in one apt-get
+# call, and cargo-fuzz (fuzz smoke; cargo install).
 # Where a tool cannot be had (not root, no apt-get, an install that fails) it calls `skipped`
 # (tests/corpus.sh): a `skipped:` line on a contributor's machine, where the part that needs it
 # skips itself later too, and a failure naming the tool under THREEFOLD_REQUIRE_ALL=1 (CI).
@@ -16,10 +17,10 @@ export PATH="$PATH:/usr/sbin:/sbin:/usr/games"
 
 # command -> (Debian package, the part that needs it)
 declare -A package=([chromium]=chromium [sbatch]=slurm-wlm [slurmctld]=slurm-wlm [slurmd]=slurm-wlm
-  [munged]=munge [pgn-extract]=pgn-extract [valgrind]=valgrind)
+  [munged]=munge [pgn-extract]=pgn-extract [valgrind]=valgrind [objdump]=binutils)
 declare -A part=([chromium]="browser test" [sbatch]="Slurm test" [slurmctld]="Slurm test"
   [slurmd]="Slurm test" [munged]="Slurm test" [pgn-extract]="the bench's pgn-extract rows"
-  [valgrind]="the bench's instruction counts")
+  [valgrind]="the bench's instruction counts" [objdump]="the Python package's glibc check")
 
 missing=()
 for c in "${!package[@]}"; do
@@ -56,4 +57,4 @@ if [ "${1:-}" != --no-fuzz ] && ! command -v cargo-fuzz > /dev/null; then
   cargo install --locked --quiet cargo-fuzz@0.13.2 ||
     skipped "fuzz smoke" "cargo-fuzz is missing and cargo install cargo-fuzz failed"
 fi
-echo "tools: $(for c in chromium sbatch pgn-extract valgrind cargo-fuzz; do command -v "$c" > /dev/null && printf '%s ' "$c"; done)present"
+echo "tools: $(for c in chromium sbatch pgn-extract valgrind objdump cargo-fuzz; do command -v "$c" > /dev/null && printf '%s ' "$c"; done)present"

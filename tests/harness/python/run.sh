@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The Python package (pyproject.toml, python/threefold/): builds the wheel with maturin (pinned in
-# tests/harness/python/requirements-build.txt, installed into target/python-build-venv) from the release
-# build already in target/, checks that it is manylinux-tagged, installs it into fresh venvs with
+# The Python package (pyproject.toml, python/threefold/): builds the wheel with maturin and zig (pinned in
+# tests/harness/python/requirements-build.txt, installed into target/python-build-venv) as docs/python.md
+# says, checks that it is manylinux_2_17 (auditwheel show, objdump -T), installs it into fresh venvs with
 # no Rust on PATH — one with the duckdb and polars extras (versions of tests/requirements.txt), one
 # without —, checks the module's type hints (mypy --strict) and runs tests/harness/python/test_package.py
 # in them (the command, `python -m threefold`, the module against the CLI on a dataset moved after
@@ -27,20 +27,39 @@ build_venv="$root/target/python-build-venv"
 [ -x "$build_venv/bin/python" ] || "$python" -m venv "$build_venv"
 "$build_venv/bin/pip" install --quiet --disable-pip-version-check -r tests/harness/python/requirements-build.txt
 
-# The wheel, from the release build in target/ (same profile and target folder as
-# `cargo build --release`, so cargo finds it up to date and only maturin's packing runs).
+# The wheel as docs/python.md builds it: linked by zig (PyPI's ziglang) against glibc 2.17's
+# symbols, so that it installs on older clusters too (RHEL/Rocky 8, Ubuntu 20.04, Debian 11 and
+# before). Its own target folder under target/ (cargo builds for the glibc-versioned target there).
 started=$EPOCHREALTIME
-CARGO_TARGET_DIR="$root/target" "$build_venv/bin/maturin" build --release --locked \
-  --interpreter "$python" --out "$work/wheels" > "$work/maturin.log" 2>&1 ||
+PATH="$build_venv/bin:$PATH" CARGO_TARGET_DIR="$root/target" "$build_venv/bin/maturin" build --release \
+  --locked --zig --compatibility manylinux_2_17 --interpreter "$python" --out "$work/wheels" \
+  > "$work/maturin.log" 2>&1 ||
   { cat "$work/maturin.log"; echo "python package: maturin build failed"; exit 1; }
 seconds=$(awk -v a="$started" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.1f", b - a }')
 wheel="$(ls "$work/wheels"/threefold-*.whl)"
 printf 'python package: wheel %s (%s KiB) built in %s s\n' "$(basename "$wheel")" \
   "$(( $(stat -c %s "$wheel") / 1024 ))" "$seconds"
 case "$(basename "$wheel")" in
-  *manylinux*) pass "the wheel is manylinux-tagged" ;;
-  *) fail "the wheel is not manylinux-tagged: $(basename "$wheel")" ;;
+  *manylinux_2_17*) pass "the wheel is tagged manylinux_2_17" ;;
+  *) fail "the wheel is not tagged manylinux_2_17: $(basename "$wheel")" ;;
 esac
+# auditwheel reads the symbols the binary needs; objdump -T lists their glibc versions.
+"$build_venv/bin/auditwheel" show "$wheel" > "$work/auditwheel.out" 2>&1 || true
+if grep -q 'consistent with the following platform tag: "manylinux_2_17_x86_64"' <(tr '\n' ' ' < "$work/auditwheel.out"); then
+  pass "auditwheel show: consistent with manylinux_2_17_x86_64"
+else
+  cat "$work/auditwheel.out"
+  fail "auditwheel show does not accept the wheel as manylinux_2_17"
+fi
+rm -rf "$work/unpacked" && mkdir -p "$work/unpacked"
+(cd "$work/unpacked" && "$python" -m zipfile -e "$wheel" .)
+newest="$(objdump -T "$work/unpacked"/threefold-*.data/scripts/threefold | grep -o 'GLIBC_[0-9.]*' | sort -Vu | tail -n 1)"
+echo "python package: the wheel's binary needs glibc symbols up to $newest (objdump -T)"
+if [ "$(printf '%s\n' "$newest" GLIBC_2.17 | sort -V | tail -n 1)" = GLIBC_2.17 ]; then
+  pass "no glibc symbol above 2.17 ($newest)"
+else
+  fail "the wheel's binary needs $newest, above 2.17"
+fi
 
 # Fresh venvs, made and filled with a PATH without Rust (no ~/.cargo/bin, no $CARGO_HOME/bin).
 norust=""
