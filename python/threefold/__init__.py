@@ -4,7 +4,8 @@ The wheel ships the ``threefold`` executable (the Rust program, installed into t
 environment's ``bin/``) and this small module around it:
 
 - :func:`ingest`, :func:`report` and :func:`explain` run the command and return its result
-  (the manifest, the report's JSON, the timeline text);
+  (the manifest; the report's JSON as a :class:`Report`, with its figures as a DataFrame; the
+  timeline text as an :class:`Explanation`), shown inline in a notebook with its charts or boards;
 - :func:`connect` opens the dataset in DuckDB with its ``games`` and ``events`` views,
   wherever the dataset now is (``pip install 'threefold[duckdb]'``);
 - :func:`games` and :func:`events` scan its tables as polars LazyFrames
@@ -35,16 +36,21 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Union
+
+from .results import Explanation, Report
 
 if TYPE_CHECKING:  # the optional extras, for the type checker only
     import duckdb
     import polars
 
 __all__ = [
+    "Explanation",
+    "Report",
     "ThreefoldError",
     "__version__",
     "connect",
@@ -231,7 +237,7 @@ def ingest(inputs: StrPath | Iterable[StrPath], out: StrPath, **options: Any) ->
     return manifest
 
 
-def report(dir: StrPath, **filters: Any) -> dict[str, Any]:
+def report(dir: StrPath, **filters: Any) -> Report:
     """Runs ``threefold report DIR --json`` with ``filters`` as flags and returns its JSON.
 
     Args:
@@ -243,8 +249,10 @@ def report(dir: StrPath, **filters: Any) -> dict[str, Any]:
             ``by="source"``, ``collections``, ``min_games``, ``html="report.html"``.
 
     Returns:
-        The report as a dict: ``rows`` (the dataset's games), ``matched`` (those the filters
-        keep), ``overall``, ``claims``, …, ``groups`` and ``figures`` (docs/report.md, "JSON").
+        A :class:`Report`. It reads as the JSON's dict (also ``.data``): ``rows`` (the dataset's
+        games), ``matched`` (those the filters keep), ``overall``, ``claims``, …, ``groups`` and
+        ``figures`` (docs/report.md, "JSON"); ``.figures()`` gives the figures as a DataFrame,
+        and a notebook shows its answers and charts inline.
 
     Raises:
         ThreefoldError: the command failed (a filter that cannot match, not a dataset, …).
@@ -255,13 +263,19 @@ def report(dir: StrPath, **filters: Any) -> dict[str, Any]:
         >>> r["filter_text"], r["matched"]
         ('games with source lichess*; time class blitz or bullet', 228)
     """
-    done = _run(["report", os.fspath(dir), *_flags(filters), "--json"])
-    result: dict[str, Any] = json.loads(done.stdout)
-    return result
+    with tempfile.TemporaryDirectory(prefix="threefold-report-") as tmp:
+        page = Path(filters.get("html") or Path(tmp) / "report.html")
+        options = {**filters, "html": page}
+        done = _run(["report", os.fspath(dir), *_flags(options), "--json"])
+        data: dict[str, Any] = json.loads(done.stdout)
+        return Report(data, page.read_text(encoding="utf-8"))
 
 
-def explain(path: StrPath, game: str | int | None = None, source: str | None = None) -> str:
-    """Runs ``threefold explain PATH [--game KEY] [--source NAME]`` and returns its text.
+def explain(path: StrPath, game: str | int | None = None, source: str | None = None) -> Explanation:
+    """Runs ``threefold explain PATH [--game KEY] [--source NAME]`` and returns its result.
+
+    The :class:`Explanation` is the text timeline (a ``str``); a notebook shows its boards
+    page (``explain --html``) inline, and ``.save(path)`` writes that page.
 
     Args:
         path: a PGN file, or a dataset folder (then ``source`` names the input when the dataset
@@ -274,8 +288,10 @@ def explain(path: StrPath, game: str | int | None = None, source: str | None = N
 
         >>> print(threefold.explain("data-samples/karpov_miles_tilburg_1986.pgn", game=1021))
     """
-    done = _run(["explain", os.fspath(path), *_flags({"game": game, "source": source})])
-    return done.stdout
+    with tempfile.TemporaryDirectory(prefix="threefold-explain-") as tmp:
+        page = Path(tmp) / "explain.html"
+        done = _run(["explain", os.fspath(path), *_flags({"game": game, "source": source, "html": page})])
+        return Explanation(done.stdout, page.read_text(encoding="utf-8"))
 
 
 def _import_extra(module: str, what: str) -> Any:

@@ -99,8 +99,12 @@ def evaluate(b, session, expression):
     return r["result"].get("value")
 
 
+# The page's documents: its own, and those of its frames (a notebook shows each threefold page in
+# a frame of its own, from srcdoc, so of the same origin).
+DOCS = """[document, ...[...document.querySelectorAll('iframe')].map(f => f.contentDocument).filter(Boolean)]"""
+ALL = "%s.flatMap(d => [...d.querySelectorAll(%%s)])" % DOCS
 BOXES = """
-[...document.querySelectorAll('figure.chart, figure.board')].map(f => {
+""" + ALL % "'figure.chart, figure.board'" + """.map(f => {
   const s = f.querySelector('svg'); const r = s ? s.getBoundingClientRect() : {width: 0, height: 0};
   const id = f.id || ((f.closest('[id]') || {}).id + '@ply' + f.dataset.ply);
   return {id: id, width: r.width, height: r.height, right: r.right,
@@ -108,16 +112,19 @@ BOXES = """
 })
 """
 # Pieces whose drawing (a <use> of a symbol the page holds once) has an empty box.
-EMPTY_PIECES = """[...document.querySelectorAll('figure.board use[data-piece]')]
+EMPTY_PIECES = ALL % "'figure.board use[data-piece]'" + """
   .filter(u => { const r = u.getBoundingClientRect(); return !(r.width > 0 && r.height > 0); })
   .map(u => u.dataset.piece + '@' + u.dataset.square)"""
-MARKS = """[...document.querySelectorAll('[data-mark][data-square]')]
+MARKS = ALL % "'[data-mark][data-square]'" + """
   .filter(m => { const r = m.getBoundingClientRect(); return r.width > 0 && r.height > 0; })
   .map(m => m.dataset.square)"""
 OVERFLOW = """({scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth,
   widest: [...document.body.querySelectorAll('section, figure, table, p, h1, h2')]
     .filter(e => e.getBoundingClientRect().right > document.documentElement.clientWidth + 0.5)
-    .slice(0, 5).map(e => e.tagName + '#' + (e.id || e.closest('[id]')?.id || '?'))})"""
+    .slice(0, 5).map(e => e.tagName + '#' + (e.id || e.closest('[id]')?.id || '?')),
+  frames: [...document.querySelectorAll('iframe')].map(f => f.contentDocument).filter(Boolean)
+    .filter(d => d.documentElement.scrollWidth > d.documentElement.clientWidth)
+    .map(d => d.title || '?')})"""
 
 
 def pdf_pages(pdf):
@@ -202,6 +209,8 @@ def main():
             problems.append("chart %s has an empty box" % box["id"])
         if box["rows"] == 0:
             problems.append("chart %s has no figure" % box["id"])
+    if screen["frames"]:
+        problems.append("a frame's page is wider than its frame: %s" % screen["frames"])
     if screen["scroll"] > screen["client"]:
         problems.append("the page is wider than the window: %s" % screen)
     if printed["scroll"] > printed["client"]:

@@ -5,14 +5,17 @@
 # no Rust on PATH — one with the duckdb and polars extras (versions of tests/requirements.txt), one
 # without —, checks the module's type hints (mypy --strict) and runs tests/harness/python/test_package.py
 # in them (the command, `python -m threefold`, the module against the CLI on a dataset moved after
-# ingest, the missing extras' errors); last, the README's Python quick start as written, from this
-# checkout's root. Ends with `python package: N passed, M failed` (exit 1 if M > 0).
+# ingest, the missing extras' errors); then the worked example examples/draw-study.ipynb, executed in
+# a venv of its own and checked against the report, and its HTML in Chromium; last, the README's
+# Python quick start as written, from this checkout's root. Ends with `python package: N passed, M failed` (exit 1 if M > 0).
 #
 # Usage: bash tests/harness/python/run.sh
 # Environment: PYTHON (default python3), to build the venvs with.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)"
 cd "$root"
+# shellcheck source=tests/corpus.sh
+source "$root/tests/corpus.sh"
 python="${PYTHON:-python3}"
 work="$root/target/python-test"
 rm -rf "$work"
@@ -102,6 +105,34 @@ if [[ "$counts" =~ ^test_package:\ ([0-9]+)\ passed,\ ([0-9]+)\ failed$ ]]; then
   failed=$((failed + BASH_REMATCH[2]))
 else
   fail "tests/harness/python/test_package.py did not finish"
+fi
+
+# The worked example, examples/draw-study.ipynb, executed by nbclient in a fresh venv of its own
+# (the wheel with its extras, and what the notebook names: pyarrow, matplotlib; nbclient, ipykernel
+# and nbconvert to run it): every cell without an error, its figures against the report's JSON
+# (tests/harness/python/notebook.py), then its HTML in headless Chromium (boards and charts drawn,
+# nothing clipped; target/notebook-screenshot.png) where Chromium is (the browser test installs it).
+PATH="$norust" "$python" -m venv "$work/notebook"
+PATH="$norust" "$work/notebook/bin/pip" install --quiet --disable-pip-version-check --only-binary :all: \
+  -c tests/requirements.txt -r tests/harness/python/requirements-notebook.txt "$wheel[duckdb,polars]"
+if (cd "$work" && PATH="$norust" "$work/notebook/bin/python" "$root/tests/harness/python/notebook.py" \
+      --notebook "$root/examples/draw-study.ipynb" --samples "$root/data-samples" --work "$work/nb" \
+      --out "$work/notebook-out" > "$work/notebook.out" 2>&1); then
+  pass "examples/draw-study.ipynb runs and shows the report's figures"
+else
+  fail "examples/draw-study.ipynb"
+fi
+grep -v '^\[IPKernelApp\] WARNING' "$work/notebook.out"
+if command -v chromium > /dev/null && [ -x "$root/.venv/bin/python" ]; then
+  if "$root/.venv/bin/python" tests/harness/browser/page.py "$work/notebook-out/draw-study.html" --width 1000 \
+       --marks a8,e8 --screenshot "$root/target/notebook-screenshot.png" > "$work/notebook-page.out" 2>&1; then
+    pass "the executed notebook in headless Chromium: $(cat "$work/notebook-page.out")"
+  else
+    cat "$work/notebook-page.out"
+    fail "the executed notebook in headless Chromium"
+  fi
+else
+  skipped "the notebook's look in Chromium" "no chromium (or no .venv) here"
 fi
 
 # The README's Python quick start, as written, from the checkout's root (it installs this

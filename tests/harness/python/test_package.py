@@ -215,6 +215,32 @@ def explain_returns_the_commands_text() -> None:
 
 
 @check
+def a_notebook_shows_the_boards_and_the_report_inline() -> None:
+    pgn = opts.samples / "karpov_miles_tilburg_1986.pgn"
+    case = threefold.explain(pgn, game=1021)
+    assert isinstance(case, str) and str(case) == run(cli, "explain", str(pgn), "--game", "1021").stdout
+    shown = case._repr_html_()
+    assert shown.startswith("<iframe srcdoc=") and shown.count("figure class=&quot;board") >= 2, shown[:200]
+    saved = case.save(opts.work / "karpov-miles.html")
+    assert saved.read_text(encoding="utf-8") == case.html and "<svg" in case.html
+    r = threefold.report(moved)
+    assert r.data == cli_report and r["matched"] == cli_report["matched"]
+    assert "<iframe srcdoc=" in r._repr_html_() and "figure class=&quot;chart" in r._repr_html_()
+    figures = r.figures()
+    rows = [(f["id"], row["label"], row["series"], row["count"], row["games"]) for f in cli_report["figures"] for row in f["rows"]]
+    assert figures.height == len(rows) and figures.height > 50, figures.height
+    assert list(zip(*(figures[c].to_list() for c in ("figure", "label", "group", "count", "games")))) == rows
+    headline = figures.filter(figures["label"] == "Games replayed").row(0, named=True)
+    assert headline["value"] == cli_report["overall"]["games"], headline
+    try:
+        r.figures("arrow")
+    except ValueError as e:
+        assert "polars" in str(e) and "pandas" in str(e)
+    else:
+        raise AssertionError("figures('arrow') was accepted")
+
+
+@check
 def a_missing_extra_names_what_to_install() -> None:
     for call, extra in (("connect", "duckdb"), ("games", "polars"), ("events", "polars")):
         done = subprocess.run(
