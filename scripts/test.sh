@@ -132,7 +132,7 @@ quickstart() {
 # Python quick start.
 python_package() {
   bash tests/harness/python/run.sh > target/python-package.out 2>&1 || { cat target/python-package.out; exit 1; }
-  grep -E '^python package: (wheel |the wheel.s binary)' target/python-package.out
+  grep -E '^(python package: (wheel |the wheel.s binary)|notebook: executed)' target/python-package.out
   tail -n 1 target/python-package.out
 }
 
