@@ -95,6 +95,13 @@ def main():
     check(bool(inline) and "<iframe srcdoc=" in inline[0] and "figure class=&quot;chart" in inline[0],
           "the report shows inline with its charts")
 
+    # The figures as pandas gives them: the same rows as polars.
+    report = threefold.report(dataset)
+    as_pandas = report.figures("pandas")
+    as_polars = report.figures()
+    check(as_pandas[["figure", "label", "count", "games"]].values.tolist()
+          == [list(r) for r in as_polars.select("figure", "label", "count", "games").rows()], "figures('pandas') has polars's rows")
+
     # 2. Karpov–Miles: the text names the castling right, the inline page draws the boards.
     text = "".join(o.get("text", "") for o in cell_with(nb, "print(case)").outputs)
     check("queenside castling right is gone" in text and "9.2.2" in text, "explain's text names the castling right")
