@@ -8,7 +8,7 @@
 //! target/release/examples/floor FILE...      # prints: games plies decompressed_bytes seconds
 //! ```
 //!
-//! Inputs are opened with `threefold::read::input::open`, so decompression costs the same as in
+//! Inputs are opened with `threefold::open`, so decompression costs the same as in
 //! `threefold` (streaming, one thread). Games with a `FEN` tag start there (`Variant` Chess960
 //! respected); variants other than standard and Chess960 are read but not played. A move that
 //! does not resolve stops that game's replay, as in `threefold`.

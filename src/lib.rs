@@ -28,9 +28,31 @@
 //!   events, summary) replaced together even across a kill ([`dataset::commit`]).
 //! - [`report`] reads a dataset back; [`cmd`] is the command line (one module per subcommand).
 //!
+//! # As a library
+//!
+//! [`for_each_game`] reads PGN (any [`std::io::Read`]; [`open`] decompresses a file) and replays
+//! each game: its tags, [`Venue`](crate::Game::venue), and the [`Analysis`] with its [`Summary`]
+//! and [`Event`]s. The same position a third time, the knight going out and back twice:
+//!
+//! ```
+//! use std::ops::ControlFlow;
+//!
+//! let pgn = "[Event \"Casual\"]\n[Site \"Tilburg\"]\n[Result \"1/2-1/2\"]\n\n\
+//!            1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 1/2-1/2\n";
+//! let mut summaries = Vec::new();
+//! threefold::for_each_game(pgn.as_bytes(), |game| {
+//!     summaries.push(game.analysis.expect("a standard game is replayed").summary);
+//!     ControlFlow::Continue(())
+//! })?;
+//! // The start position stood on the board a third time after 4...Ng8.
+//! assert_eq!(summaries[0].max_occurrence, 3);
+//! assert_eq!(summaries[0].claim_opportunities_on_board, 1);
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
 //! Dependencies point one way, in this order: `engine` and `read` use no other folder, `pgn` uses
-//! them, `dataset` uses `pgn` and `engine`, `ingest` all four, and `report` and `cmd` sit on top
-//! (a unit test below checks it).
+//! them, `dataset` uses `pgn`, `engine` and `read`, `ingest` all four, and `report` and `cmd` sit
+//! on top (a unit test below checks it).
 
 // Without `cli`, what only the command line calls is unused, on purpose.
 #![cfg_attr(not(feature = "cli"), allow(dead_code))]

@@ -59,6 +59,8 @@ impl fmt::Display for GameError {
     }
 }
 
+impl std::error::Error for GameError {}
+
 /// The variant a game is played in, from its `Variant` tag.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Variant {

@@ -158,7 +158,7 @@ pub struct Summary {
     /// Plies at which the side to move could claim a threefold (on the board or by a move).
     pub claim_opportunities: u32,
     pub first_claim_ply: Option<u32>,
-    #[serde(serialize_with = "crate::engine::vocabulary::color_name")]
+    #[serde(serialize_with = "crate::engine::vocabulary::serialize_color")]
     pub first_claim_color: Option<Color>,
     /// Of those, the plies with a claim on the board (the position stands there for the third time
     /// or more, 9.2.1.2) and with a claim by a declared move (9.2.1.1); a ply may have both.

@@ -60,7 +60,7 @@ pub fn turn_letter(color: Color) -> &'static str {
 }
 
 /// Serializes an optional colour with [`color_word`].
-pub fn color_name<S: Serializer>(color: &Option<Color>, s: S) -> Result<S::Ok, S::Error> {
+pub fn serialize_color<S: Serializer>(color: &Option<Color>, s: S) -> Result<S::Ok, S::Error> {
     match color {
         Some(c) => s.serialize_str(color_word(*c)),
         None => s.serialize_none(),

@@ -109,6 +109,18 @@ pub struct ReadError {
     pub error: io::Error,
 }
 
+impl std::fmt::Display for ReadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "at decompressed byte {}: {}", self.offset, self.error)
+    }
+}
+
+impl std::error::Error for ReadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
+    }
+}
+
 /// Cuts a byte stream into [`Chunk`]s of about `target` bytes of whole games.
 pub struct Splitter<R> {
     input: R,

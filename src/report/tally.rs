@@ -451,10 +451,9 @@ impl Tally {
         }
     }
 
-    /// Adds the counts of `other` (another part's games): counts only add, so the figures do not
-    /// depend on which thread read which part.
-    /// Adds another tally's counts. Every field is named here, so that a new one cannot be
-    /// forgotten (the figures would be wrong as soon as a report reads two row groups).
+    /// Adds another tally's counts (another part's games). Counts only add, so the figures do not
+    /// depend on which thread read which part; every field is named here, so that a new one
+    /// cannot be forgotten (the figures would be wrong as soon as a report reads two row groups).
     pub fn merge(&mut self, other: Tally) {
         let Tally { counts, venues, bands, time_classes, months, undated } = other;
         self.counts.merge(counts);
