@@ -276,25 +276,14 @@ pub fn swap(temp: &Path, final_dir: &Path) -> Result<()> {
 }
 
 /// Exchanges two directories atomically (Linux `renameat2` with `RENAME_EXCHANGE`). `Ok(false)`
-/// when the kernel or file system cannot, so the caller falls back to two renames. Called as the
-/// system call (Linux 3.15), not glibc's wrapper (glibc 2.28): the wheel then runs on older
-/// glibc, as manylinux_2_17 promises.
+/// when the kernel or file system cannot, so the caller falls back to two renames.
 #[cfg(target_os = "linux")]
 fn exchange(a: &Path, b: &Path) -> Result<bool> {
     use std::{ffi::CString, os::unix::ffi::OsStrExt};
     let path = |p: &Path| CString::new(p.as_os_str().as_bytes()).context("path with a NUL byte");
     let (ca, cb) = (path(a)?, path(b)?);
     // SAFETY: both are valid NUL-terminated paths, relative to the working directory.
-    let rc = unsafe {
-        libc::syscall(
-            libc::SYS_renameat2,
-            libc::AT_FDCWD,
-            ca.as_ptr(),
-            libc::AT_FDCWD,
-            cb.as_ptr(),
-            libc::RENAME_EXCHANGE,
-        )
-    };
+    let rc = unsafe { renameat2(libc::AT_FDCWD, ca.as_ptr(), libc::AT_FDCWD, cb.as_ptr(), libc::RENAME_EXCHANGE) };
     if rc == 0 {
         return Ok(true);
     }
@@ -302,6 +291,41 @@ fn exchange(a: &Path, b: &Path) -> Result<bool> {
         Some(libc::EINVAL | libc::ENOSYS | libc::ENOTSUP) => Ok(false),
         _ => Err(io::Error::last_os_error())
             .with_context(|| format!("cannot exchange {} and {}", a.display(), b.display())),
+    }
+}
+
+/// glibc's `renameat2` where the C library has it (glibc 2.28 on; also what an `LD_PRELOAD`
+/// wrapper such as the crash tests' catches), else the system call itself (Linux 3.15): looked
+/// up when running, not linked, so the binary needs no glibc newer than 2.17 (the wheel's
+/// manylinux_2_17), as Rust's standard library does for its own newer calls.
+#[cfg(target_os = "linux")]
+unsafe fn renameat2(
+    olddirfd: libc::c_int,
+    oldpath: *const libc::c_char,
+    newdirfd: libc::c_int,
+    newpath: *const libc::c_char,
+    flags: libc::c_uint,
+) -> libc::c_int {
+    type RenameAt2 = unsafe extern "C" fn(
+        libc::c_int,
+        *const libc::c_char,
+        libc::c_int,
+        *const libc::c_char,
+        libc::c_uint,
+    ) -> libc::c_int;
+    static WRAPPER: std::sync::OnceLock<Option<RenameAt2>> = std::sync::OnceLock::new();
+    let wrapper = *WRAPPER.get_or_init(|| {
+        // SAFETY: a NUL-terminated name; a non-null result is glibc's renameat2, of this type.
+        let found = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"renameat2".as_ptr()) };
+        (!found.is_null()).then(|| unsafe { std::mem::transmute::<*mut libc::c_void, RenameAt2>(found) })
+    });
+    match wrapper {
+        // SAFETY: the caller's arguments, passed on as they are.
+        Some(f) => unsafe { f(olddirfd, oldpath, newdirfd, newpath, flags) },
+        // SAFETY: the same arguments; the system call returns 0 or -1 with errno set, as the wrapper.
+        None => unsafe {
+            libc::syscall(libc::SYS_renameat2, olddirfd, oldpath, newdirfd, newpath, flags) as libc::c_int
+        },
     }
 }
 
