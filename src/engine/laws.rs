@@ -39,6 +39,21 @@ pub struct InForce {
     pub seventy_five_moves: bool,
 }
 
+/// Which automatic endings the rules in force give a drawn game in its final position: the draw
+/// reasons `fivefold` and `seventy_five_moves` only then; otherwise the position allowed a claim,
+/// and the draw is the claim's (`threefold`, `fifty_moves`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Automatic {
+    /// A fivefold ended games (for the 2014 consecutive fivefold: one occurred in the game).
+    pub fivefold: bool,
+    pub seventy_five_moves: bool,
+}
+
+impl Automatic {
+    /// Today's FIDE Laws: both.
+    pub const FIDE: Automatic = Automatic { fivefold: true, seventy_five_moves: true };
+}
+
 impl InForce {
     /// The FIDE Laws today: what the replay's events describe.
     pub const FIDE: InForce = InForce {

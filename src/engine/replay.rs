@@ -16,7 +16,7 @@ use crate::engine::{
     ending::Ending,
     event::{Detail, Differs, Event, Perpetual},
     fingerprint::MovesHash,
-    laws::{Claimant, Fivefold, InForce},
+    laws::{Automatic, Claimant, Fivefold, InForce},
     rules::Rules,
     standard::StandardRules,
     start::{ErrorKind, GameError},
@@ -418,8 +418,16 @@ impl<R: Rules> Replay<R> {
         let final_status = self.rules.final_status();
         let draw_reason = if result == Outcome::Known(KnownOutcome::Draw) && error.is_none() {
             let occurrence = found.last_occurrences.fide;
-            DrawReason::of_draw(self.ply, ending, occurrence, || {
-                self.rules.draw_reason(final_status, occurrence, found.last_claim_by_move)
+            let automatic = Automatic {
+                fivefold: match laws.fivefold {
+                    Fivefold::Never => false,
+                    Fivefold::Consecutive => found.first_consecutive_fivefold.is_some(),
+                    Fivefold::Any => true,
+                },
+                seventy_five_moves: laws.seventy_five_moves,
+            };
+            DrawReason::of_draw(self.ply, ending, occurrence, automatic.fivefold, || {
+                self.rules.draw_reason(final_status, occurrence, found.last_claim_by_move, automatic)
             })
         } else {
             None

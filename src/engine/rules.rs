@@ -13,6 +13,7 @@ use shakmaty::{Color, san::San};
 use crate::engine::{
     event::Perpetual,
     identity::Identity,
+    laws::Automatic,
     start::ErrorKind,
     summary::{DrawReason, FinalStatus},
     tracker::Occurrences,
@@ -78,6 +79,13 @@ pub trait Rules: Default {
     /// Checkmate, stalemate, insufficient material or none, in the current position.
     fn final_status(&self) -> FinalStatus;
     /// Why a game drawn in the current position ended, when the rules' draws are the FIDE
-    /// Laws' (the variants end games otherwise: `None`).
-    fn draw_reason(&self, status: FinalStatus, occurrence: u32, claim_by_move: bool) -> Option<DrawReason>;
+    /// Laws' (the variants end games otherwise: `None`); `automatic`: the automatic endings in
+    /// force there.
+    fn draw_reason(
+        &self,
+        status: FinalStatus,
+        occurrence: u32,
+        claim_by_move: bool,
+        automatic: Automatic,
+    ) -> Option<DrawReason>;
 }

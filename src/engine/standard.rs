@@ -12,6 +12,7 @@ use shakmaty::{
 use crate::engine::{
     event::Perpetual,
     identity::{self, Identity, Key},
+    laws::Automatic,
     rules::{Claim, Played, Rules},
     start::{ErrorKind, Start},
     summary::{DrawReason, FinalStatus},
@@ -165,15 +166,21 @@ impl Rules for StandardRules {
         final_status(&self.pos)
     }
 
-    fn draw_reason(&self, status: FinalStatus, occurrence: u32, claim_by_move: bool) -> Option<DrawReason> {
+    fn draw_reason(
+        &self,
+        status: FinalStatus,
+        occurrence: u32,
+        claim_by_move: bool,
+        automatic: Automatic,
+    ) -> Option<DrawReason> {
         let clock = self.pos.halfmoves();
         Some(if status == FinalStatus::Stalemate {
             DrawReason::Stalemate
         } else if status == FinalStatus::InsufficientMaterial {
             DrawReason::InsufficientMaterial
-        } else if occurrence >= 5 {
+        } else if occurrence >= 5 && automatic.fivefold {
             DrawReason::Fivefold
-        } else if clock >= 150 && status != FinalStatus::Checkmate {
+        } else if clock >= 150 && automatic.seventy_five_moves && status != FinalStatus::Checkmate {
             DrawReason::SeventyFiveMoves
         } else if occurrence >= 3 {
             DrawReason::Threefold

@@ -93,11 +93,13 @@ impl DrawReason {
 
     /// The reason of a drawn game of `plies` replayed plies whose recorded ending is `ending`,
     /// where the final position suggests `inferred` (computed only when asked: it may need the
-    /// legal moves); `occurrence` is the final position's.
+    /// legal moves); `occurrence` is the final position's; a recorded repetition is a fivefold
+    /// only where one ended games by itself (`fivefold`).
     pub fn of_draw(
         plies: u32,
         ending: Option<Ending>,
         occurrence: u32,
+        fivefold: bool,
         inferred: impl FnOnce() -> Option<DrawReason>,
     ) -> Option<DrawReason> {
         if plies == 0 {
@@ -109,7 +111,7 @@ impl DrawReason {
             Some(Ending::Agreement) => DrawReason::Agreement,
             Some(Ending::Stalemate) => DrawReason::Stalemate,
             Some(Ending::InsufficientMaterial) => DrawReason::InsufficientMaterial,
-            Some(Ending::Repetition) if occurrence >= 5 => DrawReason::Fivefold,
+            Some(Ending::Repetition) if occurrence >= 5 && fivefold => DrawReason::Fivefold,
             Some(Ending::Repetition) => DrawReason::Threefold,
             Some(Ending::FiftyMoves) => match inferred() {
                 Some(DrawReason::SeventyFiveMoves) => DrawReason::SeventyFiveMoves,

@@ -28,6 +28,7 @@ use shakmaty_variant::{
 use crate::engine::{
     event::Perpetual,
     identity::{self, Identity, Key},
+    laws::Automatic,
     rules::{Claim, Played, Rules},
     start::{ErrorKind, VariantStart},
     summary::{DrawReason, FinalStatus},
@@ -432,7 +433,7 @@ impl Rules for VariantRules {
 
     /// None: its inference follows the FIDE Laws, and the variants end games otherwise (a
     /// stalemate wins in antichess, a king explodes, ...).
-    fn draw_reason(&self, _: FinalStatus, _: u32, _: bool) -> Option<DrawReason> {
+    fn draw_reason(&self, _: FinalStatus, _: u32, _: bool, _: Automatic) -> Option<DrawReason> {
         None
     }
 }

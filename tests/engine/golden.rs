@@ -186,6 +186,27 @@ fn draw_reason_from_the_recorded_ending() {
     assert_eq!(summary(&g).draw_reason, None);
 }
 
+/// A fivefold or a 75-move position is the draw's reason only where that rule ended games on the
+/// game's date; before (or undated) the position allowed a claim, and the draw is the claim's.
+#[test]
+fn regression_draw_reason_of_a_fivefold_before_the_rule_is_the_threefold_claimed() {
+    let reason = |tags: &str, moves: &str| {
+        let g = game(&format!("[Result \"1/2-1/2\"]\n{tags}\n{moves} 1/2-1/2\n"));
+        summary(&g).draw_reason.map(|r| r.as_str())
+    };
+    let five = "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 5. Nf3 Nf6 6. Ng1 Ng8 7. Nf3 Nf6 8. Ng1 Ng8";
+    assert_eq!(reason("[Date \"2018.03.01\"]", five), Some("fivefold"));
+    // 2014-2017: five consecutive alternate moves by each player, as here.
+    assert_eq!(reason("[Date \"2015.03.01\"]", five), Some("fivefold"));
+    assert_eq!(reason("[Date \"1990.03.01\"]", five), Some("threefold"));
+    assert_eq!(reason("", five), Some("threefold"));
+    let repetition = "[Date \"1990.03.01\"]\n[Termination \"Game drawn by repetition\"]";
+    assert_eq!(reason(repetition, five), Some("threefold"));
+    let at149 = "[FEN \"7k/8/8/8/8/8/8/K5R1 w - - 149 100\"]\n[SetUp \"1\"]";
+    assert_eq!(reason(&format!("{at149}\n[Date \"2020.03.01\"]"), "1. Rg2"), Some("seventy_five_moves"));
+    assert_eq!(reason(&format!("{at149}\n[Date \"2010.03.01\"]"), "1. Rg2"), Some("fifty_moves"));
+}
+
 /// The same game from two sources, written differently (comments, move numbers, glyphs, the
 /// players' punctuation), has one fingerprint; another move order another.
 #[test]

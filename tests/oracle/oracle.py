@@ -85,10 +85,11 @@ Choices made where FORMAT.md is silent (the Rust side must make the same ones):
   * draw_reason (result 1/2-1/2, no error): no_moves when no move was replayed (in the
     variants too); else the recorded ending (also in the variants): adjudication,
     timeout_vs_insufficient_material, agreement, stalemate, insufficient_material as they
-    are, repetition -> fivefold (final FIDE occurrence >= 5) else threefold (whatever the
-    board shows), fifty_moves -> seventy_five_moves when the inference gives that, else
-    fifty_moves; else the inference from the final position (standard/Chess960 only), whose
-    residual is agreement_or_unrecorded.
+    are, repetition -> fivefold (final FIDE occurrence >= 5, where a fivefold ended games by
+    the rules in force) else threefold (whatever the board shows), fifty_moves ->
+    seventy_five_moves when the inference gives that, else fifty_moves; else the inference from
+    the final position (standard/Chess960 only; fivefold and seventy_five_moves only where in
+    force), whose residual is agreement_or_unrecorded.
   * A game that raises an unexpected Python exception gets status "error" with
     error kind "oracle_exception" (a warning goes to stderr); such a game is not trustworthy.
   * claimant_score_after_first_missed is a float (1.0, 0.5, 0.0), as the Rust side writes it;
@@ -887,9 +888,10 @@ class Analyzer:
             self.last_irreversible = self.ply
         self._record()
 
-    def inferred_draw_reason(self):
+    def inferred_draw_reason(self, automatic):
         """FORMAT.md draw_reason (c): the reason the final position itself gives (FIDE standard
-        and Chess960 only; None in the variants)."""
+        and Chess960 only; None in the variants); fivefold and seventy_five_moves only where
+        `automatic` (automatic_endings) has them."""
         if not self.fide_variant:
             return None
         b = self.board
@@ -899,9 +901,10 @@ class Analyzer:
             return "stalemate"
         if b.is_insufficient_material():
             return "insufficient_material"
-        if occ >= 5:
+        if occ >= 5 and automatic["fivefold"]:
             return "fivefold"
-        if clock >= 150 and not b.is_checkmate():  # 9.6.2: a mating last move prevails
+        # 9.6.2: a mating last move prevails
+        if clock >= 150 and automatic["seventy_five_moves"] and not b.is_checkmate():
             return "seventy_five_moves"
         if occ >= 3:
             return "threefold"
@@ -1000,10 +1003,15 @@ class Analyzer:
         else:
             s["final_status"] = "none"
         if result == "1/2-1/2" and error is None:
-            s["draw_reason"] = self.draw_reason(ending)
+            # FORMAT.md draw_reason: the automatic endings in force in the final position (the
+            # 2014 consecutive fivefold: one occurred in the game).
+            automatic = {"fivefold": {"any": True, "consecutive": self.consecutive5 is not None,
+                                      "never": False}[laws["fivefold"]],
+                         "seventy_five_moves": laws["seventy_five_moves"]}
+            s["draw_reason"] = self.draw_reason(ending, automatic)
         return s
 
-    def draw_reason(self, ending):
+    def draw_reason(self, ending, automatic):
         """FORMAT.md draw_reason of a drawn game that stopped on no error: (a) no move, (b) the
         recorded ending (also in the variants), (c) the final position (inferred_draw_reason)."""
         if self.ply == 0:
@@ -1011,8 +1019,8 @@ class Analyzer:
         if ending in RECORDED_DRAW_REASONS:
             return ending
         if ending == "repetition":
-            return "fivefold" if self.occ[-1] >= 5 else "threefold"
-        inferred = self.inferred_draw_reason()
+            return "fivefold" if self.occ[-1] >= 5 and automatic["fivefold"] else "threefold"
+        inferred = self.inferred_draw_reason(automatic)
         if ending == "fifty_moves":
             return "seventy_five_moves" if inferred == "seventy_five_moves" else "fifty_moves"
         return inferred
@@ -1516,13 +1524,19 @@ def process_game(index, text, rules=False):
             r.visit(board)
     result = game_result(rec["result"], marker)
     rec["ending"] = game_ending(headers, result)
-    summary = a.finish(result, error, rec["ending"], rules_in_force(game_venue(headers), headers))
+    laws = rules_in_force(game_venue(headers), headers)
+    summary = a.finish(result, error, rec["ending"], laws)
     record_fingerprint(summary, headers, result, variant, a.acc)
     notes.annotate(summary, a.events, a.turns, time_control(headers)[0])
     events = sorted(a.events, key=lambda e: (e["ply"], KIND_ORDER[e["kind"]], e.get("uci") or ""))
     rec.update({"status": "error" if error else "ok", "error": error,
                 "summary": summary, "events": events})
-    return rec, (r.finish(index, board, result, error is not None) if r else None)
+    # python-chess's draw chain skips the automatic endings not in force (FORMAT.md draw_reason);
+    # the 2014 consecutive fivefold by the oracle's own reading of the occurrences.
+    automatic = {"fivefold": laws["fivefold"] == "any"
+                 or (laws["fivefold"] == "consecutive" and a.consecutive5 is not None),
+                 "seventy_five_moves": laws["seventy_five_moves"]}
+    return rec, (r.finish(index, board, result, error is not None, automatic) if r else None)
 
 
 def headers_of(text):
@@ -2011,17 +2025,28 @@ def draw_reason_self_test():
     # repetition: threefold (also where no claim is on the board), fivefold from occurrence 5
     assert reason("1. e4 e5 1/2-1/2", Termination="Game drawn by repetition") == "threefold"
     five = SHUFFLE + " 5. Nf3 Nf6 6. Ng1 Ng8 7. Nf3 Nf6 8. Ng1 Ng8"
-    assert reason(five + " 1/2-1/2", TerminationDetails="3-Fold repetition") == "fivefold"
-    assert reason(five + " 1/2-1/2") == "fivefold"
-    assert reason(five + " 1/2-1/2", Variant="atomic", Termination="Normal") is None
-    assert reason(five + " 1/2-1/2", Variant="atomic",
+    assert reason(five + " 1/2-1/2", TerminationDetails="3-Fold repetition", Date="2018.03.01") == "fivefold"
+    assert reason(five + " 1/2-1/2", Date="2018.03.01") == "fivefold"
+    # where no fivefold ended games (before 1 July 2014, or undated), the position's claim drew it
+    assert reason(five + " 1/2-1/2", TerminationDetails="3-Fold repetition", Date="1990.03.01") == "threefold"
+    assert reason(five + " 1/2-1/2", Date="1990.03.01") == "threefold"
+    assert reason(five + " 1/2-1/2") == "threefold"
+    # 2014-2017: a fivefold ended games after five consecutive alternate moves, as here
+    assert reason(five + " 1/2-1/2", Date="2015.03.01") == "fivefold"
+    assert reason(five + " 1/2-1/2", Variant="atomic", Termination="Normal", Date="2021.03.01") is None
+    assert reason(five + " 1/2-1/2", Variant="atomic", Date="2021.03.01",
                   Termination="Game drawn by repetition") == "fivefold"
     assert reason(SHUFFLE + " 1/2-1/2", Variant="crazyhouse",
                   Termination="Game drawn by repetition") == "threefold"
     # fifty_moves: seventy_five_moves where the final position itself gives it
     at149 = "7k/8/8/8/8/8/8/K5R1 w - - 149 100"
     at99 = "7k/8/8/8/8/8/8/K5R1 w - - 99 100"
-    assert reason("1. Rg2 1/2-1/2", FEN=at149, TerminationDetails="Fifty moves rule") == "seventy_five_moves"
+    assert reason("1. Rg2 1/2-1/2", FEN=at149, TerminationDetails="Fifty moves rule",
+                  Date="2020.03.01") == "seventy_five_moves"
+    assert reason("1. Rg2 1/2-1/2", FEN=at149, Date="2020.03.01") == "seventy_five_moves"
+    # before the 75-move rule (or undated), the fifty-move claim drew it
+    assert reason("1. Rg2 1/2-1/2", FEN=at149, Date="2010.03.01") == "fifty_moves"
+    assert reason("1. Rg2 1/2-1/2", FEN=at149, TerminationDetails="Fifty moves rule") == "fifty_moves"
     assert reason("1. Rg2 1/2-1/2", FEN=at99, TerminationDetails="Fifty moves rule") == "fifty_moves"
     assert reason("1. Rg2 1/2-1/2", FEN=at99) == "fifty_moves"
     assert reason("1. e4 e5 1/2-1/2", Termination="50-move rule") == "fifty_moves"

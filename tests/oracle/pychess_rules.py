@@ -91,16 +91,21 @@ def _claim(board, window_len):
     return board.can_claim_threefold_repetition()
 
 
-def draw_chain(board, rep3, claim):
+# FORMAT.md draw_reason: which automatic endings the rules in force had (today's Laws: both).
+ALL_AUTOMATIC = {"fivefold": True, "seventy_five_moves": True}
+
+
+def draw_chain(board, rep3, claim, automatic=ALL_AUTOMATIC):
     """FORMAT.md's draw_reason inference from the final position (its step (c)), every step
-    decided by a python-chess predicate; the residual is agreement_or_unrecorded."""
+    decided by a python-chess predicate, fivefold and seventy_five_moves only where `automatic`
+    has them; the residual is agreement_or_unrecorded."""
     if board.is_stalemate():
         return "stalemate"
     if board.is_insufficient_material():
         return "insufficient_material"
-    if board.is_fivefold_repetition():
+    if automatic["fivefold"] and board.is_fivefold_repetition():
         return "fivefold"
-    if board.is_seventyfive_moves():
+    if automatic["seventy_five_moves"] and board.is_seventyfive_moves():
         return "seventy_five_moves"
     if rep3:
         return "threefold"
@@ -174,9 +179,10 @@ class Rules:
         if irreversible:
             self.last_irreversible = self.ply
 
-    def finish(self, index, board, result, error):
+    def finish(self, index, board, result, error, automatic=ALL_AUTOMATIC):
         """The verdict: result is "1-0", "0-1", "1/2-1/2" or None (FORMAT.md "Result"), error
-        whether the replay stopped on an error."""
+        whether the replay stopped on an error, automatic the automatic endings in force (the
+        oracle's table of the rules in force, from the game's tags)."""
         n = self.ply
         assert len(board.move_stack) >= n
         no_legal_move = not any(board.generate_legal_moves())
@@ -190,9 +196,9 @@ class Rules:
             "no_legal_move": no_legal_move,
             "can_claim_fifty_moves": can_fifty,
             "is_seventyfive_moves": board.is_seventyfive_moves(),
-            "draw_chain": draw_chain(board, rep3_now, claim_now),
+            "draw_chain": draw_chain(board, rep3_now, claim_now, automatic),
             # Where no claim by a declared move existed (FORMAT.md "Rules in force").
-            "draw_chain_board": draw_chain(board, rep3_now, False),
+            "draw_chain_board": draw_chain(board, rep3_now, False, automatic),
             # clock 99 and a legal move that is neither a pawn move nor a capture, yet
             # python-chess cannot claim: every such move mates or stalemates (README:
             # deliberate difference).
@@ -202,7 +208,7 @@ class Rules:
         return {"index": index, "plies": n, "result": result, "error": error,
                 "claim": self.claim, "rep2": self.rep2, "rep3": self.rep3, "fivefold": self.five,
                 "clock100": self.clock100, "clock150": self.clock150,
-                "fifty": self.fifty, "seventyfive": self.seventyfive, "end": end,
+                "fifty": self.fifty, "seventyfive": self.seventyfive, "end": end, "automatic": automatic,
                 "ep_differs": self.ep_differs, "last_irreversible": self.last_irreversible}
 
 
@@ -393,7 +399,8 @@ def expected_draw_reason(rec, v, skip_repetitions=False):
     game that stopped on no error; (a) no move: "no_moves"; (b) by the record's `ending` (the
     Termination tags, which compare.py checks against the oracle; python-chess cannot check
     them): an ending in RECORDED_DRAW_REASONS is the reason as it is, "repetition" is fivefold
-    when python-chess's is_fivefold_repetition() holds at the last ply, else threefold (the
+    when python-chess's is_fivefold_repetition() holds at the last ply and a fivefold ended games
+    (the verdict's `automatic`), else threefold (the
     players agreed on a repetition the board need not show), "fifty_moves" is
     seventy_five_moves when python-chess's inference (c) says so, else fifty_moves; (c) else
     python-chess's inference from the final position (draw_chain; the Lichess variants: none)."""
@@ -409,7 +416,8 @@ def expected_draw_reason(rec, v, skip_repetitions=False):
     if ending == "repetition":
         if skip_repetitions:
             return None, "repetition (variant e.p.)"
-        return ("fivefold" if v["plies"] in v["fivefold"] else "threefold"), "recorded repetition"
+        five = v["plies"] in v["fivefold"] and v.get("automatic", ALL_AUTOMATIC)["fivefold"]
+        return ("fivefold" if five else "threefold"), "recorded repetition"
     if ending == "fifty_moves":
         return ("seventy_five_moves" if inferred == "seventy_five_moves" else "fifty_moves"), \
             "recorded fifty-move ending"
