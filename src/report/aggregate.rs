@@ -456,11 +456,17 @@ impl<'a> GameColumns<'a> {
         self.status.value(i) == GameStatus::Ok.as_str() && get(self.plies, i) == Some(0)
     }
 
-    /// The game's date (as the filters take it), time class and lower Elo.
-    pub(super) fn facts(&self, i: usize) -> (Option<i32>, Option<&'a str>, Option<i32>) {
-        let date = filter::game_date(get(self.utc_date, i), get_str(self.tags[5], i));
+    /// What the filters, the groups and the summary's key take from row `i`: its source, date
+    /// (as the filters take it), time class, venue and lower Elo, each read once.
+    pub(super) fn facts(&self, i: usize) -> GameFacts<'a> {
         let (white, black) = (get(self.white_elo, i), get(self.black_elo, i));
-        (date, get_str(self.time_class, i), white.zip(black).map(|(w, b)| i32::from(w.min(b))))
+        GameFacts {
+            source: self.source.value(i),
+            date: filter::game_date(get(self.utc_date, i), get_str(self.tags[5], i)),
+            time_class: get_str(self.time_class, i),
+            venue: self.venue(i),
+            lower_elo: white.zip(black).map(|(w, b)| i32::from(w.min(b))),
+        }
     }
 
     /// An example of `case` for the game in row `i`, with its tags.
@@ -483,15 +489,10 @@ impl<'a> GameColumns<'a> {
     }
 
     /// What the figures take from row `i` (and the game's events), with its [`Self::facts`].
-    pub(super) fn record<'e>(
-        &'e self,
-        i: usize,
-        played: Played,
-        (date, time_class, lower_elo): (Option<i32>, Option<&'e str>, Option<i32>),
-    ) -> GameRecord<'e> {
+    pub(super) fn record<'e>(&'e self, i: usize, played: Played, facts: &GameFacts<'e>) -> GameRecord<'e> {
+        let GameFacts { date, time_class, venue, lower_elo, .. } = *facts;
         let max = get(self.max_occurrence, i).unwrap_or(0);
         let plies = get(self.plies, i);
-        let venue = self.venue(i);
         // Where no claim by a declared move existed, its events offered none.
         let played = match venue.in_force(None).declared_move {
             true => played,
@@ -671,9 +672,8 @@ impl<'f> Pass<'f> {
         copy: bool,
     ) -> Result<()> {
         self.rows += 1;
-        let source = c.source.value(i);
-        let (date, time_class, lower_elo) = c.facts(i);
-        let facts = GameFacts { source, date, time_class, venue: c.venue(i), lower_elo };
+        let facts = c.facts(i);
+        let (source, date, time_class) = (facts.source, facts.date, facts.time_class);
         let game_events = &mut self.events;
         game_events.clear();
         events.take(c.key(i), |e, row| game_events.add(e, row))?;
@@ -707,10 +707,10 @@ impl<'f> Pass<'f> {
             self.no_moves += 1;
             return Ok(());
         }
-        let record = c.record(i, self.events.played(), (date, time_class, lower_elo));
+        let record = c.record(i, self.events.played(), &facts);
         self.all.add(&record);
         if let Some(by) = self.by {
-            let (variant, venue) = (c.variant.value(i), c.venue(i).as_str());
+            let (variant, venue) = (c.variant.value(i), facts.venue.as_str());
             let facts = GroupFacts { source, time_class, band: record.band, variant, date, venue };
             let label = by.label(&facts);
             match self.groups.get_mut(label.as_ref()) {

@@ -27,6 +27,7 @@ pub struct Filter {
 }
 
 /// What the filter needs of a game.
+#[derive(Clone, Copy)]
 pub struct GameFacts<'a> {
     pub source: &'a str,
     pub date: Option<i32>,

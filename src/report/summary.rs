@@ -173,13 +173,13 @@ impl Summarizer for Keyed {
             let game_events = &mut self.events;
             game_events.clear();
             cursor.take(c.key(i), |e, row| game_events.add(e, row))?;
-            let (date, time_class, lower_elo) = c.facts(i);
+            let facts = c.facts(i);
             let key = RowKey {
-                month: date.map(month_of),
-                time_class: time_class.map(|t| self.time_classes.number(t)),
-                elo_band: lower_elo.map(|e| e.div_euclid(100) * 100),
+                month: facts.date.map(month_of),
+                time_class: facts.time_class.map(|t| self.time_classes.number(t)),
+                elo_band: facts.lower_elo.map(|e| e.div_euclid(100) * 100),
                 variant: self.variants.number(c.variant.value(i)),
-                venue: c.venue(i),
+                venue: facts.venue,
             };
             let at = self.at(key);
             let cell = &mut self.cells[at].1;
@@ -195,7 +195,7 @@ impl Summarizer for Keyed {
                 Some(f) => cell.fingerprints.insert(f),
                 None => cell.no_sketch = true,
             }
-            let record = c.record(i, self.events.played(), (date, time_class, lower_elo));
+            let record = c.record(i, self.events.played(), &facts);
             cell.counts.add(&record);
             cell.examples.offer(&c, i, &record, &self.events);
         }

@@ -163,14 +163,16 @@ fn missed_claim_only_when_play_left_the_repetition() {
     assert_eq!((missed[0] > 0, passed_over), (true, 0));
 }
 
+/// The draw reason of a drawn game with these tags and moves.
+fn reason(tags: &str, moves: &str) -> Option<&'static str> {
+    let g = game(&format!("[Result \"1/2-1/2\"]\n{tags}\n{moves} 1/2-1/2\n"));
+    summary(&g).draw_reason.map(|r| r.as_str())
+}
+
 /// The recorded ending comes before what the final position suggests; a game of no moves is
 /// `no_moves`; the residual is `agreement_or_unrecorded`.
 #[test]
 fn draw_reason_from_the_recorded_ending() {
-    let reason = |tags: &str, moves: &str| {
-        let g = game(&format!("[Result \"1/2-1/2\"]\n{tags}\n{moves} 1/2-1/2\n"));
-        summary(&g).draw_reason.map(|r| r.as_str())
-    };
     // TCEC: adjudicated, though the last position offers a declared-move claim.
     let tcec = "[Termination \"adjudication\"]\n[TerminationDetails \"TCEC draw rule\"]\n";
     assert_eq!(reason(tcec, "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1"), Some("adjudication"));
@@ -190,10 +192,6 @@ fn draw_reason_from_the_recorded_ending() {
 /// game's date; before (or undated) the position allowed a claim, and the draw is the claim's.
 #[test]
 fn regression_draw_reason_of_a_fivefold_before_the_rule_is_the_threefold_claimed() {
-    let reason = |tags: &str, moves: &str| {
-        let g = game(&format!("[Result \"1/2-1/2\"]\n{tags}\n{moves} 1/2-1/2\n"));
-        summary(&g).draw_reason.map(|r| r.as_str())
-    };
     let five = "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 5. Nf3 Nf6 6. Ng1 Ng8 7. Nf3 Nf6 8. Ng1 Ng8";
     assert_eq!(reason("[Date \"2018.03.01\"]", five), Some("fivefold"));
     // 2014-2017: five consecutive alternate moves by each player, as here.
