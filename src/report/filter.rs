@@ -1,6 +1,7 @@
 //! Which games a report is over: `--source GLOB`, `--since`/`--until` (the game's date),
-//! `--time-class`, `--venue`, `--min-elo`/`--max-elo` (the lower Elo of the two players). A game is in when
-//! it passes every filter given; its events follow it (the aggregate joins them to their game).
+//! `--time-class`, `--venue`, `--min-elo`/`--max-elo` (the lower Elo of the two players). A game
+//! is in when it passes every filter given; its events follow it (the aggregate joins them to
+//! their game).
 
 use anyhow::{Result, bail};
 use arrow_array::{Array, StringArray};
