@@ -2,7 +2,7 @@
 --   reaching a threefold, the share of games with a claim in which play went on, and how draws
 --   ended (the report's time series).
 -- Columns: games.status, UTCDate, Date, max_occurrence, claim_opportunities, missed_claims,
---   draw_reason.
+--   draw_reason, claimant.
 -- Rules: a game's date is UTCDate, else Date where it is a full date (YYYY.MM.DD exactly and a
 --   calendar date; '1986.??.??' is not): games without one are left out. Rates are over games with
 --   status 'ok' or 'error' (skipped variants are not replayed); threefold = max_occurrence >= 3;
@@ -27,9 +27,10 @@ months AS (
     SELECT strftime(game_date, '%Y-%m') AS month,
            count(*) AS games,
            count(*) FILTER (max_occurrence >= 3) AS threefold_games,
-           -- engine games' claims are left out (docs/events.md, "The rules in force")
-           count(*) FILTER (claim_opportunities > 0 AND venue <> 'engine') AS games_with_claim,
-           count(*) FILTER (missed_claims > 0 AND venue <> 'engine') AS games_with_missed_claim,
+           -- the claims of games whose program drew a threefold itself are left out
+           -- (docs/events.md, "The rules in force")
+           count(*) FILTER (claim_opportunities > 0 AND claimant <> 'program') AS games_with_claim,
+           count(*) FILTER (missed_claims > 0 AND claimant <> 'program') AS games_with_missed_claim,
            count(draw_reason) AS drawn
     FROM dated
     WHERE game_date IS NOT NULL

@@ -2,9 +2,10 @@
 --   play this move, and the position will then stand for the third time"), as against a claim on
 --   the board (9.2.1.2)? Lichess cannot take such claims; over the board the player has to write the
 --   move down and stop the clock instead of playing it.
--- Columns: events.kind, claimable, played, source, frame_offset, byte_offset, ply; games.status, time_class.
--- Engine games' claims are left out (the program running the match draws a threefold itself or
---   adjudicates); Lichess and engine play had no claim by a declared move (docs/events.md, "The rules in force").
+-- Columns: events.kind, claimable, played, source, frame_offset, byte_offset, ply; games.status, time_class, claimant.
+-- The claims of games whose program drew a threefold itself (claimant 'program': engine play, chess.com
+--   since 2019) are left out; a claim by a declared move existed only where the side to move claimed
+--   (claimant 'side_to_move'; docs/events.md, "The rules in force").
 -- Rules: an opportunity is a ply where the side to move could claim: a `repetition` with
 --   claimable = true (on the board), or at least one `claim_by_move` event. It is "by move only"
 --   when that ply has claim_by_move events but no claimable repetition. by_move_only_played counts
@@ -18,7 +19,7 @@
 --   duckdb -init DIR/views.sql -c ".read queries/claim_by_move_only.sql"
 --   python -c "import duckdb; con=duckdb.connect(); con.execute(open('DIR/views.sql').read()); print(con.sql(open('queries/claim_by_move_only.sql').read()))"
 WITH base AS (
-    SELECT source, frame_offset, byte_offset, venue, coalesce(time_class, 'unknown') AS time_class,
+    SELECT source, frame_offset, byte_offset, claimant, coalesce(time_class, 'unknown') AS time_class,
            list_position(['ultrabullet', 'bullet', 'blitz', 'rapid', 'classical', 'correspondence', 'unknown'],
                          coalesce(time_class, 'unknown')) AS time_class_order
     FROM games
@@ -29,8 +30,8 @@ opportunities AS (
            bool_or(kind = 'repetition') AS on_board,
            bool_or(kind = 'claim_by_move' AND played) AS move_played
     FROM events JOIN base USING (source, frame_offset, byte_offset)
-    WHERE venue <> 'engine'
-      AND ((kind = 'repetition' AND claimable) OR (kind = 'claim_by_move' AND venue <> 'lichess'))
+    WHERE claimant <> 'program'
+      AND ((kind = 'repetition' AND claimable) OR (kind = 'claim_by_move' AND claimant = 'side_to_move'))
     GROUP BY source, frame_offset, byte_offset, ply
 ),
 per_game AS (

@@ -1,11 +1,12 @@
 -- Question: how often could a player claim a threefold repetition (Art. 9.2.1: the position on the
 --   board a third time, or a declared move that makes it so) and missed it, play leaving the repetition? Split by time
 --   class and by rating band; and what did the player who let the first claim pass score in the end?
--- Columns: games.status, venue, WhiteElo, BlackElo, time_class, claim_opportunities, missed_claims, and
+-- Columns: games.status, venue, claimant, WhiteElo, BlackElo, time_class, claim_opportunities, missed_claims, and
 --   of each kind claim_opportunities_on_board / _by_move, missed_claims_on_board / _by_move;
 --   claimant_score_after_first_missed.
--- Engine games' claims are left out (the program running the match draws a threefold itself or
---   adjudicates); Lichess and engine play had no claim by a declared move (docs/events.md, "The rules in force").
+-- The claims of games whose program drew a threefold itself (claimant 'program': engine play, chess.com
+--   since 2019) are left out; a claim by a declared move existed only where the side to move claimed
+--   (claimant 'side_to_move'; docs/events.md, "The rules in force").
 -- Rules: "missed" is the engine's definition (docs/events.md, Game summary): no claim ended the game
 --   there (it went on past the position the claim is about: on the board the claim's own, by a
 --   declared move the one that move makes when it was the move played; or it was decisive) and
@@ -41,7 +42,7 @@ WITH base AS (
            list_position(['otb', 'lichess', 'online', 'engine', 'unknown'], venue) AS pool_order,
            list_position(['ultrabullet', 'bullet', 'blitz', 'rapid', 'classical', 'correspondence', 'unknown'],
                          time_class) AS time_class_order
-    FROM (SELECT *, CASE WHEN venue = 'engine' THEN 0 ELSE 1 END AS claims FROM games)
+    FROM (SELECT *, CASE WHEN claimant = 'program' THEN 0 ELSE 1 END AS claims FROM games)
     WHERE status <> 'skipped' AND (status = 'error' OR plies > 0)
 )
 SELECT

@@ -1,7 +1,7 @@
 -- Question: were threefold claims passed over in time trouble? The share of claim opportunities
 --   (Art. 9.2.1) the claimant let pass, by the claimant's remaining time then and by time class.
 -- Columns: events.kind, claimable, ply, clock_ms; games.has_clocks, plies, claim_opportunities,
---   missed_claims, time_class.
+--   missed_claims, time_class, claimant.
 -- Rules: an opportunity is a ply with a claimable `repetition` or a `claim_by_move` (its events
 --   share the claimant's clock, `clock_ms`: the [%clk] after the claimant's previous move). It
 --   was let pass (the column `missed`) when play went on after it (ply < plies) or when the game
@@ -16,7 +16,7 @@
 --   duckdb -init DIR/views.sql -c ".read queries/missed_claims_by_clock.sql"
 --   python -c "import duckdb; con=duckdb.connect(); con.execute(open('DIR/views.sql').read()); print(con.sql(open('queries/missed_claims_by_clock.sql').read()))"
 WITH clocked AS (
-    SELECT source, frame_offset, byte_offset, plies, claim_opportunities, missed_claims, venue,
+    SELECT source, frame_offset, byte_offset, plies, claim_opportunities, missed_claims, claimant,
            coalesce(time_class, 'unknown') AS time_class
     FROM games
     WHERE status <> 'skipped' AND (status = 'error' OR plies > 0) AND has_clocks
@@ -38,8 +38,8 @@ classified AS (
                 WHEN o.clock_ms >= 180000 THEN '>= 3 min'
                 ELSE 'unknown' END AS clock_band
     FROM opportunities o JOIN clocked g ON g.source = o.source AND g.frame_offset = o.frame_offset AND g.byte_offset = o.byte_offset
-    -- engine games' claims are left out; Lichess had no claim by a declared move ("The rules in force")
-    WHERE g.venue <> 'engine' AND (o.on_board OR g.venue <> 'lichess')
+    -- the program's claims are left out; by a declared move only where the side to move claimed
+    WHERE g.claimant <> 'program' AND (o.on_board OR g.claimant = 'side_to_move')
 ),
 coverage AS (
     SELECT 'all' AS split, 'all' AS time_class, count(*) AS games_with_clocks FROM clocked

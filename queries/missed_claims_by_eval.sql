@@ -3,7 +3,7 @@
 --   from the claimant's side, and what the claimants who let the first one pass scored.
 -- Columns: events.kind, claimable, ply, turn, eval_cp, eval_mate; games.has_evals, plies,
 --   claim_opportunities, missed_claims, first_missed_claim_eval_cp, first_missed_claim_eval_mate,
---   claimant_score_after_first_missed.
+--   claimant_score_after_first_missed, claimant.
 -- Rules: opportunities and "missed" as in missed_claims_by_clock.sql. The evaluation is the
 --   [%eval] written after the move that made the position (White's view on events, turned to the
 --   side to move, the claimant; the games' first_missed_claim_eval_* are already the claimant's).
@@ -43,8 +43,8 @@ banded AS (
                o.ply < g.plies OR g.missed_claims = g.claim_opportunities AS missed,
                o.side * o.eval_cp AS cp, o.side * o.eval_mate AS mate
         FROM opportunities o JOIN evaluated g ON g.source = o.source AND g.frame_offset = o.frame_offset AND g.byte_offset = o.byte_offset
-        -- engine games' claims are left out; Lichess had no claim by a declared move ("The rules in force")
-        WHERE g.venue <> 'engine' AND (o.on_board OR g.venue <> 'lichess')
+        -- the program's claims are left out; by a declared move only where the side to move claimed
+        WHERE g.claimant <> 'program' AND (o.on_board OR g.claimant = 'side_to_move')
     )
 ),
 first_missed AS (
@@ -57,7 +57,7 @@ first_missed AS (
         SELECT first_missed_claim_eval_cp AS cp, first_missed_claim_eval_mate AS mate,
                claimant_score_after_first_missed AS score
         FROM evaluated
-        WHERE first_missed_claim_ply IS NOT NULL AND venue <> 'engine'
+        WHERE first_missed_claim_ply IS NOT NULL AND claimant <> 'program'
     )
 ),
 by_opportunity AS (

@@ -48,13 +48,13 @@ assert con.sql("SELECT count(*) FROM g").fetchall() == con.sql("SELECT count(*) 
 
 con.execute("""CREATE TABLE per_game AS
 WITH ply AS (  -- one row per claim opportunity: a game's ply with a claim on the board or by a move
-               -- (by a move only where the venue had such claims: not Lichess, not engine play)
+               -- (by a move only where the side to move claimed: claimant side_to_move)
   SELECT source, frame_offset, byte_offset, ply,
          bool_or(kind = 'repetition' AND occurrence >= 3) AS board,
          bool_or(kind = 'claim_by_move') AS by_move,
          bool_or(kind = 'claim_by_move' AND played) AS declared_played
-  FROM e JOIN (SELECT source, frame_offset, byte_offset, venue FROM g) USING (source, frame_offset, byte_offset)
-  WHERE (kind = 'repetition' AND occurrence >= 3) OR (kind = 'claim_by_move' AND venue NOT IN ('lichess', 'engine'))
+  FROM e JOIN (SELECT source, frame_offset, byte_offset, claimant FROM g) USING (source, frame_offset, byte_offset)
+  WHERE (kind = 'repetition' AND occurrence >= 3) OR (kind = 'claim_by_move' AND claimant = 'side_to_move')
   GROUP BY ALL),
 opp AS (
   SELECT ply.*, g.plies, g.Result,

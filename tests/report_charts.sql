@@ -1,8 +1,8 @@
 -- Every chart row of `threefold report`, counted again from the dataset: one row per chart,
 -- group (`grp`, NULL without `--by`), label and part (a stacked chart's series), with the
--- numerator `n`, the denominator `d`, the unit and, for scores, the average. Lichess and engine
--- play had no claim by a declared move; the missed-claim figures leave out engine games' claims
--- (x), except those by venue (x0).
+-- numerator `n`, the denominator `d`, the unit and, for scores, the average. A claim by a
+-- declared move existed only where the side to move claimed; the missed-claim figures leave out
+-- the claims of games whose program drew a threefold itself (x), except those by venue (x0).
 WITH x0 AS (
     SELECT g.*,
            (GROUP_EXPR)::VARCHAR AS grp,
@@ -16,10 +16,10 @@ WITH x0 AS (
            coalesce(ev.castling, false) AS castling,
            coalesce(ev.ep, false) AS ep,
            coalesce(ev.hidden, false) AS hidden,
-           coalesce(o.on_board, 0) + CASE WHEN g.venue IN ('lichess', 'engine') THEN 0
+           coalesce(o.on_board, 0) + CASE WHEN g.claimant <> 'side_to_move' THEN 0
                                           ELSE coalesce(o.by_move_only, 0) END AS opps,
            coalesce(o.on_board, 0) AS opps_on_board,
-           CASE WHEN g.venue IN ('lichess', 'engine') THEN 0 ELSE coalesce(o.by_move_only, 0) END AS opps_by_move_only,
+           CASE WHEN g.claimant <> 'side_to_move' THEN 0 ELSE coalesce(o.by_move_only, 0) END AS opps_by_move_only,
            CASE WHEN first_missed_claim_eval_mate < 0 THEN 'clearly worse'
                 WHEN first_missed_claim_eval_mate > 0 THEN 'clearly better'
                 WHEN first_missed_claim_eval_mate = 0 THEN 'about equal'
@@ -49,16 +49,19 @@ WITH x0 AS (
 ),
 x AS (
     SELECT * REPLACE (
-        CASE WHEN engine THEN 0 ELSE claim_opportunities END AS claim_opportunities,
-        CASE WHEN engine THEN 0 ELSE missed_claims END AS missed_claims,
-        CASE WHEN engine THEN 0 ELSE opps END AS opps,
-        CASE WHEN engine THEN 0 ELSE opps_on_board END AS opps_on_board,
-        CASE WHEN engine THEN 0 ELSE opps_by_move_only END AS opps_by_move_only,
-        CASE WHEN engine THEN NULL ELSE claimant_score_after_first_missed END AS claimant_score_after_first_missed,
-        CASE WHEN engine THEN NULL ELSE first_claim_ply END AS first_claim_ply,
-        CASE WHEN engine THEN NULL ELSE first_missed_claim_ply END AS first_missed_claim_ply,
-        CASE WHEN engine THEN NULL ELSE first_claim_clock_ms END AS first_claim_clock_ms)
-    FROM (SELECT *, venue = 'engine' AS engine FROM x0)
+        CASE WHEN program THEN 0 ELSE claim_opportunities END AS claim_opportunities,
+        CASE WHEN program THEN 0 ELSE missed_claims END AS missed_claims,
+        CASE WHEN program THEN 0 ELSE passed_over_claims END AS passed_over_claims,
+        CASE WHEN program THEN 0 ELSE claim_opportunities_on_board END AS claim_opportunities_on_board,
+        CASE WHEN program THEN 0 ELSE missed_claims_on_board END AS missed_claims_on_board,
+        CASE WHEN program THEN 0 ELSE opps END AS opps,
+        CASE WHEN program THEN 0 ELSE opps_on_board END AS opps_on_board,
+        CASE WHEN program THEN 0 ELSE opps_by_move_only END AS opps_by_move_only,
+        CASE WHEN program THEN NULL ELSE claimant_score_after_first_missed END AS claimant_score_after_first_missed,
+        CASE WHEN program THEN NULL ELSE first_claim_ply END AS first_claim_ply,
+        CASE WHEN program THEN NULL ELSE first_missed_claim_ply END AS first_missed_claim_ply,
+        CASE WHEN program THEN NULL ELSE first_claim_clock_ms END AS first_claim_clock_ms)
+    FROM (SELECT *, claimant = 'program' AS program FROM x0)
 ),
 sets AS (SELECT DISTINCT grp FROM x),
 t AS (
@@ -97,7 +100,13 @@ t AS (
     FROM (SELECT *, draw_reason IN ('threefold', 'fivefold') AS repetition_draw FROM x)
     GROUP BY grp
 ),
--- The headline's rates per venue (over all games), where there is more than one venue.
+-- The headline's rates per venue (over all games), where there is more than one venue: the
+-- players' claims (x), but a venue's every claim where all its games' were the program's (x0).
+vx AS (
+    SELECT * FROM x WHERE (grp, venue) IN (SELECT (grp, venue) FROM x0 GROUP BY ALL HAVING NOT bool_and(claimant = 'program'))
+    UNION ALL BY NAME
+    SELECT * FROM x0 WHERE (grp, venue) IN (SELECT (grp, venue) FROM x0 GROUP BY ALL HAVING bool_and(claimant = 'program'))
+),
 vt AS (
     SELECT grp, venue,
            count(*) AS games,
@@ -108,7 +117,7 @@ vt AS (
            count(*) FILTER (passed_over_claims > 0 AND missed_claims = 0) AS passed_over,
            count(*) FILTER (claim_opportunities_on_board > 0) AS with_board,
            count(*) FILTER (claim_opportunities_on_board > 0 AND missed_claims_on_board > 0) AS missed_board
-    FROM x0 GROUP BY ALL HAVING (SELECT count(DISTINCT venue) FROM x0) > 1
+    FROM vx GROUP BY ALL HAVING (SELECT count(DISTINCT venue) FROM x0) > 1
 ),
 p AS (
     SELECT *,

@@ -1,7 +1,7 @@
 -- Question: the same as queries/by_month.sql, answered from the summary table that ingest writes (counts
 --   per source, month, time class, Elo band of 100 and variant), so it takes about a second over a
 --   whole Lichess mirror instead of reading every game. Output: the same rows and columns.
--- Columns: summary.month, games, threefold, with_claim, missed, drawn_<reason> (one column per draw reason).
+-- Columns: summary.month, claimant, games, threefold, with_claim, missed, drawn_<reason> (one column per draw reason).
 -- Rules: as queries/by_month.sql. Summary rows of skipped variants have games = 0 and are left out; a
 --   band of 200 is elo_band (of 100) rounded down to 200; time_class NULL is 'unknown'. Filter the
 --   summary by source, month, time_class, elo_band or variant as you would the games.
@@ -15,8 +15,8 @@ months AS (
     SELECT month,
            sum(d.games)::BIGINT AS games,
            sum(d.threefold)::BIGINT AS threefold_games,
-           coalesce(sum(d.with_claim) FILTER (d.venue <> 'engine'), 0)::BIGINT AS games_with_claim,
-           coalesce(sum(d.missed) FILTER (d.venue <> 'engine'), 0)::BIGINT AS games_with_missed_claim,
+           coalesce(sum(d.with_claim) FILTER (d.claimant <> 'program'), 0)::BIGINT AS games_with_claim,
+           coalesce(sum(d.missed) FILTER (d.claimant <> 'program'), 0)::BIGINT AS games_with_missed_claim,
            sum(d.drawn_stalemate + d.drawn_insufficient_material + d.drawn_fivefold + d.drawn_seventy_five_moves
                + d.drawn_threefold + d.drawn_threefold_by_move + d.drawn_fifty_moves + d.drawn_adjudication
                + d.drawn_timeout_vs_insufficient_material + d.drawn_agreement + d.drawn_agreement_or_unrecorded)::BIGINT AS drawn

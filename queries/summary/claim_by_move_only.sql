@@ -1,8 +1,8 @@
 -- Question: the same as queries/claim_by_move_only.sql, answered from the summary table that ingest writes (counts
 --   per source, month, time class, Elo band of 100 and variant), so it takes about a second over a
 --   whole Lichess mirror instead of reading every game. Output: the same rows and columns.
--- Columns: summary.time_class, games, with_claim, claim_opportunities, claims_on_board, claims_by_move_only, claims_by_move_only_played, games_with_on_board_claims, games_with_by_move_only_claims, games_only_by_move.
--- Rules: as queries/claim_by_move_only.sql (engine rows' claims left out). Summary rows of skipped variants have games = 0 and are left out; a
+-- Columns: summary.time_class, claimant, games, with_claim, claim_opportunities, claims_on_board, claims_by_move_only, claims_by_move_only_played, games_with_on_board_claims, games_with_by_move_only_claims, games_only_by_move.
+-- Rules: as queries/claim_by_move_only.sql (the claims of rows whose claimant is 'program' left out). Summary rows of skipped variants have games = 0 and are left out; a
 --   band of 200 is elo_band (of 100) rounded down to 200; time_class NULL is 'unknown'. Filter the
 --   summary by source, month, time_class, elo_band or variant as you would the games.
 -- Run:
@@ -16,7 +16,7 @@ WITH base AS (
            c * claims_on_board AS n_on_board, c * claims_by_move_only AS n_by_move_only,
            c * claims_by_move_only_played AS n_by_move_only_played, c * games_with_on_board_claims AS n_games_on_board,
            c * games_with_by_move_only_claims AS n_games_by_move_only, c * games_only_by_move AS n_games_only_by_move
-    FROM (SELECT *, CASE WHEN venue = 'engine' THEN 0 ELSE 1 END AS c FROM summary)
+    FROM (SELECT *, CASE WHEN claimant = 'program' THEN 0 ELSE 1 END AS c FROM summary)
     WHERE games > 0
 )
 SELECT

@@ -1,8 +1,8 @@
 -- Question: the same as queries/missed_claims.sql, answered from the summary table that ingest writes (counts
 --   per source, month, time class, Elo band of 100 and variant), so it takes about a second over a
 --   whole Lichess mirror instead of reading every game. Output: missed_claims.sql's rows and columns but missed_opportunities (the summary counts games with a missed claim, not the opportunities passed over).
--- Columns: summary.venue, time_class, elo_band, games, with_claim, missed, with_claim_on_board, missed_on_board, with_claim_by_move, missed_by_move, claim_opportunities, claimant_games, claimant_wins, claimant_draws, claimant_losses.
--- Rules: as queries/missed_claims.sql (engine rows' claims left out). Summary rows of skipped variants have games = 0 and are left out; a
+-- Columns: summary.venue, claimant, time_class, elo_band, games, with_claim, missed, with_claim_on_board, missed_on_board, with_claim_by_move, missed_by_move, claim_opportunities, claimant_games, claimant_wins, claimant_draws, claimant_losses.
+-- Rules: as queries/missed_claims.sql (the claims of rows whose claimant is 'program' left out). Summary rows of skipped variants have games = 0 and are left out; a
 --   band of 200 is elo_band (of 100) rounded down to 200, named by its venue (rating pool); time_class NULL is 'unknown'. Filter the
 --   summary by source, month, time_class, elo_band or variant as you would the games.
 -- Run:
@@ -20,7 +20,7 @@ WITH base AS (
            list_position(['otb', 'lichess', 'online', 'engine', 'unknown'], venue) AS pool_order,
            list_position(['ultrabullet', 'bullet', 'blitz', 'rapid', 'classical', 'correspondence', 'unknown'],
                          time_class) AS time_class_order
-    FROM (SELECT *, CASE WHEN venue = 'engine' THEN 0 ELSE 1 END AS c FROM summary)
+    FROM (SELECT *, CASE WHEN claimant = 'program' THEN 0 ELSE 1 END AS c FROM summary)
     WHERE games > 0
 )
 SELECT

@@ -53,7 +53,7 @@ pub const TOOL_VERSION: &str = env!("CARGO_PKG_VERSION");
 pub const RULES_VERSION: &str = "FIDE Laws of Chess 2023, Art. 9.2 and 9.6; Lichess variants as python-chess 1.11's \
      chess.variant; a claim missed only where play left the repetition, the recorded ending first; venue and time \
      class as docs/events.md reads the tags; claims and automatic endings by the rules in force on the venue and \
-     date, the draw reasons too (2026-12-06)";
+     date, the draw reasons too, chess.com's by its own (2026-12-06b)";
 /// Rows per row group: bounds the writer's memory and lets readers skip by statistics.
 const ROW_GROUP_ROWS: usize = 128 * 1024;
 const PART: &str = "part-00000.parquet";

@@ -68,6 +68,7 @@ pub mod col {
     pub const DRAW_REASON: &str = "draw_reason";
     pub const ENDING: &str = "ending";
     pub const VENUE: &str = "venue";
+    pub const CLAIMANT: &str = "claimant";
     pub const FINGERPRINT: &str = "fingerprint";
     pub const FIRST_THREEFOLD_SPAN: &str = "first_threefold_span";
     pub const FIRST_THREEFOLD_PERPETUAL: &str = "first_threefold_perpetual";
@@ -208,7 +209,7 @@ static TAG_SLOTS: [u8; 64] = {
 };
 
 /// `games` columns after the tags: how the game was read and replayed.
-static GAME_COLUMNS: [Column<Game>; 11] = [
+static GAME_COLUMNS: [Column<Game>; 12] = [
     Column::null(col::LICHESS_ID, value!(Str, |g| g.tag("Site").and_then(tags::lichess_id).map(Cow::Borrowed))),
     Column::null(col::TIME_CLASS, value!(Str, |g| time_class(g).map(Cow::Borrowed))),
     Column::required(col::STATUS, value!(Str, |g| Some(g.status().as_str().into()))),
@@ -220,6 +221,7 @@ static GAME_COLUMNS: [Column<Game>; 11] = [
     Column::null(col::INCREMENT_SECONDS, value!(U32, |g| g.time_control.map(|(_, increment)| increment))),
     Column::null(col::ENDING, value!(Str, |g| g.ending.map(|e| e.as_str().into()))),
     Column::required(col::VENUE, value!(Str, |g| Some(g.venue.as_str().into()))),
+    Column::required(col::CLAIMANT, value!(Str, |g| Some(g.claimant.as_str().into()))),
 ];
 
 /// The `time_class` of a game: none for engine play (no human time class); a Lichess game's own
@@ -638,10 +640,10 @@ mod tests {
     }
 }
 
-/// The `summary` table: per source, one row per (month, time class, band of 100 Elo, variant) of
-/// its games, holding every count the report adds up, so that a report
-/// over whole months, time classes and bands need not read the games. The counts are the
-/// report's own per-game counts (`src/report/tally.rs`), added up at ingest.
+/// The `summary` table: per source, one row per (month, time class, band of 100 Elo, variant,
+/// venue, claimant) of its games, holding every count the report adds up, so that a report over
+/// whole months, time classes and bands need not read the games. The counts are the report's own
+/// per-game counts (`src/report/tally.rs`), added up at ingest.
 pub mod summary {
     use super::*;
     use arrow_array::{
@@ -658,6 +660,9 @@ pub mod summary {
     pub const VARIANT: &str = "variant";
     /// The row's games' venue (`games.venue`): the rules that bind a claim differ by it.
     pub const VENUE: &str = "venue";
+    /// Who could claim a threefold in the row's games (`games.claimant`): where the program did,
+    /// their claims are left out of the missed-claim figures.
+    pub const CLAIMANT: &str = "claimant";
     /// Whether the row's games were Lichess games: the key column before [`VENUE`], read in
     /// summaries written then.
     pub const LICHESS: &str = "lichess";
@@ -738,6 +743,7 @@ pub mod summary {
             Field::new(ELO_BAND, DataType::Int32, true),
             Field::new(VARIANT, DataType::Utf8, false),
             Field::new(VENUE, DataType::Utf8, false),
+            Field::new(CLAIMANT, DataType::Utf8, false),
             Field::new(SKIPPED, DataType::UInt64, false),
             Field::new(NO_MOVES, DataType::UInt64, false),
         ];
@@ -771,6 +777,8 @@ pub mod summary {
         pub variant: String,
         /// The games' venue ([`VENUE`]).
         pub venue: String,
+        /// Who could claim in the games ([`CLAIMANT`]).
+        pub claimant: String,
         /// Games in a variant that is not replayed (in no count but this one).
         pub skipped: u64,
         /// Games with no moves (in no count but this one).
@@ -794,6 +802,7 @@ pub mod summary {
         elo_band: Vec<Option<i32>>,
         variant: Vec<String>,
         venue: Vec<String>,
+        claimant: Vec<String>,
         skipped: Vec<u64>,
         no_moves: Vec<u64>,
         /// By [`counts`] column.
@@ -812,6 +821,7 @@ pub mod summary {
                 elo_band: Vec::with_capacity(rows),
                 variant: Vec::with_capacity(rows),
                 venue: Vec::with_capacity(rows),
+                claimant: Vec::with_capacity(rows),
                 skipped: Vec::with_capacity(rows),
                 no_moves: Vec::with_capacity(rows),
                 counts: (0..counts().len()).map(|_| Vec::with_capacity(rows)).collect(),
@@ -828,6 +838,7 @@ pub mod summary {
                 elo_band,
                 variant,
                 venue,
+                claimant,
                 skipped,
                 no_moves,
                 counts: row_counts,
@@ -840,6 +851,7 @@ pub mod summary {
             self.elo_band.push(elo_band);
             self.variant.push(variant);
             self.venue.push(venue);
+            self.claimant.push(claimant);
             self.skipped.push(skipped);
             self.no_moves.push(no_moves);
             if self.counts.is_empty() {
@@ -864,6 +876,7 @@ pub mod summary {
                 Arc::new(self.elo_band.drain(..).collect::<Int32Array>()),
                 Arc::new(StringArray::from_iter_values(self.variant.drain(..))),
                 Arc::new(StringArray::from_iter_values(self.venue.drain(..))),
+                Arc::new(StringArray::from_iter_values(self.claimant.drain(..))),
                 Arc::new(UInt64Array::from(std::mem::take(&mut self.skipped))),
                 Arc::new(UInt64Array::from(std::mem::take(&mut self.no_moves))),
             ];

@@ -2,18 +2,51 @@
 //! move existed, and which draws came by themselves. The replay judges every position by the
 //! FIDE Laws; a game's summary then reads its claims and automatic endings through the
 //! [`InForce`] of its venue and date. The table of venues and dates that gives it is
-//! [`crate::pgn::venue::Venue::in_force`] (and docs/events.md, "The rules in force").
+//! [`crate::pgn::venue::Rulebook::in_force`] (and docs/events.md, "The rules in force").
 
-/// Who could claim a threefold.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+/// Who could claim a threefold (`games.claimant`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Claimant {
     /// The player having the move (FIDE Art. 9.2.1).
     SideToMove,
-    /// Either player (Lichess).
+    /// Either player, by a button (Lichess; chess.com until 2019).
     Either,
-    /// Nobody: the program running the match draws or adjudicates by itself (engine play).
+    /// Nobody: the program draws a threefold by itself, or adjudicates (engine play; chess.com
+    /// since 2019).
     Program,
 }
+
+impl Claimant {
+    /// Every claimant, in the order of their names' column values.
+    pub const ALL: [Claimant; 3] = [Claimant::SideToMove, Claimant::Either, Claimant::Program];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Claimant::SideToMove => "side_to_move",
+            Claimant::Either => "either",
+            Claimant::Program => "program",
+        }
+    }
+
+    /// The claimant a name (a column's value) gives.
+    pub fn parse(name: &str) -> Option<Claimant> {
+        Claimant::ALL.into_iter().find(|c| c.as_str() == name)
+    }
+
+    /// Whether the players' claims count in the missed-claim figures: not where the program
+    /// ended a threefold itself, for then no player passed one over.
+    pub fn players_claim(self) -> bool {
+        self != Claimant::Program
+    }
+
+    /// Whether a claim by a declared move existed (FIDE Art. 9.2.1.1): only where the side to
+    /// move claimed before an arbiter; a button claims what stands on the board.
+    pub fn declared_move(self) -> bool {
+        self == Claimant::SideToMove
+    }
+}
+
+crate::engine::vocabulary::serialize_as_str!(Claimant);
 
 /// Whether a fivefold ended a game by itself, and which.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -30,9 +63,9 @@ pub enum Fivefold {
 /// The rules a game was played under, as far as repetitions and automatic draws go.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct InForce {
+    /// Who claimed; a claim by a declared move existed only where the side to move claimed
+    /// ([`Claimant::declared_move`]).
     pub claimant: Claimant,
-    /// A draw could be claimed by declaring the move that repeats (FIDE Art. 9.2.1.1).
-    pub declared_move: bool,
     pub fivefold: Fivefold,
     /// The 75-move rule (or an earlier automatic count: Lichess's and the engine programs' fifty
     /// moves) ended a game by itself.
@@ -56,12 +89,8 @@ impl Automatic {
 
 impl InForce {
     /// The FIDE Laws today: what the replay's events describe.
-    pub const FIDE: InForce = InForce {
-        claimant: Claimant::SideToMove,
-        declared_move: true,
-        fivefold: Fivefold::Any,
-        seventy_five_moves: true,
-    };
+    pub const FIDE: InForce =
+        InForce { claimant: Claimant::SideToMove, fivefold: Fivefold::Any, seventy_five_moves: true };
 
     /// What held on every day of a period whose ends are `self` and `other`: a rule that ends
     /// games by itself only where it held at both ends (a game dated only by its year counts an

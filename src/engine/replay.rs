@@ -499,7 +499,7 @@ impl Findings {
     /// Keeps the claims `laws` allowed: without a claim by a declared move, an opportunity is
     /// one only where the position stands on the board.
     fn read_by(&mut self, laws: InForce) {
-        if !laws.declared_move {
+        if !laws.claimant.declared_move() {
             self.opportunities.retain_mut(|o| {
                 (o.by_move, o.move_played) = (false, false);
                 o.on_board

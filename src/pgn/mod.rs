@@ -26,11 +26,15 @@ use shakmaty::CastlingMode;
 use crate::{
     engine::ending::Ending,
     engine::fingerprint,
+    engine::laws::{Claimant, InForce},
     engine::replay::{self, Analysis, Replay, VariantReplay},
     engine::rules::Rules,
     engine::start::{ErrorKind, GameError, Start, Variant, VariantStart},
     pgn::movetext::{Mainline, Token},
-    pgn::{tags::Tags, venue::Venue},
+    pgn::{
+        tags::Tags,
+        venue::{Rulebook, Venue},
+    },
     read::chunk::{CHUNK_BYTES, Chunk, Splitter},
 };
 
@@ -73,6 +77,9 @@ pub struct Game {
     pub ending: Option<Ending>,
     /// Where it was played, as its tags say ([`Venue::infer`]; `ingest --venue` may set it).
     pub venue: Venue,
+    /// Who could claim a threefold under the rules in force on its venue and date
+    /// ([`Rulebook::in_force`]).
+    pub claimant: Claimant,
 }
 
 /// The tags a finished game's recorded ending ([`Ending::recorded`]) and fingerprint
@@ -92,6 +99,7 @@ impl Game {
             time_control: None,
             ending: None,
             venue: Venue::Unknown,
+            claimant: Claimant::SideToMove,
         }
     }
 
@@ -281,6 +289,35 @@ impl GameVisitor {
         }
     }
 
+    /// A game of a variant that is not replayed: its tags, result, recorded ending and rules.
+    /// Kept out of [`Self::begin`], which every game calls: inlined there, it cost the scanner
+    /// its inlined tag reading.
+    #[cold]
+    #[inline(never)]
+    fn skipped(
+        &self,
+        tags: Tags,
+        variant: Variant,
+        tag_result: Option<Outcome>,
+        time_control: Option<(u32, u32)>,
+    ) -> Game {
+        let result = tag_result.unwrap_or(Outcome::Unknown);
+        let [details, termination, event, site, white, black, date, utc_date] = tags.get_each([
+            "TerminationDetails",
+            "Termination",
+            "Event",
+            "Site",
+            "White",
+            "Black",
+            "Date",
+            "UTCDate",
+        ]);
+        let ending = Ending::recorded(details, termination, result);
+        let venue = self.venue.unwrap_or_else(|| Venue::infer(event, site, white, black));
+        let claimant = in_force(venue, site, date, utc_date).claimant;
+        Game { tags, variant, result, analysis: None, moves: Vec::new(), time_control, ending, venue, claimant }
+    }
+
     /// Starts a game from its tags, or returns it whole when its variant is not replayed.
     #[allow(clippy::result_large_err)] // the `Err` is the game itself, handed straight on
     fn begin(&mut self, tags: Tags) -> Result<Movetext, Game> {
@@ -299,23 +336,7 @@ impl GameVisitor {
             lichess,
         };
         match variant {
-            Variant::Other(_) => {
-                let result = tag_result.unwrap_or(Outcome::Unknown);
-                let [details, termination, event, site, white, black] =
-                    tags.get_each(["TerminationDetails", "Termination", "Event", "Site", "White", "Black"]);
-                let ending = Ending::recorded(details, termination, result);
-                let venue = self.venue.unwrap_or_else(|| Venue::infer(event, site, white, black));
-                return Err(Game {
-                    tags,
-                    variant,
-                    result,
-                    analysis: None,
-                    moves: Vec::new(),
-                    time_control,
-                    ending,
-                    venue,
-                });
-            }
+            Variant::Other(_) => return Err(self.skipped(tags, variant, tag_result, time_control)),
             Variant::Lichess(rules) => {
                 match VariantStart::new(rules, fen) {
                     Ok(start) => self.variant_replay.start(start, base),
@@ -380,7 +401,7 @@ impl GameVisitor {
             movetext.tags.get_each(FINISHING_TAGS);
         let ending = Ending::recorded(details, termination, result);
         let venue = self.venue.unwrap_or_else(|| Venue::infer(event, site, white, black));
-        let laws = in_force(venue, date, utc_date);
+        let laws = in_force(venue, site, date, utc_date);
         let mut analysis = match movetext.lichess {
             false => self.replay.finish(result, ending, laws),
             true => self.variant_replay.finish(result, ending, laws),
@@ -398,6 +419,7 @@ impl GameVisitor {
         Game {
             ending,
             venue,
+            claimant: laws.claimant,
             tags: movetext.tags,
             variant: movetext.variant,
             result,
@@ -556,6 +578,7 @@ impl Game {
             time_control: None,
             ending: None,
             venue: Venue::Unknown,
+            claimant: Claimant::SideToMove,
         }
     }
 }
@@ -710,9 +733,10 @@ pub fn for_each_game_with<R: io::Read>(
     }
 }
 
-/// The rules a game of `venue` played on its `Date` (else `UTCDate`) was under. Kept out of the
-/// game's finish: inlined there, it cost the scanner its inlined tag reading (+2% a game).
+/// The rules a game of `venue` at `site` played on its `Date` (else `UTCDate`) was under. Kept
+/// out of the game's finish: inlined there, it cost the scanner its inlined tag reading (+2% a
+/// game).
 #[inline(never)]
-fn in_force(venue: Venue, date: Option<&str>, utc_date: Option<&str>) -> crate::engine::laws::InForce {
-    venue.in_force(tags::period(fingerprint::date(date, utc_date)))
+fn in_force(venue: Venue, site: Option<&str>, date: Option<&str>, utc_date: Option<&str>) -> InForce {
+    Rulebook::of(venue, site).in_force(tags::period(fingerprint::date(date, utc_date)))
 }

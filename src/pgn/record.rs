@@ -8,7 +8,7 @@ use serde::{Serialize, Serializer};
 use serde_json::Value;
 
 use super::{Game, GameStatus, venue::Venue};
-use crate::engine::{ending::Ending, start::GameError};
+use crate::engine::{ending::Ending, laws::Claimant, start::GameError};
 
 /// A game's record. Fields in sorted key order; the summary and each event go through a
 /// `Value` (whose keys are sorted). Events are made one at a time while they are written: a game
@@ -17,6 +17,7 @@ use crate::engine::{ending::Ending, start::GameError};
 struct DumpRecord<'a> {
     base_seconds: Option<u32>,
     black: Option<&'a str>,
+    claimant: Claimant,
     ending: Option<Ending>,
     error: Option<&'a GameError>,
     #[serde(serialize_with = "events")]
@@ -38,6 +39,7 @@ impl<'a> DumpRecord<'a> {
         DumpRecord {
             base_seconds: time_control.map(|(base, _)| base),
             black: game.tag("Black"),
+            claimant: game.claimant,
             ending: game.ending,
             error: game.error(),
             events: game,

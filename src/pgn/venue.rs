@@ -15,7 +15,7 @@ use crate::{
     pgn::tags,
 };
 
-/// The days (since 1970-01-01) the rules of [`Venue::in_force`] changed.
+/// The days (since 1970-01-01) the rules of [`Rulebook::in_force`] changed.
 mod began {
     /// FIDE Laws of Chess, in force from 1 July 2014: Art. 9.6, a game is drawn when a position
     /// stood after five consecutive alternate moves by each player, or after 75 moves by each
@@ -27,6 +27,10 @@ mod began {
     /// Lichess draws at a fivefold by itself: lichess-org/scalachess pull request 184, "auto draw
     /// on fivefold repetition", 14 January 2020.
     pub const LICHESS_FIVEFOLD: i64 = 18_275;
+    /// chess.com draws a threefold by itself (its help page "I got a draw by repetition", undated).
+    /// The day is the corpus's: its last chess.com game that went on after a threefold on the
+    /// board is of 26 May 2019, and none of the ~1,000 after it with one did (from 23 June 2019).
+    pub const CHESS_COM_THREEFOLD: i64 = 18_048;
 }
 
 /// A game's venue.
@@ -90,10 +94,33 @@ impl Venue {
     }
 }
 
-impl Venue {
-    /// The rules a game of this venue was played under, over the days `dated` (from, to) its
-    /// `Date` tag allows (one day for a full date); an ending that came by itself counts only
-    /// where it held on every one of them, so never for an undated game. The table, with its
+/// Whose rules a game was played under: a row of the rules table (docs/events.md, "The rules in
+/// force"). Mostly the venue's, but one server of `online` is known to have its own.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Rulebook {
+    /// The FIDE Laws of their day: over the board, on other servers, and where unknown.
+    Fide,
+    Lichess,
+    /// chess.com (`online`, its `Site` names chess.com).
+    ChessCom,
+    /// The program running an engine match.
+    Engine,
+}
+
+impl Rulebook {
+    /// The rules of a game of `venue` whose `Site` is `site`.
+    pub fn of(venue: Venue, site: Option<&str>) -> Rulebook {
+        match venue {
+            Venue::Lichess => Rulebook::Lichess,
+            Venue::Engine => Rulebook::Engine,
+            Venue::Online if known(site).is_some_and(|s| words(s) & CHESS_COM != 0) => Rulebook::ChessCom,
+            Venue::Otb | Venue::Online | Venue::Unknown => Rulebook::Fide,
+        }
+    }
+
+    /// The rules over the days `dated` (from, to) a game's `Date` tag allows (one day for a
+    /// full date). An ending that came by itself counts only where it held on every one of
+    /// them, so never for an undated game; the claimant is the first day's. The table, with its
     /// sources, is docs/events.md's "The rules in force".
     pub fn in_force(self, dated: Option<(i64, i64)>) -> InForce {
         match dated {
@@ -104,35 +131,35 @@ impl Venue {
 
     fn in_force_on(self, day: Option<i64>) -> InForce {
         let since = |start: i64| day.is_some_and(|d| d >= start);
-        match self {
-            // The Laws; other servers' own rules (chess.com ends a threefold itself) are not known
-            // by venue.
-            Venue::Otb | Venue::Online | Venue::Unknown => InForce {
-                claimant: Claimant::SideToMove,
-                declared_move: true,
-                fivefold: match () {
-                    _ if since(began::FIDE_2017) => Fivefold::Any,
-                    _ if since(began::FIDE_2014) => Fivefold::Consecutive,
-                    _ => Fivefold::Never,
-                },
-                seventy_five_moves: since(began::FIDE_2014),
+        let fide = InForce {
+            claimant: Claimant::SideToMove,
+            fivefold: match () {
+                _ if since(began::FIDE_2017) => Fivefold::Any,
+                _ if since(began::FIDE_2014) => Fivefold::Consecutive,
+                _ => Fivefold::Never,
             },
+            seventy_five_moves: since(began::FIDE_2014),
+        };
+        match self {
+            Rulebook::Fide => fide,
             // Either player claims, by a button, never by a declared move; fifty moves end a game
             // by itself (so 75 never come), a fivefold since 2020.
-            Venue::Lichess => InForce {
+            Rulebook::Lichess => InForce {
                 claimant: Claimant::Either,
-                declared_move: false,
                 fivefold: if since(began::LICHESS_FIVEFOLD) { Fivefold::Any } else { Fivefold::Never },
                 seventy_five_moves: true,
             },
+            // A button claimed a threefold that stood on the board; since 2019 the server draws
+            // it itself. What else ended a game by itself is not known: the Laws' endings.
+            Rulebook::ChessCom => InForce {
+                claimant: if since(began::CHESS_COM_THREEFOLD) { Claimant::Program } else { Claimant::Either },
+                ..fide
+            },
             // The program running the match draws a threefold and fifty moves itself, or
             // adjudicates: every later ending was in force too.
-            Venue::Engine => InForce {
-                claimant: Claimant::Program,
-                declared_move: false,
-                fivefold: Fivefold::Any,
-                seventy_five_moves: true,
-            },
+            Rulebook::Engine => {
+                InForce { claimant: Claimant::Program, fivefold: Fivefold::Any, seventy_five_moves: true }
+            }
         }
     }
 }
@@ -235,6 +262,8 @@ const MAN_MACHINE: u8 = 4;
 const SERVER: u8 = 8;
 const INTERNET: u8 = 16;
 const LOCAL_SITE: u8 = 32;
+/// chess.com itself, a word's start before it: not "Kasparovchess.com", "Ruschess.com".
+const CHESS_COM: u8 = 64;
 
 /// Every word `infer` looks for in `Event` and `Site`, and what it finds (an engine event's word
 /// only where it stands alone: "cegt" is not in "Cegtown").
@@ -242,7 +271,7 @@ fn patterns() -> Vec<(&'static str, u8)> {
     let mut all =
         vec![("computer chess championship", CHAMPIONSHIP), ("man-machine", MAN_MACHINE), ("internet", INTERNET)];
     all.extend(ENGINE_EVENTS.iter().map(|w| (*w, ENGINE_WORD)));
-    all.extend(SERVERS.iter().map(|w| (*w, SERVER)));
+    all.extend(SERVERS.iter().map(|w| (*w, if *w == "chess.com" { SERVER | CHESS_COM } else { SERVER })));
     all.extend(LOCAL_SITES.iter().map(|w| (*w, LOCAL_SITE)));
     all
 }
@@ -261,7 +290,7 @@ static ENGINE_NAMES: LazyLock<AhoCorasick> = LazyLock::new(|| {
         .expect("the engine names build")
 });
 
-/// Which of the words a tag holds (bits of `ENGINE_WORD`..`LOCAL_SITE`).
+/// Which of the words a tag holds (bits of `ENGINE_WORD`..`CHESS_COM`).
 fn words(text: &str) -> u8 {
     let (automaton, kinds) = &*WORDS;
     let bytes = text.as_bytes();
@@ -272,9 +301,12 @@ fn words(text: &str) -> u8 {
     let mut found = 0;
     for m in automaton.find_overlapping_iter(text) {
         let kind = kinds[m.pattern().as_usize()];
-        if kind != ENGINE_WORD || alone(m.start(), m.end()) {
-            found |= kind;
-        }
+        let starts_word = m.start() == 0 || !bytes[m.start() - 1].is_ascii_alphanumeric();
+        found |= match kind {
+            ENGINE_WORD if !alone(m.start(), m.end()) => 0,
+            _ if kind & CHESS_COM != 0 && !starts_word => kind & !CHESS_COM,
+            _ => kind,
+        };
     }
     found
 }
@@ -283,11 +315,11 @@ fn words(text: &str) -> u8 {
 mod tests {
     use super::*;
 
-    /// The change days are the ones the Laws and Lichess name, and a game whose date spans one
-    /// gets only what held on both sides of it.
+    /// The change days are the ones the Laws and Lichess name (and the corpus's for chess.com),
+    /// and a game whose date spans one gets only what held on both sides of it.
     #[test]
     fn rules_in_force_follow_the_venue_and_the_date() {
-        let on = |venue: Venue, date: &str| venue.in_force(tags::period(date));
+        let on = |venue: Venue, date: &str| Rulebook::of(venue, None).in_force(tags::period(date));
         let fivefold = |venue, date| on(venue, date).fivefold;
         assert_eq!(fivefold(Venue::Otb, "2014.06.30"), Fivefold::Never);
         assert_eq!(fivefold(Venue::Otb, "2014.07.01"), Fivefold::Consecutive);
@@ -299,19 +331,39 @@ mod tests {
         assert!(
             !on(Venue::Otb, "1986.10.??").seventy_five_moves && on(Venue::Unknown, "2015.01.01").seventy_five_moves
         );
-        assert_eq!(Venue::Otb.in_force(None).fivefold, Fivefold::Never);
+        assert_eq!(Rulebook::Fide.in_force(None).fivefold, Fivefold::Never);
         assert_eq!(fivefold(Venue::Lichess, "2020.01.13"), Fivefold::Never);
         assert_eq!(fivefold(Venue::Lichess, "2020.01.14"), Fivefold::Any);
         let lichess = on(Venue::Lichess, "2013.01.01");
-        assert!(!lichess.declared_move && lichess.claimant == Claimant::Either && lichess.seventy_five_moves);
-        let engine = Venue::Engine.in_force(None);
-        assert!(!engine.declared_move && engine.claimant == Claimant::Program && engine.fivefold == Fivefold::Any);
+        assert!(lichess.claimant == Claimant::Either && lichess.seventy_five_moves);
+        let engine = Rulebook::Engine.in_force(None);
+        assert!(engine.claimant == Claimant::Program && engine.fivefold == Fivefold::Any);
         assert_eq!(on(Venue::Online, "2024.05.05"), InForce::FIDE);
         let days = |y, m, d| tags::days_from_civil(y, m, d);
         assert_eq!(
-            [began::FIDE_2014, began::FIDE_2017, began::LICHESS_FIVEFOLD],
-            [days(2014, 7, 1), days(2017, 7, 1), days(2020, 1, 14)]
+            [began::FIDE_2014, began::FIDE_2017, began::LICHESS_FIVEFOLD, began::CHESS_COM_THREEFOLD],
+            [days(2014, 7, 1), days(2017, 7, 1), days(2020, 1, 14), days(2019, 6, 1)]
         );
+    }
+
+    /// chess.com's games are read by its own rules only where the venue is `online` and `Site`
+    /// names chess.com itself; a player claimed by a button until the server drew by itself.
+    #[test]
+    fn chess_com_claims_by_a_button_then_by_itself() {
+        let claimant = |venue, site, date| Rulebook::of(venue, Some(site)).in_force(tags::period(date)).claimant;
+        assert_eq!(Rulebook::of(Venue::Online, Some("Chess.com INT")), Rulebook::ChessCom);
+        assert_eq!(Rulebook::of(Venue::Online, Some("https://www.chess.com/game/live/1")), Rulebook::ChessCom);
+        assert_eq!(Rulebook::of(Venue::Online, Some("Kasparovchess.com INT")), Rulebook::Fide);
+        assert_eq!(Rulebook::of(Venue::Online, Some("Ruschess.com INT")), Rulebook::Fide);
+        assert_eq!(Rulebook::of(Venue::Otb, Some("Chess.com")), Rulebook::Fide);
+        assert_eq!(Rulebook::of(Venue::Engine, Some("Chess.com")), Rulebook::Engine);
+        assert_eq!(claimant(Venue::Online, "Chess.com", "2019.05.31"), Claimant::Either);
+        assert_eq!(claimant(Venue::Online, "Chess.com", "2019.06.01"), Claimant::Program);
+        // A date of the whole year, or none, keeps the players' claim.
+        assert_eq!(claimant(Venue::Online, "Chess.com", "2019.??.??"), Claimant::Either);
+        assert_eq!(claimant(Venue::Online, "Chess.com", "????.??.??"), Claimant::Either);
+        let later = Rulebook::ChessCom.in_force(tags::period("2020.05.05"));
+        assert_eq!(later, InForce { claimant: Claimant::Program, ..InForce::FIDE });
     }
 
     /// The automaton reads a tag as the plain reading does: every word searched for on its own,
@@ -321,8 +373,14 @@ mod tests {
         let plain = |text: &str| {
             let lower = text.to_ascii_lowercase();
             let alone = |w: &str| lower.split(|c: char| !c.is_ascii_alphanumeric()).any(|t| t == w);
+            // chess.com itself where it starts a word, as the text's start or after a
+            // non-alphanumeric character.
+            let starts = |w: &str| {
+                lower.match_indices(w).any(|(at, _)| at == 0 || !lower.as_bytes()[at - 1].is_ascii_alphanumeric())
+            };
             patterns().into_iter().fold(0, |found, (w, kind)| {
                 let hit = if kind == ENGINE_WORD { alone(w) } else { lower.contains(w) };
+                let kind = if kind & CHESS_COM != 0 && !starts(w) { kind & !CHESS_COM } else { kind };
                 if hit { found | kind } else { found }
             })
         };
@@ -353,6 +411,10 @@ mod tests {
             "ccrl40/15",
             "cegt blitz",
             "playchess.com",
+            "Kasparovchess.com INT",
+            "https://www.chess.com/game/live/123",
+            "chess.com INT",
+            "chess.com-chess.com",
             "chess24 Banter",
             "ChessTempo",
         ];

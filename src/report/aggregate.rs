@@ -17,9 +17,13 @@ use crate::{
     dataset::schema::col,
     engine::{
         event::{Differs, EventKind},
+        laws::Claimant,
         vocabulary::TimeClass,
     },
-    pgn::{GameStatus, venue::Venue},
+    pgn::{
+        GameStatus,
+        venue::{Rulebook, Venue},
+    },
     read::key::GameKey,
 };
 
@@ -335,6 +339,8 @@ pub(super) struct GameColumns<'a> {
     lichess_id: &'a StringArray,
     /// `None` in games written before the column was.
     venue: Option<&'a StringArray>,
+    /// `None` in games written before the column was (their venue's rules then say).
+    claimant: Option<&'a StringArray>,
     pub(super) status: &'a StringArray,
     pub(super) variant: &'a StringArray,
     pub(super) time_class: &'a StringArray,
@@ -385,6 +391,10 @@ impl<'a> GameColumns<'a> {
             lichess_id: s(col::LICHESS_ID)?,
             venue: match batch.column_by_name(col::VENUE) {
                 Some(_) => Some(s(col::VENUE)?),
+                None => None,
+            },
+            claimant: match batch.column_by_name(col::CLAIMANT) {
+                Some(_) => Some(s(col::CLAIMANT)?),
                 None => None,
             },
             status: s(col::STATUS)?,
@@ -451,6 +461,15 @@ impl<'a> GameColumns<'a> {
         filter::venue_at(self.venue, self.lichess_id, self.source, i)
     }
 
+    /// Who could claim a threefold in the game in row `i` of `venue` (`games.claimant`); in games
+    /// written before the column, the venue's rules, whatever the date.
+    pub(super) fn claimant(&self, i: usize, venue: Venue) -> Claimant {
+        match self.claimant.and_then(|c| get_str(c, i)).and_then(Claimant::parse) {
+            Some(claimant) => claimant,
+            None => Rulebook::of(venue, None).in_force(None).claimant,
+        }
+    }
+
     /// Whether the game in row `i` was replayed and has no moves.
     pub(super) fn no_moves(&self, i: usize) -> bool {
         self.status.value(i) == GameStatus::Ok.as_str() && get(self.plies, i) == Some(0)
@@ -493,8 +512,9 @@ impl<'a> GameColumns<'a> {
         let GameFacts { date, time_class, venue, lower_elo, .. } = *facts;
         let max = get(self.max_occurrence, i).unwrap_or(0);
         let plies = get(self.plies, i);
+        let claimant = self.claimant(i, venue);
         // Where no claim by a declared move existed, its events offered none.
-        let played = match venue.in_force(None).declared_move {
+        let played = match claimant.declared_move() {
             true => played,
             false => Played { by_move_only: 0, by_move_only_played: 0, ..played },
         };
@@ -515,6 +535,7 @@ impl<'a> GameColumns<'a> {
             passed_over: self.passed_over.is_some_and(|p| get(p, i).unwrap_or(0) > 0),
             kinds: self.kinds.map(|(o, m)| (get(o, i).unwrap_or(0) > 0, get(m, i).unwrap_or(0) > 0)),
             venue,
+            claimant,
             band: band_from(lower_elo),
             time_class: time_class.unwrap_or(TimeClass::UNKNOWN),
             score: get(self.score, i),
@@ -632,7 +653,8 @@ impl<'f> Pass<'f> {
         if from.is_some() {
             events.pass_over(from)?;
         }
-        let (games, _) = tables::batches_with(&part.games, &GAME_COLUMNS, &[col::FINGERPRINT], &|i, _| i == group)?;
+        let optional = [col::FINGERPRINT, col::CLAIMANT];
+        let (games, _) = tables::batches_with(&part.games, &GAME_COLUMNS, &optional, &|i, _| i == group)?;
         let mut last: Option<(u64, u64)> = None;
         let mut row = 0_u32;
         for batch in games {

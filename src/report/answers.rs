@@ -6,7 +6,6 @@ use super::{
     chart::{Measure, Row, Rows, SIDE_BY_SIDE, games_text, thousands},
     model::{Rates, Report, Stats},
 };
-use crate::pgn::venue::Venue;
 
 fn with_interval(r: &Row) -> String {
     let few = if r.small { ", few games" } else { "" };
@@ -32,12 +31,12 @@ fn answers(st: &Stats, b: Rows) -> Vec<String> {
         games_text(g),
         rate(b, o.fivefold, g, Measure::Percent)
     ));
-    let engine = st.by_venue.iter().find(|v| v.label == Venue::Engine.as_str()).map_or(0, |v| v.rates.with_claim);
-    if engine > 0 {
+    if st.left_out_with_claim > 0 {
         out.push(format!(
-            "Engine play: the missed-claim figures leave out the {} played by engines with a claim, where the \
-             program running the match draws a threefold itself or adjudicates (the table by venue gives them).",
-            games_text(engine),
+            "Claims nobody could miss: the missed-claim figures leave out the {} with a claim whose program drew a \
+             threefold itself or adjudicated (engine play; chess.com since June 2019); the table by venue gives \
+             engine play's.",
+            games_text(st.left_out_with_claim),
         ));
     }
     if o.with_claim > 0 {
@@ -73,7 +72,7 @@ fn answers(st: &Stats, b: Rows) -> Vec<String> {
             thousands(c.opportunities),
             games_text(c.games_only_by_move)
         ));
-    } else if engine == 0 {
+    } else if st.left_out_with_claim == 0 {
         out.push("How often are claims missed? No game offered a threefold claim.".into());
     }
     if let Some(average) = st.claimant.average() {

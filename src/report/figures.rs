@@ -103,7 +103,8 @@ fn headline(r: &Report, b: Rows) -> Chart {
 /// The headline's rates per venue, over all the report's games, where they are of more than one
 /// venue: who may claim, whether by a declared move, and what ends a game by itself differ by
 /// venue (an engine is made to claim, or the program running the match draws or adjudicates), so
-/// a pooled rate describes none of them.
+/// a pooled rate describes none of them. Each row counts claims as the headline does (the
+/// program's left out), but engine play's row, whose every claim is the program's.
 fn headline_by_venue(r: &Report, b: Rows) -> Option<Chart> {
     let venues = &r.all.by_venue;
     if venues.len() < 2 {
@@ -144,7 +145,8 @@ fn headline_by_venue(r: &Report, b: Rows) -> Option<Chart> {
         .collect();
     Some(Chart {
         id: "headline_by_venue".into(),
-        title: "Headline figures by venue (their rules differ: read each apart, engine play not as missed claims)"
+        title: "Headline figures by venue (their rules differ: read each apart; the program's claims only in engine \
+                play's row)"
             .into(),
         over: replayed_text(r),
         label_header: "figure",

@@ -150,6 +150,10 @@ pub struct Example {
 #[derive(Serialize, Clone, Debug, Default)]
 pub struct Stats {
     pub overall: Rates,
+    /// Games with a claim whose program drew a threefold itself or adjudicated (`games.claimant`
+    /// `program`: engine play, chess.com since June 2019): left out of the missed-claim figures;
+    /// only the `by_venue` row of a venue whose every game is such (engine) counts them.
+    pub left_out_with_claim: u64,
     /// The games played on Lichess (`Site` a lichess.org game, or a source named `lichess…`),
     /// where no claim by a declared move exists: their board-only figure is the one to read.
     pub lichess: Rates,

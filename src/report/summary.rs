@@ -1,6 +1,7 @@
 //! The `summary` table: written by `ingest` beside each part's games and events (and merged into
-//! one file per source at the commit), one row per month, time class, band of 100 Elo, variant
-//! and venue, holding the report's own counts ([`SummaryCounts::summary_counts`]) and example candidates. A report whose filters
+//! one file per source at the commit), one row per month, time class, band of 100 Elo, variant,
+//! venue and claimant, holding the report's own counts ([`SummaryCounts::summary_counts`]) and
+//! example candidates. A report whose filters
 //! fall on those keys' edges (source globs, whole months, time classes, Elo bounds on a multiple
 //! of 100) adds the rows up instead of reading every game: the same figures, from a table of
 //! hundreds of rows per source instead of millions.
@@ -28,8 +29,11 @@ use crate::{
         partition::Summarizer,
         schema::summary::{self as table, Row},
     },
-    engine::vocabulary::TimeClass,
-    pgn::{GameStatus, venue::Venue},
+    engine::{laws::Claimant, vocabulary::TimeClass},
+    pgn::{
+        GameStatus,
+        venue::{Rulebook, Venue},
+    },
 };
 
 use super::{
@@ -43,7 +47,7 @@ use super::{
 };
 
 /// A summary row's key: month (year * 12 + month - 1), time class, lower Elo rounded down to a
-/// multiple of 100, variant, venue; the two names by their numbers in [`Keyed`]'s [`Names`] (looking
+/// multiple of 100, variant, venue, claimant; the two names by their numbers in [`Keyed`]'s [`Names`] (looking
 /// a game's key up then allocates nothing). Rows sort by the key with the names themselves.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 struct RowKey {
@@ -52,6 +56,7 @@ struct RowKey {
     elo_band: Option<i32>,
     variant: u32,
     venue: Venue,
+    claimant: Claimant,
 }
 
 /// The games of one key.
@@ -180,6 +185,7 @@ impl Summarizer for Keyed {
                 elo_band: facts.lower_elo.map(|e| e.div_euclid(100) * 100),
                 variant: self.variants.number(c.variant.value(i)),
                 venue: facts.venue,
+                claimant: c.claimant(i, facts.venue),
             };
             let at = self.at(key);
             let cell = &mut self.cells[at].1;
@@ -216,6 +222,7 @@ impl Summarizer for Keyed {
                 elo_band,
                 variant: self.variants.number(c.variant.value(i)),
                 venue: c.venue(i),
+                claimant: c.claimant(i),
             };
             let at = self.at(key);
             let cell = &mut self.cells[at].1;
@@ -243,7 +250,8 @@ impl Summarizer for Keyed {
             .enumerate()
             .map(|(at, (k, _))| {
                 let time_class = k.time_class.map(|n| time_classes[n as usize].as_str());
-                (k.month, time_class, k.elo_band, variants[k.variant as usize].as_str(), k.venue, at)
+                let variant = variants[k.variant as usize].as_str();
+                (k.month, time_class, k.elo_band, variant, k.venue, k.claimant, at)
             })
             .collect();
         order.sort_unstable();
@@ -263,6 +271,7 @@ impl Summarizer for Keyed {
                 elo_band: key.elo_band,
                 variant: variants[key.variant as usize].clone(),
                 venue: key.venue.as_str().to_owned(),
+                claimant: key.claimant.as_str().to_owned(),
                 skipped: cell.skipped,
                 no_moves: cell.no_moves,
                 counts,
@@ -337,6 +346,8 @@ struct Columns<'a> {
     /// the source's name, then says whether the games were Lichess's; other venues are unknown).
     venue: Option<&'a StringArray>,
     lichess: Option<&'a BooleanArray>,
+    /// `None` in a summary written before the column was (the venue's rules then say).
+    claimant: Option<&'a StringArray>,
     skipped: &'a UInt64Array,
     /// `None` in a summary written before the column was.
     no_moves: Option<&'a UInt64Array>,
@@ -363,6 +374,10 @@ impl<'a> Columns<'a> {
             },
             lichess: match b.column_by_name(table::LICHESS) {
                 Some(column) => Some(column.as_boolean_opt().context("column lichess is not boolean")?),
+                None => None,
+            },
+            claimant: match b.column_by_name(table::CLAIMANT) {
+                Some(_) => Some(tables::strings(b, table::CLAIMANT)?),
                 None => None,
             },
             skipped: tables::numbers::<UInt64Type>(b, table::SKIPPED)?,
@@ -393,6 +408,14 @@ impl<'a> Columns<'a> {
             (None, None) => filter::is_lichess(self.source.value(i)),
         };
         if lichess { Venue::Lichess } else { Venue::Unknown }
+    }
+
+    /// Who could claim in row `i`'s games ([`GameColumns::claimant`]).
+    fn claimant(&self, i: usize) -> Claimant {
+        match self.claimant.and_then(|c| get_str(c, i)).and_then(Claimant::parse) {
+            Some(claimant) => claimant,
+            None => Rulebook::of(self.venue(i), None).in_force(None).claimant,
+        }
     }
 
     /// Row `i`'s fingerprint sketch; `None` where the summary has none.
@@ -436,7 +459,7 @@ pub fn compute(dir: &Path, filter: &Filter, by: Option<&By>, min_games: u64) -> 
         }
         for file in summary_files(dir, &part.source)? {
             let add = |pass: &mut Pass| -> Result<()> {
-                let optional = [table::VENUE, table::LICHESS, table::NO_MOVES, table::FINGERPRINTS];
+                let optional = [table::VENUE, table::LICHESS, table::CLAIMANT, table::NO_MOVES, table::FINGERPRINTS];
                 let (batches, _) = tables::batches_with(&file, &columns, &optional, &|_, _| true)?;
                 for batch in batches {
                     let batch = batch?;
@@ -520,7 +543,7 @@ fn add_rows(pass: &mut Pass, source: &str, c: &Columns, filter: &Filter, by: Opt
         let band = elo_band.map(|b| b.div_euclid(200) * 200);
         let tc = time_class.unwrap_or(TimeClass::UNKNOWN);
         let venue = c.venue(i);
-        let tally = Tally::from_summary(&counts, &c.buckets(i)?, venue, band, tc, month.map(|m| m.0));
+        let tally = Tally::from_summary(&counts, &c.buckets(i)?, venue, c.claimant(i), band, tc, month.map(|m| m.0));
         if let Some(by) = by {
             let variant = c.variant.value(i);
             let facts =

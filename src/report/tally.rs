@@ -40,6 +40,8 @@ pub struct GameRecord<'a> {
     pub kinds: [(bool, bool); 2],
     /// Where the game was played (`games.venue`).
     pub venue: Venue,
+    /// Who could claim a threefold (`games.claimant`).
+    pub claimant: Claimant,
     pub band: Option<i32>,
     pub time_class: &'a str,
     pub score: Option<f64>,
@@ -55,8 +57,8 @@ pub struct GameRecord<'a> {
 }
 
 impl GameRecord<'_> {
-    /// The game with no claim: how the missed-claim figures count a game of a venue whose
-    /// claims were not the players' ([`leaves_out_claims`]).
+    /// The game with no claim: how the missed-claim figures count a game whose claims were not
+    /// the players' ([`leaves_out_claims`]).
     fn without_claims(&self) -> Self {
         let clocks = GameClocks {
             first_claim_ply: None,
@@ -183,7 +185,7 @@ pub struct SummaryCounts {
 pub struct Tally {
     counts: SummaryCounts,
     /// By venue, in [`Venue::ALL`]'s order.
-    venues: [Rates; Venue::ALL.len()],
+    venues: [VenueRates; Venue::ALL.len()],
     /// Keyed by venue (a rating pool, in [`Venue::ALL`]'s order), then so that bands sort by
     /// rating with `unknown` last.
     bands: BTreeMap<(usize, bool, i32), Rates>,
@@ -191,6 +193,32 @@ pub struct Tally {
     /// Keyed by year * 12 + month - 1.
     months: BTreeMap<i64, MonthTally>,
     undated: u64,
+    /// Games with a claim whose claims were left out ([`leaves_out_claims`]).
+    left_out_with_claim: u64,
+}
+
+/// A venue's rates: as the headline counts them, but for a venue whose every game's claims were
+/// the program's (engine play), whose row shows those.
+#[derive(Clone, Debug, Default)]
+struct VenueRates {
+    /// Every game's claims.
+    all: Rates,
+    /// The players' claims alone ([`leaves_out_claims`]).
+    players: Rates,
+    /// Games whose players could claim.
+    players_games: u64,
+}
+
+impl VenueRates {
+    fn add(&mut self, all: &Rates, players: &Rates, players_games: u64) {
+        self.all.add(all);
+        self.players.add(players);
+        self.players_games += players_games;
+    }
+
+    fn rates(self) -> Rates {
+        if self.players_games > 0 { self.players } else { self.all }
+    }
 }
 
 impl SummaryCounts {
@@ -410,23 +438,26 @@ impl SummaryCounts {
     }
 }
 
-/// Whether the missed-claim figures leave out the claims of `venue`'s games: in engine play the
-/// program running the match draws a threefold, or adjudicates, so no player passed one over.
-/// Only the table by venue gives them.
-pub fn leaves_out_claims(venue: Venue) -> bool {
-    venue.in_force(None).claimant == Claimant::Program
+/// Whether the missed-claim figures leave out the claims of games whose claimant was
+/// `claimant`: where the program drew a threefold itself, or adjudicated (engine play, chess.com
+/// since June 2019), no player passed one over. Only the row of a venue whose every game is such
+/// (engine play) gives them.
+pub fn leaves_out_claims(claimant: Claimant) -> bool {
+    !claimant.players_claim()
 }
 
 impl Tally {
     pub fn add(&mut self, g: &GameRecord) {
-        let rates = match leaves_out_claims(g.venue) {
+        let rates = match leaves_out_claims(g.claimant) {
             true => {
-                self.venues[g.venue as usize].add(&g.rates());
-                self.counts.add(&g.without_claims())
+                self.left_out_with_claim += u64::from(g.with_claim);
+                let rates = self.counts.add(&g.without_claims());
+                self.venues[g.venue as usize].add(&g.rates(), &rates, 0);
+                rates
             }
             false => {
                 let rates = self.counts.add(g);
-                self.venues[g.venue as usize].add(&rates);
+                self.venues[g.venue as usize].add(&rates, &rates, 1);
                 rates
             }
         };
@@ -455,10 +486,10 @@ impl Tally {
     /// depend on which thread read which part; every field is named here, so that a new one
     /// cannot be forgotten (the figures would be wrong as soon as a report reads two row groups).
     pub fn merge(&mut self, other: Tally) {
-        let Tally { counts, venues, bands, time_classes, months, undated } = other;
+        let Tally { counts, venues, bands, time_classes, months, undated, left_out_with_claim } = other;
         self.counts.merge(counts);
-        for (into, rates) in self.venues.iter_mut().zip(&venues) {
-            into.add(rates);
+        for (into, v) in self.venues.iter_mut().zip(&venues) {
+            into.add(&v.all, &v.players, v.players_games);
         }
         for (key, rates) in bands {
             self.bands.entry(key).or_default().add(&rates);
@@ -473,30 +504,35 @@ impl Tally {
             into.reasons.merge(&m.reasons);
         }
         self.undated += undated;
+        self.left_out_with_claim += left_out_with_claim;
     }
 
     /// The tally of one summary row ([`SummaryCounts::summary_counts`]): its games are of venue
-    /// `venue`, in rating band `band` (of 200), time class `time_class`, and month `month`
-    /// (year * 12 + month - 1; `None`: undated).
+    /// `venue` and claimant `claimant`, in rating band `band` (of 200), time class `time_class`,
+    /// and month `month` (year * 12 + month - 1; `None`: undated).
     pub fn from_summary(
         counts: &[u64],
         buckets: &[(u32, u64)],
         venue: Venue,
+        claimant: Claimant,
         band: Option<i32>,
         time_class: &str,
         month: Option<i64>,
     ) -> Tally {
         let mut counts = SummaryCounts::from_summary(counts, buckets);
         let all = counts.overall.clone();
-        if leaves_out_claims(venue) {
+        let left_out = leaves_out_claims(claimant);
+        if left_out {
             counts.leave_out_claims();
         }
         let rates = counts.overall.clone();
-        let mut t = Tally { counts, ..Tally::default() };
+        let left_out_with_claim = if left_out { all.with_claim } else { 0 };
+        let mut t = Tally { counts, left_out_with_claim, ..Tally::default() };
         if rates.games == 0 {
             return t;
         }
-        t.venues[venue as usize] = all;
+        let players_games = if left_out { 0 } else { rates.games };
+        t.venues[venue as usize] = VenueRates { all, players: rates.clone(), players_games };
         t.bands.insert((venue as usize, band.is_none(), band.unwrap_or(0)), rates.clone());
         t.time_classes.insert(time_class.to_owned(), rates.clone());
         match month {
@@ -517,10 +553,12 @@ impl Tally {
         let c = self.counts;
         Stats {
             overall: c.overall,
-            lichess: self.venues[Venue::Lichess as usize].clone(),
+            left_out_with_claim: self.left_out_with_claim,
+            lichess: self.venues[Venue::Lichess as usize].clone().rates(),
             by_venue: Venue::ALL
                 .iter()
                 .zip(self.venues)
+                .map(|(venue, v)| (venue, v.rates()))
                 .filter(|(_, rates)| rates.games > 0)
                 .map(|(venue, rates)| Group { label: venue.as_str().to_owned(), rates })
                 .collect(),

@@ -104,7 +104,7 @@ const SUMMARY_COLUMNS: [&str; 37] = [
 
 /// The other `games` columns: the key, the tags without a column, what is derived from tags, the
 /// replay's status and error, the time control.
-const OTHER_GAME_COLUMNS: [&str; 15] = [
+const OTHER_GAME_COLUMNS: [&str; 16] = [
     "source",
     "frame_offset",
     "byte_offset",
@@ -120,6 +120,7 @@ const OTHER_GAME_COLUMNS: [&str; 15] = [
     "increment_seconds",
     "ending",
     "venue",
+    "claimant",
 ];
 
 /// `events` columns that hold an event field of the same name in `dump`'s record.
@@ -457,7 +458,7 @@ fn expected_game_cell(
                 json!(label.or_else(|| tag("TimeControl").and_then(tags::time_class)))
             }
         },
-        "base_seconds" | "increment_seconds" | "ending" | "venue" => record[name].clone(),
+        "base_seconds" | "increment_seconds" | "ending" | "venue" | "claimant" => record[name].clone(),
         "tags" => {
             // Every tag but the first of each name with a column of its own.
             let mut seen = Vec::new();

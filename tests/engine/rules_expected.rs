@@ -13,7 +13,7 @@ use serde_json::Value;
 
 use crate::common::{self, dump};
 
-const GAME_COLUMNS: [&str; 17] = [
+const GAME_COLUMNS: [&str; 18] = [
     "file",
     "game",
     "white",
@@ -30,6 +30,7 @@ const GAME_COLUMNS: [&str; 17] = [
     "missed_claims_by_move",
     "passed_over_claims",
     "first_claim_ply",
+    "claimant",
     "error",
 ];
 const EVENT_COLUMNS: [&str; 7] = ["file", "game", "ply", "kind", "occurrence", "earlier_plies", "detail"];
@@ -66,6 +67,7 @@ fn game_row(file: &str, g: &Value) -> Vec<String> {
         summary("missed_claims_by_move"),
         summary("passed_over_claims"),
         summary("first_claim_ply"),
+        cell(g.get("claimant")),
         error,
     ]
 }

@@ -36,7 +36,7 @@ import sys
 import pychess_rules
 
 KIND_ORDER = {"repetition": 0, "pseudo_repetition": 1, "hidden_repetition": 2, "claim_by_move": 3}
-TOP_FIELDS = ["base_seconds", "increment_seconds", "ending", "venue", "status", "variant", "error", "summary",
+TOP_FIELDS = ["base_seconds", "increment_seconds", "ending", "venue", "claimant", "status", "variant", "error", "summary",
               "events"]
 
 
@@ -198,7 +198,7 @@ def self_test():
     assert same({"a": [1, 0.5, None, True]}, {"a": [1, 0.5, None, True]})
     assert not same({"a": [1]}, {"a": [1.0]}) and not same({"a": 1}, {"a": 1, "b": None})
     r = {"index": 0, "white": "Gr\u00fcnfeld", "black": None, "result": "1-0", "status": "ok",
-         "variant": "chess960", "ending": "time_forfeit", "venue": "otb", "error": None,
+         "variant": "chess960", "ending": "time_forfeit", "venue": "otb", "claimant": "side_to_move", "error": None,
          "events": [{"ply": 4, "kind": "repetition",
          "zobrist": "bced8ef86f33e687", "claimable": False, "cycle_plies": 4, "perpetual": "white"}],
          "summary": {"claimant_score_after_first_missed": 1.0, "first_threefold_span": 8,

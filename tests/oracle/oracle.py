@@ -926,7 +926,7 @@ class Analyzer:
             s[f"first_ply_occurrence_{t}"] = next((k for k, n in enumerate(self.occ) if n >= t), None)
         s["positions_reaching_3"] = len(self.reached3)
         # FORMAT.md "Rules in force": without a claim by a declared move, only the board's claims.
-        if not laws["declared_move"]:
+        if laws["claimant"] != "side_to_move":
             self.claims_at = {}
             self.claim_played = set()
             self.claim_plies = {k for k in self.claim_plies if self.occ[k] >= 3}
@@ -1346,12 +1346,13 @@ def base_record(index, headers):
         "black": headers.get("Black"),
         "result": headers.get("Result"),
         "venue": game_venue(headers),
+        "claimant": rules_in_force(headers)["claimant"],
     }
 
 
-# FORMAT.md "Rules in force": the days the rules changed, and what each venue allowed.
-FIDE_2014, FIDE_2017, LICHESS_FIVEFOLD = (datetime.date(2014, 7, 1), datetime.date(2017, 7, 1),
-                                          datetime.date(2020, 1, 14))
+# FORMAT.md "Rules in force": the days the rules changed, and what each rulebook allowed.
+FIDE_2014, FIDE_2017, LICHESS_FIVEFOLD, CHESS_COM_THREEFOLD = (
+    datetime.date(2014, 7, 1), datetime.date(2017, 7, 1), datetime.date(2020, 1, 14), datetime.date(2019, 6, 1))
 FIVEFOLD_ORDER = ["never", "consecutive", "any"]
 
 
@@ -1379,24 +1380,38 @@ def date_period(headers):
     return datetime.date(year, month, 1), datetime.date(year, month, last)
 
 
-def rules_on(venue, day):
-    if venue == "lichess":
+def rulebook(headers):
+    """FORMAT.md "Rules in force": whose rules: the venue's, but chess.com's own for an `online`
+    game whose Site names chess.com (at its start, or after a character not a letter or digit)."""
+    venue = game_venue(headers)
+    if venue in ("lichess", "engine"):
+        return venue
+    site = ascii_lower(venue_known(headers.get("Site")) or "")
+    if venue == "online" and re.search(r"(^|[^0-9a-z])chess\.com", site):
+        return "chess.com"
+    return "fide"
+
+
+def rules_on(book, day):
+    if book == "lichess":
         five = "any" if day is not None and day >= LICHESS_FIVEFOLD else "never"
-        return {"claimant": "either", "declared_move": False, "fivefold": five, "seventy_five_moves": True}
-    if venue == "engine":
-        return {"claimant": "program", "declared_move": False, "fivefold": "any", "seventy_five_moves": True}
+        return {"claimant": "either", "fivefold": five, "seventy_five_moves": True}
+    if book == "engine":
+        return {"claimant": "program", "fivefold": "any", "seventy_five_moves": True}
     five = ("never" if day is None or day < FIDE_2014 else "consecutive" if day < FIDE_2017 else "any")
-    return {"claimant": "side_to_move", "declared_move": True, "fivefold": five,
-            "seventy_five_moves": day is not None and day >= FIDE_2014}
+    claimant = "side_to_move"
+    if book == "chess.com":
+        claimant = "program" if day is not None and day >= CHESS_COM_THREEFOLD else "either"
+    return {"claimant": claimant, "fivefold": five, "seventy_five_moves": day is not None and day >= FIDE_2014}
 
 
-def rules_in_force(venue, headers):
+def rules_in_force(headers):
     """FORMAT.md "Rules in force": an automatic ending counts where it held on every day the
-    game's date may mean."""
-    period = date_period(headers)
+    game's date may mean; the claimant is the first day's."""
+    book, period = rulebook(headers), date_period(headers)
     if period is None:
-        return rules_on(venue, None)
-    a, b = rules_on(venue, period[0]), rules_on(venue, period[1])
+        return rules_on(book, None)
+    a, b = rules_on(book, period[0]), rules_on(book, period[1])
     a["fivefold"] = min(a["fivefold"], b["fivefold"], key=FIVEFOLD_ORDER.index)
     a["seventy_five_moves"] = a["seventy_five_moves"] and b["seventy_five_moves"]
     return a
@@ -1524,7 +1539,7 @@ def process_game(index, text, rules=False):
             r.visit(board)
     result = game_result(rec["result"], marker)
     rec["ending"] = game_ending(headers, result)
-    laws = rules_in_force(game_venue(headers), headers)
+    laws = rules_in_force(headers)
     summary = a.finish(result, error, rec["ending"], laws)
     record_fingerprint(summary, headers, result, variant, a.acc)
     notes.annotate(summary, a.events, a.turns, time_control(headers)[0])
@@ -1893,6 +1908,20 @@ def venue_self_test():
     ]
     for headers, want in cases:
         assert game_venue(headers) == want, (headers, game_venue(headers), want)
+    # chess.com's own rules: a button, then the server itself from 2019-06-01; not Kasparovchess.com.
+    claimants = [
+        ({"Event": "Live Chess", "Site": "Chess.com", "Date": "2019.05.31"}, "either"),
+        ({"Event": "Live Chess", "Site": "Chess.com", "Date": "2019.06.01"}, "program"),
+        ({"Event": "Live Chess", "Site": "https://www.chess.com/game/live/1", "Date": "2024.01.01"}, "program"),
+        ({"Event": "Speed", "Site": "Chess.com INT", "Date": "2019.??.??"}, "either"),
+        ({"Event": "Blitz", "Site": "Kasparovchess.com INT", "Date": "2020.01.01"}, "side_to_move"),
+        ({"Event": "Live Chess", "Site": "Chess.com", "Date": "2020.01.01", "White": "Stockfish",
+          "Black": "Lc0"}, "program"),
+        ({"Event": "Rated Blitz game", "Site": "https://lichess.org/abcdEFGH"}, "either"),
+        ({"Event": "Riccione op", "Site": "Riccione", "Date": "2020.01.01"}, "side_to_move"),
+    ]
+    for headers, want in claimants:
+        assert rules_in_force(headers)["claimant"] == want, (headers, rules_in_force(headers), want)
 
 
 def fingerprint_self_test():

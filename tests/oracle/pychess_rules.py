@@ -358,8 +358,9 @@ def check(rec, v):
 
 
 def declared_move(rec):
-    """Whether the record's venue had a claim by a declared move (FORMAT.md "Rules in force")."""
-    return rec.get("venue") not in ("lichess", "engine")
+    """Whether the game had a claim by a declared move (FORMAT.md "Rules in force"): only where
+    the side to move claimed."""
+    return rec.get("claimant", "side_to_move") == "side_to_move"
 
 
 def expected_missed_claims(v, claims=None, declared=True):

@@ -284,12 +284,12 @@ fn engine_counts(files: &[PathBuf]) -> Engine {
                 .iter()
                 .filter(|ev| ev["kind"] == "claim_by_move" && ev["san"].as_str().unwrap().contains('@'))
                 .count() as u64;
-            // A game without a move is in no rate (the report counts it apart). Engine games'
-            // claims are in no missed-claim figure but those by venue; Lichess and engine play had
-            // no claim by a declared move (docs/events.md, "The rules in force").
+            // A game without a move is in no rate (the report counts it apart). The program's
+            // claims are in no missed-claim figure but those by venue; a claim by a declared move
+            // existed only where the side to move claimed (docs/events.md, "The rules in force").
             let no_moves = game["status"] == "ok" && n("plies") == 0;
-            let claims = game["venue"] != "engine";
-            let declared = claims && game["venue"] != "lichess";
+            let claims = game["claimant"] != "program";
+            let declared = game["claimant"] == "side_to_move";
             let c = |v: u64| if claims { v } else { 0 };
             let figures = [
                 u64::from(!no_moves),
@@ -1175,6 +1175,9 @@ fn data_samples() {
         .filter(|p| p.extension().is_some_and(|x| x == "pgn"))
         .collect();
     files.sort();
+    // chess.com's claims by a button, then by its server, beside the Laws' (tests/oracle/rules).
+    let claimant = root().join("tests/oracle/rules/x_claimant.pgn");
+    files.push(claimant.clone());
     let tmp = tempfile::tempdir().unwrap();
     let collections = tmp.path().join("collections.csv");
     std::fs::write(&collections, "# online games\nlichess*,online\n*,over the board and engines\n").unwrap();
@@ -1195,8 +1198,17 @@ fn data_samples() {
             condition: "venue = 'lichess'".into(),
             group: Some(year_group()),
         },
+        // Other servers: chess.com's two rules and the Laws.
+        Case {
+            args: vec!["--venue", "online", "--by", "year"],
+            condition: "venue = 'online'".into(),
+            group: Some(year_group()),
+        },
     ];
-    let (queries, report, html) = check_dataset(&[samples], &files, &cases);
+    let (queries, report, html) = check_dataset(&[samples, claimant], &files, &cases);
+    // The program's claims are left out and counted apart: the TCEC game's, and chess.com's
+    // server's threefold of 2020 (its 2019 games' claims are the players').
+    assert_eq!(report["left_out_with_claim"], 2);
 
     // Karpov–Miles, Tilburg 1986, round 13: the board thrice, the position only twice.
     let karpov = queries["castling_rights_edge_cases"]

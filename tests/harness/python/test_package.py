@@ -136,12 +136,12 @@ def the_dataset_moves_elsewhere() -> None:
 def connect_counts_equal_the_reports() -> None:
     con = threefold.connect(moved)
     assert con.sql("SELECT count(*) FROM games").fetchall() == [(cli_report["rows"],)]
-    # The missed-claim figures leave engine games' claims out (docs/events.md, "The rules in force").
+    # The missed-claim figures leave out the program's claims (docs/events.md, "The rules in force").
     [(games, threefolds, with_claim, missed, opportunities)] = con.sql(
         "SELECT count(*), count(*) FILTER (max_occurrence >= 3), "
-        "count(*) FILTER (claim_opportunities > 0 AND venue <> 'engine'), "
-        "count(*) FILTER (missed_claims > 0 AND venue <> 'engine'), "
-        "sum(claim_opportunities) FILTER (venue <> 'engine') FROM games WHERE status <> 'skipped'"
+        "count(*) FILTER (claim_opportunities > 0 AND claimant <> 'program'), "
+        "count(*) FILTER (missed_claims > 0 AND claimant <> 'program'), "
+        "sum(claim_opportunities) FILTER (claimant <> 'program') FROM games WHERE status <> 'skipped'"
     ).fetchall()
     overall = cli_report["overall"]
     assert (games, threefolds, with_claim, missed) == (
