@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -305,30 +304,13 @@ def _import_extra(module: str, what: str) -> Any:
         ) from e
 
 
-# A read_parquet() path literal in views.sql (SQL quotes doubled).
-_PARQUET_LITERAL = re.compile(r"(read_parquet\(\s*)'((?:[^']|'')*)'")
-
-
-def _sql_quote(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
-# As threefold's write_views (src/dataset/mod.rs): one row per fingerprint.
-_UNIQUE = (
-    " QUALIFY fingerprint IS NULL OR "
-    "row_number() OVER (PARTITION BY fingerprint ORDER BY source, frame_offset, byte_offset) = 1"
-)
-
-
 def views_sql(dir: StrPath) -> str:
-    """The SQL of ``DIR/views.sql`` with its paths moved to where ``dir`` is now.
+    """The SQL of ``DIR/views.sql`` for where ``dir`` is now: ``threefold views DIR --print``.
 
     ``threefold ingest`` writes the views with absolute paths (DuckDB resolves relative ones
-    from its working directory). Each ``read_parquet('…')`` path is rewritten to the same
-    place relative to ``dir`` — the part after the folder all of them share, the dataset's
-    folder when they were written —, so the columns and expressions are exactly those
-    views.sql defines. A dataset without views.sql gets the views ``threefold views``
-    would write.
+    from its working directory), so a dataset moved or copied elsewhere needs them again; this
+    gives them without writing to the dataset (which may be read-only), exactly as
+    ``threefold views DIR`` would write them.
 
     Example::
 
@@ -339,40 +321,7 @@ def views_sql(dir: StrPath) -> str:
         CREATE OR REPLACE VIEW summary AS SELECT * FROM read_parquet('/tmp/moved/dataset/summary/source=*/*.parquet', hive_partitioning = true, union_by_name = true);
         CREATE OR REPLACE VIEW games_unique AS SELECT * FROM read_parquet('/tmp/moved/dataset/games/source=*/*.parquet', hive_partitioning = true, union_by_name = true) QUALIFY fingerprint IS NULL OR row_number() OVER (PARTITION BY fingerprint ORDER BY source, frame_offset, byte_offset) = 1;
     """
-    root = Path(dir).resolve()
-    if not (root / "_manifest.json").is_file():
-        raise FileNotFoundError(f"{root} is not a threefold dataset (no _manifest.json)")
-    views = root / "views.sql"
-    if not views.is_file():
-        return "".join(
-            f"CREATE OR REPLACE VIEW {table} AS SELECT * FROM read_parquet("
-            f"{_sql_quote((root / table / 'source=*' / '*.parquet').as_posix())}, "
-            "hive_partitioning = true, union_by_name = true);\n"
-            for table in TABLES
-        ) + (
-            "CREATE OR REPLACE VIEW games_unique AS SELECT * FROM read_parquet("
-            f"{_sql_quote((root / 'games' / 'source=*' / '*.parquet').as_posix())}, "
-            f"hive_partitioning = true, union_by_name = true){_UNIQUE};\n"
-        )
-    sql = views.read_text(encoding="utf-8")
-    paths = [m.group(2).replace("''", "'") for m in _PARQUET_LITERAL.finditer(sql)]
-    absolute = [p for p in paths if p.startswith("/") or re.match(r"^[A-Za-z]:[\\/]", p)]
-    if len(set(absolute)) >= 2:
-        old_root = os.path.commonpath(absolute)
-    elif absolute:  # one view: its path is <root>/<table>/source=*/*.parquet
-        old_root = absolute[0].replace("\\", "/").rsplit("/", 3)[0]
-    else:
-        old_root = None
-
-    def moved(m: re.Match[str]) -> str:
-        path = m.group(2).replace("''", "'")
-        if old_root is not None and path in absolute:
-            relative = os.path.relpath(path, old_root)
-        else:  # already relative to views.sql's folder
-            relative = path
-        return m.group(1) + _sql_quote((root / relative).as_posix())
-
-    return _PARQUET_LITERAL.sub(moved, sql)
+    return _run(["views", os.fspath(dir), "--print"]).stdout
 
 
 def connect(dir: StrPath, con: duckdb.DuckDBPyConnection | None = None) -> duckdb.DuckDBPyConnection:

@@ -5,6 +5,7 @@ pub mod dump;
 pub mod explain;
 pub mod explain_page;
 pub mod locate;
+mod options;
 pub mod words;
 
 use std::{
@@ -16,7 +17,7 @@ use std::{
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
-use crate::{ingest, read::chunk, read::input};
+use crate::{ingest, read::input};
 
 #[derive(Parser)]
 #[command(
@@ -93,61 +94,7 @@ enum Command {
     ///   zstdcat x.pgn.zst | threefold ingest - --out dataset --source 2024-01
     ///   duckdb -c ".read dataset/views.sql" -c "SELECT count(*) FROM games"
     #[command(verbatim_doc_comment)]
-    Ingest {
-        /// PGN files (plain, .zst, .bz2, .gz; detected from their bytes), Parquet files of games
-        /// (a `movetext` column, tags as columns: Lichess's Hugging Face layout; a month folder's
-        /// files are one input), directories (searched recursively for .pgn, .pgn.zst,
-        /// .pgn.bz2, .pgn.gz, .parquet), or - for stdin.
-        #[arg(required_unless_present = "finish")]
-        inputs: Vec<PathBuf>,
-        /// Dataset directory: new, empty, or an earlier threefold dataset.
-        #[arg(long, value_name = "DIR")]
-        out: PathBuf,
-        /// Partition name for the (single) input; default: its file name without extensions
-        /// (Parquet: DATASET@YYYY-MM for a month folder, NAME@parquet otherwise).
-        #[arg(long, value_name = "NAME")]
-        source: Option<String>,
-        /// Replay threads; default: all cores.
-        ///
-        /// Reading (decompressing, splitting) and writing run on threads of their own beside the
-        /// replay threads, so `--threads 1` keeps more than one core busy (on a slow-to-decompress
-        /// file, nearly two); to hold a run to given cores, start it with `taskset`.
-        #[arg(long, value_name = "N")]
-        threads: Option<usize>,
-        /// No progress bar, log lines or summary on stderr.
-        #[arg(long)]
-        quiet: bool,
-        /// Ingest every input, also those found up to date.
-        #[arg(long)]
-        force: bool,
-        /// Check each input's SHA-256 (computed while it is read) against FILE, in `sha256sum`'s
-        /// format as Lichess publishes it (`<hex>  <file name>`); a mismatch fails that input.
-        #[arg(long, value_name = "FILE")]
-        verify_sha256: Option<PathBuf>,
-        /// Process shard K of N (K from 0): pzstd frames and plain-text bytes m·K/N to m·(K+1)/N
-        /// of each input (cut at game starts), and every N-th input that is one compressed
-        /// stream. Each shard stages its share; the last one complete commits the source.
-        #[arg(long, value_name = "K/N")]
-        shard: Option<crate::ingest::shard::Shard>,
-        /// Commit every sharded source in DIR whose shards are all complete, and list those that
-        /// are not (exit status 1); takes no inputs. For the job that runs after a cluster's
-        /// shards (whose last one normally commits already).
-        #[arg(long)]
-        finish: bool,
-        /// The venue of every game of the inputs (otb, lichess, online, engine, unknown), instead
-        /// of what each game's tags say: the venue decides which rules the report applies
-        /// (docs/events.md, "Venue and time class"). Recorded in the manifest; a run with
-        /// another venue reads the inputs again.
-        #[arg(long, value_name = "VENUE")]
-        venue: Option<crate::pgn::venue::Venue>,
-        /// Games per part file of a partition: a killed run's next run resumes after the last
-        /// complete part (testing; the default suits any machine).
-        #[arg(long, hide = true, default_value_t = crate::dataset::partition::PART_GAMES)]
-        part_games: u64,
-        /// Target size of the chunks of games handed to the threads (testing).
-        #[arg(long, hide = true, default_value_t = chunk::CHUNK_BYTES)]
-        chunk_bytes: usize,
-    },
+    Ingest(options::IngestArgs),
     /// Write DIR/views.sql again for where the dataset is now (after moving or copying it).
     ///
     /// DuckDB resolves the views' paths from its working directory, so views.sql names the
@@ -157,6 +104,10 @@ enum Command {
     Views {
         /// Dataset directory written by `threefold ingest`.
         dir: PathBuf,
+        /// Print the views on stdout instead of writing DIR/views.sql (a dataset one cannot
+        /// write to; the Python module's `views_sql`).
+        #[arg(long)]
+        print: bool,
     },
     /// Answer the research questions over a dataset: sentences, then tables (optionally an HTML
     /// page of charts), every rate with its 95% Wilson interval.
@@ -175,65 +126,7 @@ enum Command {
     ///   threefold report dataset --by month --sort value --html by-month.html
     ///   threefold report dataset --json > figures.json
     #[command(verbatim_doc_comment)]
-    Report {
-        /// Dataset directory written by `threefold ingest`.
-        dir: PathBuf,
-        /// Only sources matching GLOB (repeatable: any of them), e.g. 'lichess_db_*'.
-        #[arg(long = "source", value_name = "GLOB")]
-        sources: Vec<String>,
-        /// Only games dated on or after DATE (YYYY-MM-DD, YYYY-MM or YYYY); undated games drop out.
-        #[arg(long, value_name = "DATE")]
-        since: Option<String>,
-        /// Only games dated on or before DATE (YYYY-MM-DD; YYYY-MM or YYYY to its end).
-        #[arg(long, value_name = "DATE")]
-        until: Option<String>,
-        /// Only games of this time class (repeatable): ultrabullet, bullet, blitz, rapid,
-        /// classical, correspondence, unknown.
-        #[arg(long = "time-class", value_name = "CLASS")]
-        time_classes: Vec<String>,
-        /// Only games played at this venue (repeatable): otb, lichess, online, engine, unknown.
-        /// Their rules differ (docs/events.md, "The rules in force").
-        #[arg(long = "venue", value_name = "VENUE")]
-        venues: Vec<String>,
-        /// Only games whose lower Elo is at least N (games without both Elos drop out).
-        #[arg(long, value_name = "N")]
-        min_elo: Option<i32>,
-        /// Only games whose lower Elo is at most N (games without both Elos drop out).
-        #[arg(long, value_name = "N")]
-        max_elo: Option<i32>,
-        /// Put groups side by side in every table and chart.
-        #[arg(long, value_enum, value_name = "GROUPING")]
-        by: Option<crate::report::group::ByKind>,
-        /// For --by collection: a file of GLOB,COLLECTION lines naming each source's collection
-        /// (first match wins; other sources are in `other`).
-        #[arg(long, value_name = "FILE")]
-        collections: Option<PathBuf>,
-        /// With --by, the order of groups shown as rows: `name` (the grouping's own order: years
-        /// and months in time, monthly dumps by their month) or `value` (highest first).
-        #[arg(long, value_enum, value_name = "ORDER")]
-        sort: Option<crate::report::group::Sort>,
-        /// Rates over fewer games than this are greyed and marked "few games".
-        #[arg(long, value_name = "N", default_value_t = 30)]
-        min_games: u64,
-        /// Also write a self-contained HTML page with SVG charts to FILE (atomically).
-        #[arg(long, value_name = "FILE")]
-        html: Option<PathBuf>,
-        /// Print the computed figures as JSON instead of tables.
-        #[arg(long)]
-        json: bool,
-        /// Parquet parts read at once; default: all cores. The report is the same for any number.
-        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
-        threads: Option<u16>,
-        /// Read every game even where the summary ingest wrote could answer (whole months,
-        /// bands of 100 Elo): the same figures, slower; for checking.
-        #[arg(long)]
-        scan: bool,
-        /// Count each game once: the same game (same fingerprint) in two sources, or twice in
-        /// one, counts as the first by source and key; says how many copies were left out. Reads
-        /// the games twice and holds 16 bytes per selected game.
-        #[arg(long)]
-        dedup: bool,
-    },
+    Report(options::ReportArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -257,90 +150,19 @@ fn run(command: Command) -> Result<ExitCode> {
         Command::Explain { file, game, source, html, svg } => {
             explain::run(&file, source.as_deref(), game, html.as_deref(), svg.as_deref())
         }
-        Command::Ingest {
-            inputs,
-            out,
-            source,
-            threads,
-            quiet,
-            force,
-            verify_sha256,
-            shard,
-            finish,
-            venue,
-            part_games,
-            chunk_bytes,
-        } => ingest::run(ingest::Options {
-            inputs,
-            out,
-            source,
-            threads,
-            quiet,
-            chunk_bytes,
-            part_games,
-            force,
-            verify_sha256,
-            shard,
-            finish,
-            summarize: crate::report::summary::summarizer,
-            venue,
-        }),
-        Command::Views { dir } => {
+        Command::Ingest(args) => ingest::run(args.into()),
+        Command::Views { dir, print: true } => {
+            std::io::Write::write_all(&mut std::io::stdout().lock(), crate::dataset::views_sql(&dir)?.1.as_bytes())?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Views { dir, print: false } => {
             crate::dataset::write_views(&dir)?;
             eprintln!("threefold: wrote {}", dir.join("views.sql").display());
             Ok(ExitCode::SUCCESS)
         }
-        Command::Report {
-            dir,
-            sources,
-            since,
-            until,
-            time_classes,
-            venues,
-            min_elo,
-            max_elo,
-            by,
-            collections,
-            sort,
-            min_games,
-            html,
-            json,
-            threads,
-            scan,
-            dedup,
-        } => {
-            let filter = crate::report::filter::Filter::new(
-                sources,
-                since.as_deref(),
-                until.as_deref(),
-                time_classes,
-                venues,
-                min_elo,
-                max_elo,
-            )?;
-            let mut by = by.map(|kind| crate::report::group::By::new(kind, collections.as_deref())).transpose()?;
-            if by.is_none() && collections.is_some() {
-                anyhow::bail!("--collections is for --by collection");
-            }
-            match (&mut by, sort) {
-                (Some(by), Some(sort)) => by.sort = sort,
-                (None, Some(_)) => anyhow::bail!("--sort orders the groups of --by: give --by too"),
-                _ => {}
-            }
-            crate::report::run(
-                &dir,
-                &crate::report::Options {
-                    filter,
-                    by,
-                    min_games,
-                    html,
-                    json,
-                    threads: threads.map(usize::from),
-                    scan,
-                    dedup,
-                    example_page: Some(explain::page_of_dataset_game),
-                },
-            )
+        Command::Report(args) => {
+            let dir = args.dir.clone();
+            crate::report::run(&dir, &args.try_into()?)
         }
     }
 }

@@ -248,6 +248,13 @@ impl Dataset {
 const UNIQUE: &str = " QUALIFY fingerprint IS NULL OR row_number() OVER (PARTITION BY fingerprint ORDER BY source, frame_offset, byte_offset) = 1";
 
 pub fn write_views(dir: &Path) -> Result<()> {
+    let (root, sql) = views_sql(dir)?;
+    write_atomic(&root.join("views.sql"), sql.as_bytes())
+}
+
+/// The SQL [`write_views`] writes for the dataset where `dir` is now, and the dataset's absolute
+/// path (also for a dataset one cannot write to: `threefold views --print`).
+pub fn views_sql(dir: &Path) -> Result<(PathBuf, String)> {
     let root = fs::canonicalize(dir).with_context(|| format!("cannot resolve {}", dir.display()))?;
     if !root.join(MANIFEST).is_file() {
         bail!("{} is not a threefold dataset (no {MANIFEST})", root.display());
@@ -267,7 +274,7 @@ pub fn write_views(dir: &Path) -> Result<()> {
         "CREATE OR REPLACE VIEW games_unique AS SELECT * FROM read_parquet('{}', hive_partitioning = true, union_by_name = true){UNIQUE};\n",
         glob.to_string_lossy().replace('\'', "''")
     ));
-    write_atomic(&root.join("views.sql"), sql.as_bytes())
+    Ok((root, sql))
 }
 
 /// Removes leftover partition folders (a folder gone meanwhile is fine).

@@ -1446,7 +1446,8 @@ fn report_refuses_a_directory_that_is_not_a_dataset() {
 }
 
 /// A dataset moved elsewhere opens again once `threefold views` has written its views for the
-/// new place (DuckDB reads the views' paths from its working directory, not from the file).
+/// new place (DuckDB reads the views' paths from its working directory, not from the file);
+/// `views --print` gives the same views and writes nothing.
 #[test]
 fn a_moved_dataset_opens_after_threefold_views() {
     const COUNT: &str = r#"
@@ -1463,7 +1464,12 @@ print(json.dumps([con.sql(f"SELECT count(*) FROM {t}").fetchall()[0][0] for t in
     let counts = run_python(COUNT, &[first.to_str().unwrap()]);
     std::fs::create_dir_all(moved.parent().unwrap()).unwrap();
     std::fs::rename(&first, &moved).unwrap();
+    let old = std::fs::read(moved.join("views.sql")).unwrap();
+    let printed = run_ok(&["views", moved.to_str().unwrap(), "--print"]).stdout;
+    assert_eq!(std::fs::read(moved.join("views.sql")).unwrap(), old, "--print wrote views.sql");
+    assert_ne!(printed, old);
     run_ok(&["views", moved.to_str().unwrap()]);
+    assert_eq!(std::fs::read(moved.join("views.sql")).unwrap(), printed);
     assert_eq!(run_python(COUNT, &[moved.to_str().unwrap()]), counts);
     assert_eq!(counts[0], 2);
 }
