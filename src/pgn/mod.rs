@@ -302,16 +302,8 @@ impl GameVisitor {
         time_control: Option<(u32, u32)>,
     ) -> Game {
         let result = tag_result.unwrap_or(Outcome::Unknown);
-        let [details, termination, event, site, white, black, date, utc_date] = tags.get_each([
-            "TerminationDetails",
-            "Termination",
-            "Event",
-            "Site",
-            "White",
-            "Black",
-            "Date",
-            "UTCDate",
-        ]);
+        let [details, termination, event, site, white, black, date, utc_date] =
+            tags.get_each(["TerminationDetails", "Termination", "Event", "Site", "White", "Black", "Date", "UTCDate"]);
         let ending = Ending::recorded(details, termination, result);
         let venue = self.venue.unwrap_or_else(|| Venue::infer(event, site, white, black));
         let claimant = in_force(venue, site, date, utc_date).claimant;
