@@ -7,7 +7,7 @@
 //!         open, decode,    tags, moves     start, replay,        schema, writers,
 //!         cut into chunks  (movetext)      tracker, identity,    commit, manifest
 //!                                          san
-//!         of whole games                   → events + summary ─▶ cmd::dump (JSON), cmd::explain
+//!         of whole games                   → events + summary ─▶ cmd::dump (JSON), explain
 //! ```
 //!
 //! - [`read`]: [`read::input`] opens and decompresses a file; [`read::frames`] decodes a pzstd
@@ -26,7 +26,8 @@
 //!   [`ingest::turns`]) and writes Parquet through [`dataset`]: the tables' columns
 //!   ([`dataset::schema`]), column-parallel writers, and a source's table folders (games,
 //!   events, summary) replaced together even across a kill ([`dataset::commit`]).
-//! - [`report`] reads a dataset back; [`cmd`] is the command line (one module per subcommand).
+//! - [`report`] reads a dataset back; [`explain`] shows one game's events as a timeline and a
+//!   page of boards; [`cmd`] is the command line (one module per subcommand).
 //!
 //! # As a library
 //!
@@ -51,8 +52,8 @@
 //! ```
 //!
 //! Dependencies point one way, in this order: `engine` and `read` use no other folder, `pgn` uses
-//! them, `dataset` uses `pgn`, `engine` and `read`, `ingest` all four, and `report` and `cmd` sit
-//! on top (a unit test below checks it).
+//! them, `dataset` uses `pgn`, `engine` and `read`, `ingest` all four, `report` these, `explain`
+//! them and `report`, and `cmd` sits on top (a unit test below checks it).
 
 // Without `cli`, what only the command line calls is unused, on purpose.
 #![cfg_attr(not(feature = "cli"), allow(dead_code))]
@@ -67,6 +68,8 @@ mod read;
 mod cmd;
 #[cfg(feature = "cli")]
 mod dataset;
+#[cfg(feature = "cli")]
+mod explain;
 #[cfg(feature = "cli")]
 mod ingest;
 #[cfg(feature = "cli")]
@@ -121,7 +124,7 @@ pub(crate) mod testdata;
 #[cfg(test)]
 mod tests {
     /// The folders of `src/` from the bottom up: each may use only folders before it.
-    const FOLDERS: [&str; 7] = ["engine", "read", "pgn", "dataset", "ingest", "report", "cmd"];
+    const FOLDERS: [&str; 8] = ["engine", "read", "pgn", "dataset", "ingest", "report", "explain", "cmd"];
 
     fn uses(code: &str, folder: &str) -> bool {
         code.contains(&format!("crate::{folder}"))

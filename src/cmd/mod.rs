@@ -1,12 +1,8 @@
 //! Command line: arguments parsed into a validated command, errors mapped to exit codes.
 
-pub mod board_svg;
 pub mod dump;
 pub mod explain;
-pub mod explain_page;
-pub mod locate;
 mod options;
-pub mod words;
 
 use std::{
     io,

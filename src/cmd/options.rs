@@ -181,7 +181,7 @@ impl TryFrom<ReportArgs> for report::Options {
             threads: a.threads.map(usize::from),
             scan: a.scan,
             dedup: a.dedup,
-            example_page: Some(super::explain::page_of_dataset_game),
+            example_page: Some(crate::explain::page_of_dataset_game),
         })
     }
 }
