@@ -53,20 +53,14 @@ impl Compression {
 }
 
 /// Wraps a raw byte stream in the decoder its first bytes call for.
-pub fn decompress<'a, R: Read + 'a>(raw: R) -> io::Result<(Compression, Box<dyn Read + 'a>)> {
+pub fn decompress<'a, R: Read + Send + 'a>(raw: R) -> io::Result<(Compression, Box<dyn Read + 'a>)> {
     let mut raw = BufReader::with_capacity(1 << 16, raw);
     let compression = Compression::detect(raw.fill_buf()?);
-    let reader: Box<dyn Read + 'a> = match compression {
-        Compression::None => Box::new(raw),
-        Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(raw)?),
-        Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(raw)),
-        Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(raw)),
-    };
-    Ok((compression, reader))
+    Ok((compression, streaming(compression, raw)?))
 }
 
-/// The streaming decoder for `compression`.
-fn streaming<R: BufRead + Send + 'static>(compression: Compression, raw: R) -> io::Result<Box<dyn Read + Send>> {
+/// The streaming decoder for `compression`: the one place a compression's decoder is named.
+fn streaming<'a, R: BufRead + Send + 'a>(compression: Compression, raw: R) -> io::Result<Box<dyn Read + Send + 'a>> {
     Ok(match compression {
         Compression::None => Box::new(raw),
         Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(raw)?),
