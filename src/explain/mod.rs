@@ -17,11 +17,12 @@ use shakmaty::{CastlingSide, Chess, Color, Position, Square};
 
 use self::{
     locate::{Found, find, source_input},
-    words::{color_name, ordinal},
+    words::{board_claim, color_name, no_declared_claim, ordinal, rules_line},
 };
 use crate::{
     engine::{
         event::{Detail, Event, Perpetual},
+        laws::Claimant,
         replay::{Fate, GameEnd},
         start::{Start, Variant},
         vocabulary::printable,
@@ -148,7 +149,14 @@ fn repetition(t: &Timeline, e: &Event) -> String {
     line
 }
 
-fn describe(t: &Timeline, end: &GameEnd, offers: &HashMap<u32, Offer>, e: &Event, out: &mut String) {
+fn describe(
+    t: &Timeline,
+    end: &GameEnd,
+    offers: &HashMap<u32, Offer>,
+    claimant: Claimant,
+    e: &Event,
+    out: &mut String,
+) {
     let here = t.label(e.ply);
     let mover = color_name(e.turn);
     let fate = || fate_words(t, end, offers.get(&e.ply).copied().unwrap_or_default(), e.ply);
@@ -157,7 +165,7 @@ fn describe(t: &Timeline, end: &GameEnd, offers: &HashMap<u32, Offer>, e: &Event
             writeln!(out, "  {} The game is drawn automatically (fivefold, 9.6.1).", repetition(t, e))
         }
         Detail::Repetition { claimable: true, .. } => {
-            writeln!(out, "  {} {mover}, to move, may claim a draw (9.2.1.2): {}.", repetition(t, e), fate())
+            writeln!(out, "  {} {}: {}.", repetition(t, e), board_claim(claimant, mover), fate())
         }
         Detail::Repetition { .. } => writeln!(out, "  {}", repetition(t, e)),
         Detail::PseudoRepetition { board_occurrence, fide_occurrence, earlier_plies, .. } => {
@@ -206,19 +214,20 @@ fn describe(t: &Timeline, end: &GameEnd, offers: &HashMap<u32, Offer>, e: &Event
                 (false, true) => "another move was played",
                 (false, false) => "the game ended here",
             },
-            fate()
+            no_declared_claim(claimant).map_or_else(fate, str::to_owned)
         ),
     };
 }
 
-/// The claims each ply offered, from its events.
-fn offers(events: &[Event]) -> HashMap<u32, Offer> {
+/// The claims each ply offered, from its events, as the game's rules in force had them (a
+/// declared move's only where such a claim existed, as the summary counts).
+fn offers(events: &[Event], claimant: Claimant) -> HashMap<u32, Offer> {
     let mut offers: HashMap<u32, Offer> = HashMap::new();
     for e in events {
         let offer = offers.entry(e.ply).or_default();
         match e.detail {
             Detail::Repetition { claimable: true, automatic: false, .. } => offer.on_board = true,
-            Detail::ClaimByMove { played, .. } => {
+            Detail::ClaimByMove { played, .. } if claimant.declared_move() => {
                 offer.by_move = true;
                 offer.played |= played;
             }
@@ -257,6 +266,9 @@ pub fn explain(game: &Game) -> String {
         s.final_status.as_str(),
         s.draw_reason.map_or("-", |r| r.as_str())
     );
+    if let Some(line) = rules_line(game.claimant) {
+        let _ = writeln!(out, "{line}");
+    }
     if let Some(err) = &analysis.error {
         let _ = writeln!(out, "Replay stopped: {err}.");
     }
@@ -269,9 +281,9 @@ pub fn explain(game: &Game) -> String {
     if analysis.events.is_empty() {
         let _ = writeln!(out, "No position occurs twice.");
     }
-    let offers = offers(&analysis.events);
+    let offers = offers(&analysis.events, game.claimant);
     for e in &analysis.events {
-        describe(&timeline, &analysis.end, &offers, e, &mut out);
+        describe(&timeline, &analysis.end, &offers, game.claimant, e, &mut out);
     }
     if s.claim_opportunities > 0 {
         let _ = writeln!(
@@ -351,6 +363,26 @@ mod tests {
         );
         let text = explained("1. Nf3 Nf6 2. Ng1 Ng8 *\n");
         assert!(text.contains("occurs for the 2nd time.\n") && !text.contains("Perpetual"), "{text}");
+    }
+
+    /// The claims read by the game's rules in force, as its summary counts them: on chess.com
+    /// since June 2019 the server drew, on Lichess either player claimed on the board; neither
+    /// had a claim by a declared move.
+    #[test]
+    fn claims_are_worded_by_the_rules_in_force() {
+        let shuffle = "1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8";
+        let chess_com = explained(&format!("[Site \"Chess.com\"]\n[Date \"2020.05.05\"]\n\n{shuffle} 1/2-1/2\n"));
+        assert!(chess_com.contains("the program drew a threefold itself"), "{chess_com}");
+        assert!(
+            chess_com.contains("2...Ng8 occurs for the 3rd time. The program running the game draws"),
+            "{chess_com}"
+        );
+        assert!(chess_com.contains("the move was played: no claim by a declared move existed"), "{chess_com}");
+        let lichess = explained(&format!("[Site \"https://lichess.org/abcdefgh\"]\n\n{shuffle} 5. e4 1-0\n"));
+        assert!(lichess.contains("Either player may claim a draw (by a button, on this venue): missed"), "{lichess}");
+        assert!(lichess.contains("missed on the board 1 of 1, by a declared move 0 of 0"), "{lichess}");
+        let otb = explained(&format!("[Site \"Tilburg\"]\n[Event \"Interpolis\"]\n\n{shuffle} 5. e4 1-0\n"));
+        assert!(otb.contains("White, to move, may claim a draw (9.2.1.2): missed") && !otb.contains("rules in force"));
     }
 
     /// The declared-move verdicts follow the engine's missed-claim rule (claimed, passed over,

@@ -16,12 +16,13 @@ use shakmaty::{Bitboard, CastlingMode, Color, Position, Square};
 
 use super::{
     board_svg::{self, Arrow, Defs, Diagram, Mark, escape},
-    words::{color_name, ordinal},
+    words::{board_claim, color_name, no_declared_claim, ordinal},
 };
 use crate::{
     engine::{
         event::{Detail, Event},
         identity::{Identity, Key},
+        laws::Claimant,
         start::{Start, Variant},
         variant,
         vocabulary::printable,
@@ -206,7 +207,7 @@ pub fn render(game: &Game, heading: &str, text: &str) -> Page {
         }
         Some(plies) => {
             for (i, e) in events.iter().enumerate() {
-                event(&mut out, &mut boards, &plies, i + 1, e);
+                event(&mut out, &mut boards, &plies, game.claimant, i + 1, e);
             }
         }
     }
@@ -219,7 +220,14 @@ pub fn render(game: &Game, heading: &str, text: &str) -> Page {
     Page { html: out, boards }
 }
 
-fn event(out: &mut String, files: &mut Vec<(String, String)>, plies: &[Ply], index: usize, e: &Event) {
+fn event(
+    out: &mut String,
+    files: &mut Vec<(String, String)>,
+    plies: &[Ply],
+    claimant: Claimant,
+    index: usize,
+    e: &Event,
+) {
     let at = |ply: u32| plies.get(ply as usize);
     let name = |ply: u32| at(ply).map_or_else(|| format!("ply {ply}"), |p| p.label.clone());
     let names = |list: &[u32]| list.iter().map(|&p| name(p)).collect::<Vec<_>>().join(", ");
@@ -245,7 +253,7 @@ fn event(out: &mut String, files: &mut Vec<(String, String)>, plies: &[Ply], ind
             if *automatic {
                 words.push_str(" The game is drawn automatically (fivefold, 9.6.1).");
             } else if *claimable {
-                let _ = write!(words, " {mover}, to move, may claim a draw (9.2.1.2).");
+                let _ = write!(words, " {}.", board_claim(claimant, mover));
             }
         }
         Detail::ClaimByMove { san, uci, occurrence, played, .. } => {
@@ -257,6 +265,9 @@ fn event(out: &mut String, files: &mut Vec<(String, String)>, plies: &[Ply], ind
                 names(earlier),
                 if *played { "; the move was played" } else { "" }
             );
+            if let Some(why) = no_declared_claim(claimant) {
+                let _ = write!(words, " But {why}.");
+            }
             let board = at(e.ply).map(|p| &p.key.board);
             claim = board.and_then(|b| uci_squares(uci, b, e.turn)).map(|(from, to)| Arrow { from, to, kind: "claim" });
         }
