@@ -45,7 +45,7 @@ use std::ops::ControlFlow;
 use self::{
     fingerprint::Fingerprint,
     freshness::Freshness,
-    plan::Input,
+    plan::{Form, Input},
     reader::{Digest, ReadEnd, ReadSettings, ReaderEnds, Span, Work},
 };
 use crate::{
@@ -196,7 +196,7 @@ fn ingest_one(input: &Input, unit: Unit, context: RunContext) -> Result<(Disposi
             missing.join(", ")
         );
     }
-    let fingerprint = fingerprint_of(input);
+    let fingerprint = input.fingerprint();
     if let Some(entry) = up_to_date(input, dataset, fingerprint.as_ref(), plan.force) {
         // Parts a killed `--force` run staged for it are of no use now.
         dataset::partition::discard_staging(dataset.root(), &unit.name)?;
@@ -242,7 +242,7 @@ fn kept_files(
     fingerprint: Option<&Fingerprint>,
 ) -> Vec<FileEntry> {
     let (Some(entry), Some(fingerprint)) = (dataset.entry(&input.source), fingerprint) else { return Vec::new() };
-    let usable = input.parquet.is_some()
+    let usable = input.grows_by_files()
         && !plan.force
         && plan.shard.is_none()
         && entry.status.is_complete()
@@ -286,15 +286,6 @@ fn kept_files(
         );
     }
     kept
-}
-
-/// What identifies the input's content ([`Fingerprint`]); none for stdin.
-fn fingerprint_of(input: &Input) -> Option<Fingerprint> {
-    match &input.parquet {
-        _ if input.is_stdin() => None,
-        Some(files) => Fingerprint::of_files(files).ok(),
-        None => Fingerprint::of(&input.path).ok(),
-    }
 }
 
 /// The input's entry marked `up_to_date`, when its partition is complete, written with this
@@ -501,7 +492,11 @@ fn ingest_input(
             let span = unit.span;
             let ends = ReaderEnds { chunks: chunks.0, slots: slots.1, recycled: recycle.1, span, resume_after };
             let settings = ReadSettings { chunk_bytes: plan.chunk_bytes, decoders, digest: digest.clone() };
-            let parquet = input.parquet.as_ref().map(|files| files.get(unit.kept.len()..).unwrap_or_default().to_vec());
+            // A grown input's files after those kept (freshness), read from their first row group.
+            let parquet = match &input.form {
+                Form::Parquet(files) => Some(files.get(unit.kept.len()..).unwrap_or_default().to_vec()),
+                Form::Pgn => None,
+            };
             let first_group = freshness::row_groups(&unit.kept);
             std::thread::Builder::new().name("read".into()).spawn_scoped(scope, move || match parquet {
                 Some(files) => reader::read_parquet(&files, first_group, decoders, counters, ends),
@@ -626,7 +621,7 @@ fn record_files(entry: &mut ManifestEntry, unit: &Unit, fingerprint: Option<&Fin
 fn failure(input: &Input, entry: &mut ManifestEntry, read_end: ReadEnd) -> Option<String> {
     match read_end.error {
         Some(ReadError { offset, error }) => {
-            if input.parquet.is_some() {
+            if input.errors_name_their_place() {
                 // The error names the file (of a folder's several) and the row group.
                 return Some(format!("cannot read {error}"));
             }
@@ -666,10 +661,7 @@ fn manifest_entry(
         schema_version: Some(schema::version().to_owned()),
         tool_version: Some(TOOL_VERSION.to_owned()),
         venue: input.venue.map(|v| v.as_str().to_owned()),
-        compression: match &input.parquet {
-            Some(_) => Some("parquet".to_owned()),
-            None => read_end.compression.map(|c| format!("{c:?}").to_lowercase()),
-        },
+        compression: input.compression_name(read_end.compression),
         decompressed_bytes: read_end.bytes,
         games: tally.games,
         events: tally.event_total(),

@@ -9,8 +9,9 @@ use std::{
 use anyhow::{Context, Result, bail};
 
 use crate::{
-    ingest::{parquet_input, shard::Shard},
+    ingest::{fingerprint::Fingerprint, parquet_input, shard::Shard},
     pgn::venue::Venue,
+    read::input::Compression,
 };
 
 /// What the command line asked for.
@@ -38,15 +39,25 @@ pub struct Options {
     pub venue: Option<Venue>,
 }
 
+/// What an input holds. The run asks its [`Input`] what that means (how it is fingerprinted,
+/// named, checked, its size, its format's name) and matches on it only where it is read
+/// ([`crate::ingest::ingest_input`]) and cut into shares ([`crate::ingest::sharded`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Form {
+    /// PGN text: a file or stdin, its compression found from its bytes ([`crate::read::input`]).
+    Pgn,
+    /// Games in Parquet ([`crate::ingest::parquet_input`]): one file, or a folder's files read as
+    /// one input, which grows by new files.
+    Parquet(Vec<PathBuf>),
+}
+
 /// One input to read, and the source (partition) it goes to.
 pub struct Input {
     pub path: PathBuf,
     pub source: String,
     /// The SHA-256 its bytes must have (with `--verify-sha256`).
     pub sha256: Option<String>,
-    /// Its Parquet files, for an input of games in Parquet ([`crate::ingest::parquet_input`]):
-    /// a folder's, or one file.
-    pub parquet: Option<Vec<PathBuf>>,
+    pub form: Form,
     /// The venue every game of it gets (`--venue`), recorded in its manifest entry: a run with
     /// another reads it again.
     pub venue: Option<Venue>,
@@ -55,6 +66,40 @@ pub struct Input {
 impl Input {
     pub fn is_stdin(&self) -> bool {
         self.path.as_os_str() == "-"
+    }
+
+    /// What identifies its content ([`Fingerprint`]); none for stdin.
+    pub fn fingerprint(&self) -> Option<Fingerprint> {
+        match &self.form {
+            _ if self.is_stdin() => None,
+            Form::Parquet(files) => Fingerprint::of_files(files).ok(),
+            Form::Pgn => Fingerprint::of(&self.path).ok(),
+        }
+    }
+
+    /// Whether it is files that only grow (a month of Parquet files): a later run reads only the
+    /// files added since ([`crate::ingest::freshness`]).
+    pub fn grows_by_files(&self) -> bool {
+        matches!(self.form, Form::Parquet(_))
+    }
+
+    /// Whether `--verify-sha256` can check it: one file's bytes, as Lichess lists them.
+    pub fn has_one_digest(&self) -> bool {
+        self.form == Form::Pgn
+    }
+
+    /// Whether a read error names the file and place itself (a Parquet file and row group), so
+    /// that no byte offset is added to it.
+    pub fn errors_name_their_place(&self) -> bool {
+        matches!(self.form, Form::Parquet(_))
+    }
+
+    /// The manifest's `compression`: the format's name, or the compression its bytes showed.
+    pub fn compression_name(&self, detected: Option<Compression>) -> Option<String> {
+        match self.form {
+            Form::Parquet(_) => Some("parquet".to_owned()),
+            Form::Pgn => detected.map(|c| format!("{c:?}").to_lowercase()),
+        }
     }
 
     /// The files a month of a Hugging Face dataset lacks, by their numbered names (none of
@@ -67,7 +112,7 @@ impl Input {
             let (prefix, n) = rest.rsplit_once('-')?;
             Some((prefix.to_owned(), n.parse().ok()?, of.parse().ok()?, of.len()))
         };
-        let Some(files) = &self.parquet else { return Vec::new() };
+        let Form::Parquet(files) = &self.form else { return Vec::new() };
         let Some(names) = files.iter().map(numbered).collect::<Option<Vec<_>>>() else { return Vec::new() };
         let Some((prefix, _, total, width)) = names.first().cloned() else { return Vec::new() };
         if names.iter().any(|(p, _, t, w)| (p, t, w) != (&prefix, &total, &width)) {
@@ -82,9 +127,9 @@ impl Input {
     /// Its size in bytes (its files' together), 0 where it cannot be known.
     pub fn size(&self) -> u64 {
         let size = |p: &Path| fs::metadata(p).map_or(0, |m| m.len());
-        match &self.parquet {
-            Some(files) => files.iter().map(|f| size(f)).sum(),
-            None => size(&self.path),
+        match &self.form {
+            Form::Parquet(files) => files.iter().map(|f| size(f)).sum(),
+            Form::Pgn => size(&self.path),
         }
     }
 }
@@ -160,7 +205,7 @@ impl Plan {
             bail!("--shard cannot split stdin ({}): give the file", stdin.path.display());
         }
         if let Some(sums) = &options.verify_sha256
-            && let Some(parquet) = inputs.iter().find(|i| i.parquet.is_some())
+            && let Some(parquet) = inputs.iter().find(|i| !i.has_one_digest())
         {
             bail!(
                 "--verify-sha256 checks PGN files against {}; {} is Parquet: check its files first (sha256sum -c)",
@@ -240,7 +285,7 @@ fn inputs(options: &Options) -> Result<Vec<Input>> {
         bail!("--source names one input's partition, but {} inputs were given; ingest them one by one", paths.len());
     }
     let mut inputs: Vec<Input> = Vec::new();
-    for (path, parquet) in paths {
+    for (path, form) in paths {
         let source = match &options.source {
             Some(name) => {
                 if !valid_source(name) {
@@ -249,7 +294,7 @@ fn inputs(options: &Options) -> Result<Vec<Input>> {
                 name.clone()
             }
             None if path.as_os_str() == "-" => bail!("reading stdin needs --source NAME to name its partition"),
-            None if parquet.is_some() => parquet_source_name(&path),
+            None if form != Form::Pgn => parquet_source_name(&path),
             None => source_name(&path),
         };
         if let Some(other) = inputs.iter().find(|i| i.source == source) {
@@ -259,7 +304,7 @@ fn inputs(options: &Options) -> Result<Vec<Input>> {
                 path.display()
             );
         }
-        inputs.push(Input { path, source, sha256: None, parquet, venue: options.venue });
+        inputs.push(Input { path, source, sha256: None, form, venue: options.venue });
     }
     Ok(inputs)
 }
@@ -282,12 +327,12 @@ fn find_pgn(dir: &Path, found: &mut Vec<PathBuf>) -> Result<()> {
 /// Each input: a PGN file, or Parquet files with the folder or file that names them. A folder's
 /// Parquet files are one input (a month of the Lichess database) when they are all of its
 /// `.parquet` files and it is a `month=MM` folder or holds several; otherwise each file is one.
-fn by_folder(paths: Vec<PathBuf>) -> Result<Vec<(PathBuf, Option<Vec<PathBuf>>)>> {
-    let mut out: Vec<(PathBuf, Option<Vec<PathBuf>>)> = Vec::new();
+fn by_folder(paths: Vec<PathBuf>) -> Result<Vec<(PathBuf, Form)>> {
+    let mut out: Vec<(PathBuf, Form)> = Vec::new();
     let mut groups: Vec<(PathBuf, Vec<PathBuf>)> = Vec::new();
     for path in paths {
         if !parquet_input::is_parquet_file(&path) {
-            out.push((path, None));
+            out.push((path, Form::Pgn));
             continue;
         }
         let folder = path.parent().map(Path::to_path_buf).unwrap_or_default();
@@ -300,9 +345,9 @@ fn by_folder(paths: Vec<PathBuf>) -> Result<Vec<(PathBuf, Option<Vec<PathBuf>>)>
         let all = !folder.as_os_str().is_empty()
             && parquet_input::files_of(&folder).is_ok_and(|all| all.iter().eq(files.iter()));
         if all && (month_folder(&folder).is_some() || files.len() > 1) {
-            out.push((folder, Some(files)));
+            out.push((folder, Form::Parquet(files)));
         } else {
-            out.extend(files.into_iter().map(|f| (f.clone(), Some(vec![f]))));
+            out.extend(files.into_iter().map(|f| (f.clone(), Form::Parquet(vec![f]))));
         }
     }
     Ok(out)
@@ -394,7 +439,7 @@ mod tests {
             path: PathBuf::from("m"),
             source: "s".into(),
             sha256: None,
-            parquet: Some(names.iter().map(|n| Path::new("m").join(n)).collect()),
+            form: Form::Parquet(names.iter().map(|n| Path::new("m").join(n)).collect()),
             venue: None,
         };
         let missing = input(&["train-00000-of-00004.parquet", "train-00002-of-00004.parquet"]).missing_files();

@@ -8,7 +8,9 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 
 use super::{
-    Disposition, RowCounts, RunContext, Unit, fingerprint_of, ingest_input, ingest_one, plan::Input, up_to_date,
+    Disposition, RowCounts, RunContext, Unit, ingest_input, ingest_one,
+    plan::{Form, Input},
+    up_to_date,
 };
 use crate::{
     dataset::{
@@ -34,9 +36,9 @@ pub(super) fn ingest_shard(
 ) -> Result<(Disposition, RowCounts)> {
     let path = input.path.display();
     // A Parquet input is cut by row groups, so never read whole.
-    let layout = match input.parquet {
-        Some(_) => Layout::Frames,
-        None => Layout::of_file(&input.path).with_context(|| format!("cannot open {path}"))?,
+    let layout = match input.form {
+        Form::Parquet(_) => Layout::Frames,
+        Form::Pgn => Layout::of_file(&input.path).with_context(|| format!("cannot open {path}"))?,
     };
     if layout == Layout::Stream {
         let turn = *whole_inputs;
@@ -59,7 +61,7 @@ pub(super) fn ingest_shard(
             return Ok((Disposition::Busy, RowCounts::default()));
         }
     };
-    let fingerprint = fingerprint_of(input);
+    let fingerprint = input.fingerprint();
     if up_to_date(input, dataset, fingerprint.as_ref(), plan.force).is_some() {
         partition::discard_staging(dataset.root(), &name)?;
         if !plan.quiet {
@@ -80,9 +82,9 @@ pub(super) fn ingest_shard(
             (Disposition::Staged, RowCounts::default())
         }
         None => {
-            let this_share = match &input.parquet {
-                Some(files) => shard::parquet_share(files, shard),
-                None => shard::share(&input.path, layout, shard, 0),
+            let this_share = match &input.form {
+                Form::Parquet(files) => shard::parquet_share(files, shard),
+                Form::Pgn => shard::share(&input.path, layout, shard, 0),
             };
             let span = match this_share.with_context(|| format!("cannot work out shard {shard} of {path}"))? {
                 Share::Span(Some(span)) => span,
