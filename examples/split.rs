@@ -22,15 +22,13 @@
 
 use std::{fs::File, path::PathBuf, process::ExitCode, time::Instant};
 
-use threefold::{
-    CHUNK_BYTES, Splitter,
-    internals::{
-        Threads,
-        blocks::{BlockSplitter, Chunker},
-        frames::FrameDecoder,
-        input,
-    },
+use threefold::{CHUNK_BYTES, Splitter};
+use threefold_core::read::{
+    blocks::{BlockSplitter, Chunker},
+    frames::FrameDecoder,
+    input,
 };
+use threefold_ingest::Threads;
 
 fn main() -> ExitCode {
     let mut path = None;
@@ -91,7 +89,7 @@ fn main() -> ExitCode {
         }
     }
     let secs = started.elapsed().as_secs_f64();
-    let cpu = threefold::internals::frames::thread_cpu_seconds();
+    let cpu = threefold_core::read::frames::thread_cpu_seconds();
     // The dispatcher stores its time as it ends, which may be just after the last block.
     let mut dispatcher = splitter.dispatcher_cpu_seconds();
     for _ in 0..200 {

@@ -54,12 +54,11 @@ setup() {
 }
 export THREEFOLD_PYTHON="$PWD/.venv/bin/python"
 
-# Style: rustfmt (rustfmt.toml) and clippy with every warning an error; the product alone too
-# (without the tests' `internals` feature: nothing left unused there).
+# Style: rustfmt (rustfmt.toml) and clippy with every warning an error (`unreachable_pub` too:
+# Cargo.toml's lints), over every crate of the workspace.
 style() {
-  cargo fmt --check
-  cargo clippy --all-targets --locked --quiet -- -D warnings
-  cargo clippy --locked --quiet -- -D warnings
+  cargo fmt --all --check
+  cargo clippy --workspace --all-targets --locked --quiet -- -D warnings
 }
 
 build() { cargo build --release --locked; }
@@ -67,7 +66,7 @@ build() { cargo build --release --locked; }
 # profile (Cargo.toml): release code with threefold's debug assertions (SAN reading and
 # resolution, the incremental Zobrist key) and overflow checks on. Its dependencies compile apart
 # from the release build's, so one set of tests rather than two is what that costs.
-cargo_tests() { cargo test --profile checked --locked; }
+cargo_tests() { cargo test --workspace --profile checked --locked; }
 
 # Fuzz smoke: a fixed seed and number of runs from a fresh corpus folder, the same inputs every
 # time (about a minute each), so that a failure is the code's, not the draw's. Long runs are by
@@ -159,7 +158,7 @@ browser() { bash tests/harness/browser/run.sh; }
 without_corpus() {
   local log="$root/target/without-corpus.log"
   env -u THREEFOLD_REQUIRE_ALL THREEFOLD_CORPUS="$root/target/no-corpus-here" THREEFOLD_SKIP_LOG= \
-    cargo test --profile checked --locked > "$log" 2>&1 ||
+    cargo test --workspace --profile checked --locked > "$log" 2>&1 ||
     { tail -n 60 "$log"; echo "without the corpus: the cargo tests failed (log: $log)"; exit 1; }
   if grep -q 'Compiling threefold' "$log"; then
     echo "without the corpus: note: cargo compiled threefold again, which this part should not need"

@@ -17,9 +17,9 @@ use std::{
 use tikv_jemallocator::Jemalloc;
 
 /// No block of a normal run is this large (chunks are about 1 MiB, Parquet pages too).
-pub const LARGE: usize = 16 << 20;
+pub(crate) const LARGE: usize = 16 << 20;
 
-pub struct Allocator;
+pub(crate) struct Allocator;
 
 #[global_allocator]
 static ALLOCATOR: Allocator = Allocator;

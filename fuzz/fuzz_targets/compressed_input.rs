@@ -8,7 +8,7 @@
 use std::{io::Read, ops::ControlFlow};
 
 use libfuzzer_sys::fuzz_target;
-use threefold::{game_json, internals::input};
+use threefold_core::{game_json, read::input};
 
 /// Passes reads on and keeps a copy of every byte read.
 struct Tee<'a, R> {
@@ -28,12 +28,12 @@ fuzz_target!(|data: &[u8]| {
     let Ok((_, reader)) = input::decompress(data) else { return };
     let mut seen = Vec::new();
     let mut from_stream = Vec::new();
-    let read = threefold::for_each_game(Tee { inner: reader.take(1 << 24), seen: &mut seen }, |g| {
+    let read = threefold_core::for_each_game(Tee { inner: reader.take(1 << 24), seen: &mut seen }, |g| {
         from_stream.push(game_json(0, &g).expect("a record"));
         ControlFlow::Continue(())
     });
     let mut from_text = Vec::new();
-    let text_read = threefold::for_each_game(&seen[..], |g| {
+    let text_read = threefold_core::for_each_game(&seen[..], |g| {
         from_text.push(game_json(0, &g).expect("a record"));
         ControlFlow::Continue(())
     });

@@ -9,9 +9,10 @@
 use std::ops::ControlFlow;
 
 use libfuzzer_sys::fuzz_target;
-use threefold::{
+use threefold_core::{
     Chunk, Splitter, game_json,
-    internals::{blocks::Stitcher, chunk::MAX_GAME, reference, survey::Survey},
+    pgn::reference,
+    read::{blocks::Stitcher, chunk::MAX_GAME, survey::Survey},
 };
 
 /// Chunks as (offset, bytes, game starts).
@@ -24,7 +25,7 @@ fuzz_target!(|data: &[u8]| {
         panic!("the scanner and pgn-reader read different moves:\n{diff}");
     }
     let mut whole = Vec::new();
-    let _ = threefold::for_each_game(data, |g| {
+    let _ = threefold_core::for_each_game(data, |g| {
         whole.push(game_json(0, &g).expect("a record"));
         ControlFlow::Continue(())
     });
@@ -42,13 +43,13 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     let mut trickled = Vec::new();
-    let _ = threefold::for_each_game(Trickle(data), |g| {
+    let _ = threefold_core::for_each_game(Trickle(data), |g| {
         trickled.push(game_json(0, &g).expect("a record"));
         ControlFlow::Continue(())
     });
     assert_eq!(whole, trickled, "the reading must not depend on how the input is buffered");
     let mut shown_whole = Vec::new();
-    let _ = threefold::for_each_game_with(data, threefold::GameVisitor::showing_whole_slices(), |g| {
+    let _ = threefold_core::for_each_game_with(data, threefold_core::GameVisitor::showing_whole_slices(), |g| {
         shown_whole.push(game_json(0, &g).expect("a record"));
         ControlFlow::Continue(())
     });

@@ -14,7 +14,8 @@ use anyhow::{Context, Result};
 use super::{input_failed, open};
 use crate::{
     ingest::{
-        parquet_input::{self, ParquetInput, RefuseParquet},
+        Form,
+        parquet_input::{ParquetInput, RefuseParquet},
         rows,
     },
     pgn::{self, GameVisitor, record::write_game},
@@ -25,15 +26,15 @@ use crate::{
 };
 
 /// Writes every game of `file` (up to `limit`) as a JSON line to stdout.
-pub fn run(file: &Path, limit: Option<u64>) -> Result<ExitCode> {
-    if file.is_dir() || parquet_input::is_parquet_file(file) {
-        return run_parquet(file, limit);
-    }
-    let input = if file.as_os_str() == "-" {
-        // Parquet cannot come through a pipe: said at once rather than read as text.
-        input::decompress(RefuseParquet::new(io::stdin())).map(|(_, r)| r).context("cannot read stdin")
-    } else {
-        open(file)
+pub(crate) fn run(file: &Path, limit: Option<u64>) -> Result<ExitCode> {
+    let input = match Form::of(file) {
+        Ok(Form::Parquet(files)) => return run_parquet(file, &files, limit),
+        Ok(Form::Pgn) if file.as_os_str() == "-" => {
+            // Parquet cannot come through a pipe: said at once rather than read as text.
+            input::decompress(RefuseParquet::new(io::stdin())).map(|(_, r)| r).context("cannot read stdin")
+        }
+        Ok(Form::Pgn) => open(file),
+        Err(err) => Err(anyhow::Error::new(err).context(format!("cannot open {}", file.display()))),
     };
     let input = match input {
         Ok(input) => input,
@@ -46,8 +47,8 @@ pub fn run(file: &Path, limit: Option<u64>) -> Result<ExitCode> {
 
 /// `run` for a Parquet input: each row's game, in the order of the input's keys (row groups over
 /// its files in name order, rows within them), `index` counting the rows from 0.
-fn run_parquet(file: &Path, limit: Option<u64>) -> Result<ExitCode> {
-    let input = match parquet_input::files_of(file).and_then(|files| ParquetInput::open(&files)) {
+fn run_parquet(file: &Path, files: &[std::path::PathBuf], limit: Option<u64>) -> Result<ExitCode> {
+    let input = match ParquetInput::open(files) {
         Ok(input) => input,
         Err(err) => {
             return Ok(input_failed(anyhow::Error::new(err).context(format!("cannot open {}", file.display()))));

@@ -17,6 +17,7 @@ use crate::{
         locate::{Found, find, source_input},
         page, read_game,
     },
+    ingest::Form,
     read::key::GameKey,
 };
 
@@ -24,7 +25,7 @@ use crate::{
 /// or a dataset folder whose `source` (needed when it holds several) names the input. With
 /// `html` or `svg`, also writes the page with boards and each board as an SVG file
 /// ([`crate::explain::page`]).
-pub fn run(
+pub(crate) fn run(
     target: &Path,
     source: Option<&str>,
     key: Option<GameKey>,
@@ -32,7 +33,7 @@ pub fn run(
     svg: Option<&Path>,
 ) -> Result<ExitCode> {
     // A folder is a dataset, unless it is a folder of games in Parquet given without --source.
-    let parquet_games = || crate::ingest::parquet_input::files_of(target).is_ok_and(|f| !f.is_empty());
+    let parquet_games = || matches!(Form::of(target), Ok(Form::Parquet(files)) if !files.is_empty());
     let (file, source) = if target.is_dir() && (source.is_some() || !parquet_games()) {
         let (file, source) = source_input(target, source)?;
         (file, Some(source))

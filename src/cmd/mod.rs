@@ -1,7 +1,7 @@
 //! Command line: arguments parsed into a validated command, errors mapped to exit codes.
 
-pub mod dump;
-pub mod explain;
+pub(crate) mod dump;
+pub(crate) mod explain;
 mod options;
 
 use std::{

@@ -80,7 +80,6 @@ impl From<IngestArgs> for ingest::Options {
             verify_sha256: a.verify_sha256,
             shard: a.shard,
             finish: a.finish,
-            summarize: report::summary::summarizer,
             venue: a.venue,
         }
     }

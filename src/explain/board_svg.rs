@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use shakmaty::{Board, Color, Piece, Role, Square};
 
-pub use crate::report::svg::escape;
+pub(crate) use crate::report::svg::escape;
 
 /// Side of a square in SVG units: the pieces' own size.
 const S: f64 = 45.0;
@@ -42,10 +42,10 @@ const PIECES: [(char, &str, &str); 12] = [
 ];
 
 /// The pocket's roles in the order `[[u8; 5]; 2]` counts them.
-pub const POCKET_ROLES: [Role; 5] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn];
+pub(crate) const POCKET_ROLES: [Role; 5] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Pawn];
 
 /// The drawing's name of a piece: `wK`, `bN`, ...
-pub fn piece_name(piece: Piece) -> &'static str {
+pub(crate) fn piece_name(piece: Piece) -> &'static str {
     let letter = piece.char();
     PIECES.iter().find(|p| p.0 == letter).map_or("?", |p| p.1)
 }
@@ -71,7 +71,7 @@ fn symbols(names: Option<&[&str]>) -> String {
 
 /// An invisible SVG holding the twelve pieces once, for an HTML page whose boards are drawn with
 /// [`Defs::Page`].
-pub fn page_defs() -> String {
+pub(crate) fn page_defs() -> String {
     format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"0\" height=\"0\" style=\"position:absolute\" aria-hidden=\"true\"><defs>{}</defs></svg>\n",
         symbols(None)
@@ -81,14 +81,14 @@ pub fn page_defs() -> String {
 /// Where a board's piece drawings are: in the SVG itself (a file of its own), or once in the
 /// page it is part of ([`page_defs`]).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub enum Defs {
+pub(crate) enum Defs {
     Inline,
     Page,
 }
 
 /// A position as the drawing shows it.
 #[derive(Clone, Debug)]
-pub struct Diagram {
+pub(crate) struct Diagram {
     pub board: Board,
     pub turn: Color,
     /// The FEN castling field: `KQkq`, Shredder letters (`HAha`) in Chess960, or `-`.
@@ -104,7 +104,7 @@ pub struct Diagram {
 /// An arrow: a move played (`move`) or one that may be declared (`claim`). A drop has no
 /// `from`: its square is ringed.
 #[derive(Clone, Debug)]
-pub struct Arrow {
+pub(crate) struct Arrow {
     pub from: Option<Square>,
     pub to: Square,
     pub kind: &'static str,
@@ -113,7 +113,7 @@ pub struct Arrow {
 /// A marked square: `castling` (the king and rook of a lost castling right) or `ep` (an e.p.
 /// square legal at one occurrence only), with the words a reader sees on hovering.
 #[derive(Clone, Debug)]
-pub struct Mark {
+pub(crate) struct Mark {
     pub square: Square,
     pub kind: &'static str,
     pub title: String,
@@ -176,7 +176,7 @@ fn arrow(out: &mut String, a: &Arrow) {
 }
 
 /// The board as an SVG element: a document of its own with [`Defs::Inline`].
-pub fn render(d: &Diagram, arrows: &[Arrow], marks: &[Mark], title: &str, defs: Defs) -> String {
+pub(crate) fn render(d: &Diagram, arrows: &[Arrow], marks: &[Mark], title: &str, defs: Defs) -> String {
     let lines = caption_lines(d);
     let board_bottom = TOP + 8.0 * S + FILES;
     let pockets_height = if d.pockets.is_some() { 2.0 * POCKET + 8.0 } else { 0.0 };

@@ -15,7 +15,10 @@ use anyhow::{Context, Result, bail};
 
 use crate::{
     dataset::manifest::MANIFEST,
-    ingest::parquet_input::{self, ParquetInput, Rendered},
+    ingest::{
+        Form,
+        parquet_input::{ParquetInput, Rendered},
+    },
     read::{
         chunk::CHUNK_BYTES,
         input::{self, Layout},
@@ -26,7 +29,7 @@ use crate::{
 };
 
 /// The input of `source` in the dataset at `dir`, as its manifest records it.
-pub fn source_input(dir: &Path, source: Option<&str>) -> Result<(PathBuf, String)> {
+pub(crate) fn source_input(dir: &Path, source: Option<&str>) -> Result<(PathBuf, String)> {
     let path = dir.join(MANIFEST);
     let manifest: serde_json::Value = serde_json::from_slice(
         &std::fs::read(&path)
@@ -50,7 +53,7 @@ pub fn source_input(dir: &Path, source: Option<&str>) -> Result<(PathBuf, String
 }
 
 /// Where reading found the game, or why it did not.
-pub enum Found {
+pub(crate) enum Found {
     Game {
         key: GameKey,
         text: Vec<u8>,
@@ -63,9 +66,9 @@ pub enum Found {
 }
 
 /// The bytes of the game at `key` (the first game if `None`) of the input at `path` (`-`: stdin).
-pub fn find(path: &Path, key: Option<GameKey>) -> io::Result<Found> {
-    if path.is_dir() || parquet_input::is_parquet_file(path) {
-        return find_row(path, key);
+pub(crate) fn find(path: &Path, key: Option<GameKey>) -> io::Result<Found> {
+    if let Form::Parquet(files) = Form::of(path)? {
+        return find_row(&files, key);
     }
     let stdin = path.as_os_str() == "-";
     let from = match key {
@@ -100,8 +103,8 @@ pub fn find(path: &Path, key: Option<GameKey>) -> io::Result<Found> {
 
 /// The game at `key` of a Parquet input (a file, or a folder of them): the row of its key,
 /// written as the PGN text ingest reads for it.
-fn find_row(path: &Path, key: Option<GameKey>) -> io::Result<Found> {
-    let input = ParquetInput::open(&parquet_input::files_of(path)?)?;
+fn find_row(files: &[std::path::PathBuf], key: Option<GameKey>) -> io::Result<Found> {
+    let input = ParquetInput::open(files)?;
     let groups = &input.groups;
     let row_key = |g: usize, row: u64| GameKey { frame_offset: g as u64, byte_offset: row };
     let first_from = |g: usize| (g..groups.len()).find(|&g| groups[g].rows > 0).map(|g| row_key(g, 0));

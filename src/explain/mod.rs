@@ -4,9 +4,9 @@
 //! dataset ([`locate`]). `threefold explain` prints and writes them; the report links its
 //! example games to their pages.
 
-pub mod board_svg;
-pub mod locate;
-pub mod page;
+pub(crate) mod board_svg;
+pub(crate) mod locate;
+pub(crate) mod page;
 mod words;
 
 use std::{collections::HashMap, fmt::Write as _, ops::ControlFlow, path::Path};
@@ -39,7 +39,7 @@ struct Timeline {
 
 impl Timeline {
     fn new(game: &Game) -> Option<Timeline> {
-        // The Lichess variants' positions are another library's (src/engine/variant.rs): their
+        // The Lichess variants' positions are another library's (crates/core/src/engine/variant.rs): their
         // events are listed by `dump`, not told here.
         if let Variant::Lichess(_) = game.variant {
             return None;
@@ -238,7 +238,7 @@ fn offers(events: &[Event], claimant: Claimant) -> HashMap<u32, Offer> {
 }
 
 /// The whole timeline of `game` as text.
-pub fn explain(game: &Game) -> String {
+pub(crate) fn explain(game: &Game) -> String {
     let mut out = String::new();
     // Tag values are the PGN's: never raw control characters on a terminal.
     let tag = |n: &str| printable(game.tag(n).unwrap_or("?")).into_owned();
@@ -302,7 +302,7 @@ pub fn explain(game: &Game) -> String {
 }
 
 /// The game of `text`, the PGN that [`find`] cut out at `key` of `file`, with its moves.
-pub fn read_game(text: &[u8], key: GameKey, file: &Path) -> Result<Game> {
+pub(crate) fn read_game(text: &[u8], key: GameKey, file: &Path) -> Result<Game> {
     let mut game = None;
     let read = pgn::for_each_game_with(text, pgn::GameVisitor::keeping_moves(), |g| {
         game = Some(g);
@@ -316,7 +316,7 @@ pub fn read_game(text: &[u8], key: GameKey, file: &Path) -> Result<Game> {
 
 /// The page of the game at `key` of `source` in the dataset at `dir`: what `threefold explain
 /// DIR --source SOURCE --game KEY --html FILE` writes (for the report's example games).
-pub fn page_of_dataset_game(dir: &Path, source: &str, key: GameKey) -> Result<String> {
+pub(crate) fn page_of_dataset_game(dir: &Path, source: &str, key: GameKey) -> Result<String> {
     let (file, source) = source_input(dir, Some(source))?;
     let found = find(&file, Some(key)).with_context(|| format!("cannot read {}", file.display()))?;
     let Found::Game { key, text } = found else {

@@ -159,7 +159,7 @@ struct Board {
 
 /// What `threefold explain --html` writes: the page, and each of its boards as an SVG document
 /// of its own (for `--svg`), named by ply and event.
-pub struct Page {
+pub(crate) struct Page {
     pub html: String,
     pub boards: Vec<(String, String)>,
 }
@@ -180,7 +180,7 @@ figure.board.now figcaption { font-weight: bold; }
 
 /// The page of `game`, introduced by `heading` (the line `explain` prints first), with the
 /// timeline `text` that `explain` prints.
-pub fn render(game: &Game, heading: &str, text: &str) -> Page {
+pub(crate) fn render(game: &Game, heading: &str, text: &str) -> Page {
     let tag = |n: &str| printable(game.tag(n).unwrap_or("?")).into_owned();
     let title = format!("{} – {}, {} {}", tag("White"), tag("Black"), tag("Event"), tag("Date"));
     let mut out = String::new();
@@ -405,7 +405,7 @@ fn uci_squares(uci: &str, board: &shakmaty::Board, turn: Color) -> Option<(Optio
 
 /// Writes `page` to `html` and, with `svg`, each board to its own file in that folder; each
 /// file atomically.
-pub fn write(page: &Page, html: Option<&Path>, svg: Option<&Path>) -> Result<()> {
+pub(crate) fn write(page: &Page, html: Option<&Path>, svg: Option<&Path>) -> Result<()> {
     if let Some(html) = html {
         crate::dataset::write_atomic(html, page.html.as_bytes())
             .with_context(|| format!("cannot write {}", html.display()))?;

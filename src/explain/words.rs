@@ -5,7 +5,7 @@ use shakmaty::Color;
 use crate::engine::laws::Claimant;
 
 /// `1st`, `2nd`, `3rd`, `4th`, … `11th`, `21st`.
-pub fn ordinal(n: u32) -> String {
+pub(super) fn ordinal(n: u32) -> String {
     let suffix = match (n % 10, n % 100) {
         (1, 11) | (2, 12) | (3, 13) => "th",
         (1, _) => "st",
@@ -17,13 +17,13 @@ pub fn ordinal(n: u32) -> String {
 }
 
 /// `White` or `Black`.
-pub fn color_name(c: Color) -> &'static str {
+pub(super) fn color_name(c: Color) -> &'static str {
     c.fold_wb("White", "Black")
 }
 
 /// Who may claim a threefold standing on the board, by the game's rules in force (`mover`: the
 /// side to move's name).
-pub fn board_claim(claimant: Claimant, mover: &str) -> String {
+pub(super) fn board_claim(claimant: Claimant, mover: &str) -> String {
     match claimant {
         Claimant::SideToMove => format!("{mover}, to move, may claim a draw (9.2.1.2)"),
         Claimant::Either => "Either player may claim a draw (by a button, on this venue)".to_owned(),
@@ -32,12 +32,12 @@ pub fn board_claim(claimant: Claimant, mover: &str) -> String {
 }
 
 /// Why a declared move offers no claim, where the game's rules in force had none.
-pub fn no_declared_claim(claimant: Claimant) -> Option<&'static str> {
+pub(super) fn no_declared_claim(claimant: Claimant) -> Option<&'static str> {
     (!claimant.declared_move()).then_some("no claim by a declared move existed on this venue: not counted")
 }
 
 /// A line on the rules a game's claims are read by, where they are not the FIDE Laws' claims.
-pub fn rules_line(claimant: Claimant) -> Option<&'static str> {
+pub(super) fn rules_line(claimant: Claimant) -> Option<&'static str> {
     match claimant {
         Claimant::SideToMove => None,
         Claimant::Either => Some(

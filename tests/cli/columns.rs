@@ -32,7 +32,7 @@ use arrow_schema::{DataType, TimeUnit};
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use pgn_reader::{RawTag, Reader, Visitor};
 use serde_json::{Value, json};
-use threefold::internals::tags;
+use threefold_core::pgn::tags;
 
 use crate::common;
 

@@ -13,13 +13,17 @@ use std::{
     path::{Path, PathBuf},
 };
 
-/// The project's folder.
-pub fn root() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+/// The project's folder (the workspace's, also from a crate under `crates/`).
+pub(crate) fn root() -> &'static Path {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"));
+    match dir.parent() {
+        Some(crates) if crates.ends_with("crates") => crates.parent().expect("the workspace's folder"),
+        _ => dir,
+    }
 }
 
 /// The `threefold` binary cargo built for the integration tests (they alone run it).
-pub fn bin() -> &'static str {
+pub(crate) fn bin() -> &'static str {
     // `option_env!`: the unit tests include this file too, built without the binary's path.
     match option_env!("CARGO_BIN_EXE_threefold") {
         Some(bin) => bin,
@@ -28,22 +32,22 @@ pub fn bin() -> &'static str {
 }
 
 /// A path as a command's argument.
-pub fn s(p: &Path) -> &str {
+pub(crate) fn s(p: &Path) -> &str {
     p.to_str().expect("a UTF-8 path")
 }
 
 /// A command's stderr, as text.
-pub fn stderr(out: &std::process::Output) -> String {
+pub(crate) fn stderr(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 /// Runs `threefold ARGS`, whatever its exit status.
-pub fn run(args: &[&str]) -> std::process::Output {
+pub(crate) fn run(args: &[&str]) -> std::process::Output {
     std::process::Command::new(bin()).args(args).output().expect("cannot run threefold")
 }
 
 /// Runs `threefold ARGS`, which must succeed (else the test fails with its stderr).
-pub fn run_ok(args: &[&str]) -> std::process::Output {
+pub(crate) fn run_ok(args: &[&str]) -> std::process::Output {
     let out = run(args);
     assert!(
         out.status.success(),
@@ -55,7 +59,7 @@ pub fn run_ok(args: &[&str]) -> std::process::Output {
 }
 
 /// `threefold dump PATH`: one JSON record per game.
-pub fn dump(path: &Path) -> Vec<serde_json::Value> {
+pub(crate) fn dump(path: &Path) -> Vec<serde_json::Value> {
     let out = run_ok(&["dump", path.to_str().expect("a UTF-8 path")]);
     String::from_utf8(out.stdout)
         .expect("dump writes UTF-8")
@@ -66,7 +70,7 @@ pub fn dump(path: &Path) -> Vec<serde_json::Value> {
 
 /// The Python interpreter with `tests/requirements.txt` (DuckDB, pyarrow, python-chess):
 /// `$THREEFOLD_PYTHON`, else the project's `.venv`, which `bash scripts/test.sh` creates.
-pub fn python() -> PathBuf {
+pub(crate) fn python() -> PathBuf {
     let python =
         std::env::var_os("THREEFOLD_PYTHON").map(PathBuf::from).unwrap_or_else(|| root().join(".venv/bin/python"));
     assert!(
@@ -79,7 +83,7 @@ pub fn python() -> PathBuf {
 }
 
 /// Where the corpus is looked for.
-pub fn corpus_dir() -> PathBuf {
+pub(crate) fn corpus_dir() -> PathBuf {
     match std::env::var_os("THREEFOLD_CORPUS") {
         Some(dir) if !dir.is_empty() => PathBuf::from(dir),
         _ => root().join("../shared/corpus"),
@@ -89,7 +93,7 @@ pub fn corpus_dir() -> PathBuf {
 /// The corpus folder, or `None` after printing that `what` is skipped (it goes to the
 /// terminal even when the test harness captures output, so that the run lists every skip).
 /// Panics instead when `THREEFOLD_REQUIRE_ALL=1`.
-pub fn corpus(what: &str) -> Option<PathBuf> {
+pub(crate) fn corpus(what: &str) -> Option<PathBuf> {
     let dir = corpus_dir();
     if dir.is_dir() {
         return Some(dir);
@@ -100,7 +104,7 @@ pub fn corpus(what: &str) -> Option<PathBuf> {
 
 /// Prints one `skipped: WHAT (WHY)` line (to the terminal, and to the test command's list of
 /// skips); panics instead when `THREEFOLD_REQUIRE_ALL=1`.
-pub fn skip(what: &str, why: &str) {
+pub(crate) fn skip(what: &str, why: &str) {
     if std::env::var("THREEFOLD_REQUIRE_ALL").is_ok_and(|v| v == "1") {
         panic!("{why}, and THREEFOLD_REQUIRE_ALL=1: {what} cannot be skipped");
     }
@@ -116,7 +120,7 @@ pub fn skip(what: &str, why: &str) {
 /// The tests' Python (`$THREEFOLD_PYTHON`, else the project's `.venv`, as
 /// `tests/requirements.txt` installs it) when it imports `modules`, or `None` after saying that
 /// `what` is skipped ([`skip`]).
-pub fn python_with(modules: &[&str], what: &str) -> Option<PathBuf> {
+pub(crate) fn python_with(modules: &[&str], what: &str) -> Option<PathBuf> {
     let python =
         std::env::var_os("THREEFOLD_PYTHON").map(PathBuf::from).unwrap_or_else(|| root().join(".venv/bin/python"));
     let imports = format!("import {}", modules.join(", "));
@@ -129,12 +133,12 @@ pub fn python_with(modules: &[&str], what: &str) -> Option<PathBuf> {
 }
 
 /// A file of the corpus by its path inside it, or `None` as [`corpus`] says.
-pub fn corpus_file(relative: &str, what: &str) -> Option<PathBuf> {
+pub(crate) fn corpus_file(relative: &str, what: &str) -> Option<PathBuf> {
     corpus(what).map(|dir| dir.join(relative))
 }
 
 /// The PGN files of every clone: `data-samples/` and `tests/oracle/rules/`, sorted.
-pub fn sample_files() -> Vec<PathBuf> {
+pub(crate) fn sample_files() -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = ["data-samples", "tests/oracle/rules"]
         .iter()
         .flat_map(|d| std::fs::read_dir(root().join(d)).unwrap_or_else(|e| panic!("{d}: {e}")))
@@ -147,7 +151,7 @@ pub fn sample_files() -> Vec<PathBuf> {
 }
 
 /// A file of `data-samples/`.
-pub fn sample(name: &str) -> PathBuf {
+pub(crate) fn sample(name: &str) -> PathBuf {
     let path = root().join("data-samples").join(name);
     assert!(path.is_file(), "missing sample {}", path.display());
     path
@@ -155,7 +159,7 @@ pub fn sample(name: &str) -> PathBuf {
 
 /// About 4 MB of PGN and its number of games: the corpus's decompressed Lichess sample (5,550
 /// games), or where the corpus is not (printing that `what` is skipped), generated PGN.
-pub fn lichess_sample(what: &str) -> (Vec<u8>, usize) {
+pub(crate) fn lichess_sample(what: &str) -> (Vec<u8>, usize) {
     match corpus_file("lichess/lichess_db_standard_rated_2013-01-sample.pgn.zst", what) {
         Some(path) => {
             let packed = std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -169,7 +173,7 @@ pub fn lichess_sample(what: &str) -> (Vec<u8>, usize) {
 /// there (else `what` is skipped), then the sample files, and texts generated in the forms that
 /// make PGN hard to cut (CRLF, comments across lines, escape lines, header-only games, no blank
 /// line between games), written under `tmp`. The corpus's first, sorted.
-pub fn splitter_files(dirs: &[&str], what: &str, tmp: &Path) -> Vec<PathBuf> {
+pub(crate) fn splitter_files(dirs: &[&str], what: &str, tmp: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = Vec::new();
     if let Some(corpus) = corpus(what) {
         files = dirs
@@ -194,10 +198,10 @@ pub fn splitter_files(dirs: &[&str], what: &str, tmp: &Path) -> Vec<PathBuf> {
 }
 
 /// A small deterministic generator (xorshift).
-pub struct Rng(pub u64);
+pub(crate) struct Rng(pub u64);
 
 impl Rng {
-    pub fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
@@ -251,7 +255,7 @@ fn cut_points(movetext: &str) -> Vec<usize> {
 /// one line, comments across lines holding what looks like a tag line, `;` comments, `%` escape
 /// lines, variations, a byte-order mark. Returns the text and how many games it holds (the
 /// number a correct splitter finds). The same `seed` gives the same text.
-pub fn generated_pgn(seed: u64, min_bytes: usize) -> (Vec<u8>, usize) {
+pub(crate) fn generated_pgn(seed: u64, min_bytes: usize) -> (Vec<u8>, usize) {
     let games = sample_games();
     let mut rng = Rng(seed | 1);
     let mut out = String::new();

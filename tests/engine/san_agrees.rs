@@ -1,4 +1,4 @@
-//! `threefold::internals::san::to_move` resolves most SAN without `shakmaty`'s move list and hands the rest
+//! `threefold_core::engine::san::to_move` resolves most SAN without `shakmaty`'s move list and hands the rest
 //! to `San::to_move`; its answer must always be `shakmaty`'s. Checked here position by position
 //! on real games (standard, Chess960 and set-up positions): every legal move's SAN, and each of
 //! them mutilated (no disambiguation, a wrong or extra file/rank, the capture mark flipped, other
@@ -10,7 +10,8 @@ use std::{ops::ControlFlow, path::Path};
 use crate::common;
 
 use shakmaty::{Chess, File, Move, Position, Rank, Role, Square, san::San};
-use threefold::{GameVisitor, Start, for_each_game_with, internals::input};
+use threefold::{GameVisitor, Start, for_each_game_with};
+use threefold_core::read::input;
 
 /// SAN variants of `san` that may resolve differently, including `san` itself.
 fn mutilations(san: San) -> Vec<San> {
@@ -46,7 +47,7 @@ struct Check {
 
 impl Check {
     fn compare(&mut self, pos: &Chess, san: San) {
-        let ours = threefold::internals::san::to_move(pos, &san);
+        let ours = threefold_core::engine::san::to_move(pos, &san);
         let theirs = san.to_move(pos);
         self.compared += 1;
         if ours != theirs {
@@ -64,7 +65,7 @@ impl Check {
         for &m in &legal {
             let token = shakmaty::san::SanPlus::from_move(pos.clone(), m).to_string();
             let theirs = shakmaty::san::SanPlus::from_ascii(token.as_bytes()).ok();
-            if threefold::internals::san::parse(token.as_bytes()).ok() != theirs {
+            if threefold_core::engine::san::parse(token.as_bytes()).ok() != theirs {
                 self.misparsed += 1;
                 if self.failures.len() < 20 {
                     self.failures.push(format!("{token} parses differently"));
@@ -180,7 +181,7 @@ fn san_resolution_agrees_on_pins() {
     assert!(check.differ == 0, "{}", check.failures.join("\n"));
 }
 
-/// `threefold::internals::san::parse` reads SAN tokens byte by byte where it can and must read every token
+/// `threefold_core::engine::san::parse` reads SAN tokens byte by byte where it can and must read every token
 /// as `SanPlus::from_ascii` does: every string of up to 5 bytes over the bytes SAN is made of
 /// (and some it is not). Every legal move's SAN in every position of the games above is checked
 /// too, by `Check::position`.
@@ -194,7 +195,7 @@ fn san_parsing_agrees_with_shakmaty() {
         for n in 0..alphabet.len().pow(len) {
             token.clear();
             token.extend((0..len).map(|k| alphabet[n / alphabet.len().pow(k) % alphabet.len()]));
-            let ours = threefold::internals::san::parse(&token).ok();
+            let ours = threefold_core::engine::san::parse(&token).ok();
             let theirs = SanPlus::from_ascii(&token).ok();
             assert_eq!(ours, theirs, "{:?}", String::from_utf8_lossy(&token));
             compared += 1;

@@ -10,10 +10,8 @@ use std::{
     path::{Path, PathBuf},
 };
 
-use threefold::{
-    CHUNK_BYTES, GameError, GameVisitor, Splitter, game_json,
-    internals::{input, reference::check_scan_against_reader},
-};
+use threefold::{CHUNK_BYTES, GameError, GameVisitor, Splitter, game_json};
+use threefold_core::{pgn::reference::check_scan_against_reader, read::input};
 
 use crate::common;
 

@@ -9,10 +9,9 @@ use std::{
 };
 
 use serde_json::Value;
-use threefold::{
-    CHUNK_BYTES, Chunk, ReadError, Splitter,
-    internals::{Threads, blocks::Chunker, frames::FrameDecoder, input},
-};
+use threefold::{CHUNK_BYTES, Chunk, ReadError, Splitter};
+use threefold_core::read::{blocks::Chunker, frames::FrameDecoder, input};
+use threefold_ingest::Threads;
 
 use crate::common;
 
@@ -87,7 +86,7 @@ fn collect(mut next: impl FnMut() -> Result<Option<Chunk>, ReadError>) -> Result
 fn many_frames_decode_in_parallel_to_exactly_the_original_bytes() {
     let (text, games) = sample();
     let file = pzstd_format(&text, &uneven_cuts(text.len(), 41));
-    assert!(threefold::internals::pzstd::is_pzstd(&file));
+    assert!(threefold_core::read::pzstd::is_pzstd(&file));
     for threads in [1, 2, 5] {
         let (bytes, error) = drain(FrameDecoder::new(Cursor::new(file.clone()), threads).unwrap());
         assert!(error.is_none(), "{error:?}");
