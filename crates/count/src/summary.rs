@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use crate::{
     dataset::{
         partition::Summarizer,
-        schema::summary::{self as table, Row},
+        schema::summary::{self as table, Counts, Row},
     },
     engine::{laws::Claimant, vocabulary::TimeClass},
     pgn::{
@@ -228,8 +228,7 @@ impl Summarizer for Keyed {
             let cell = &mut self.cells[at].1;
             cell.skipped += c.skipped.value(i);
             cell.no_moves += c.no_moves.map_or(0, |a| a.value(i));
-            let counts: Vec<u64> = c.counts.iter().map(|a| a.value(i)).collect();
-            cell.counts.merge(SummaryCounts::from_summary(&counts, &c.buckets(i)?));
+            cell.counts.merge(SummaryCounts::from_summary(&c.counts(i), &c.buckets(i)?));
             offer_candidates(&mut cell.examples, source, c.examples.value(i))?;
             match c.sketch(i)? {
                 Some(sketch) => cell.fingerprints.merge(&sketch),
@@ -426,6 +425,11 @@ impl<'a> Columns<'a> {
         }
     }
 
+    /// Row `i`'s counts.
+    fn counts(&self, i: usize) -> Counts {
+        Counts::from_values(self.counts.iter().map(|a| a.value(i)))
+    }
+
     fn buckets(&self, i: usize) -> Result<Vec<(u32, u64)>> {
         let entries = self.buckets.value(i);
         let keys = entries.column(0).as_any().downcast_ref::<UInt32Array>();
@@ -448,7 +452,7 @@ pub fn compute(dir: &Path, filter: &Filter, by: Option<&By>, min_games: u64) -> 
     let columns: Vec<&str> =
         [table::SOURCE, table::MONTH, table::TIME_CLASS, table::ELO_BAND, table::VARIANT, table::SKIPPED]
             .into_iter()
-            .chain(table::counts().iter().map(String::as_str))
+            .chain(table::counts().iter().copied())
             .chain([table::FIRST_THREEFOLD_PLY, table::EXAMPLES])
             .collect();
     for (i, part) in parts.iter().enumerate() {
@@ -511,10 +515,10 @@ fn add_rows(pass: &mut Pass, source: &str, c: &Columns, filter: &Filter, by: Opt
         if !filter.matches_in_source(&facts) {
             continue;
         }
-        let counts: Vec<u64> = c.counts.iter().map(|a| a.value(i)).collect();
+        let counts = c.counts(i);
         let skipped = c.skipped.value(i);
         let no_moves = c.no_moves.map_or(0, |a| a.value(i));
-        let games = counts.first().copied().unwrap_or(0);
+        let games = counts.games;
         if games + skipped + no_moves == 0 {
             continue;
         }

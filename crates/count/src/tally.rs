@@ -5,6 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::{
+    dataset::schema::summary::Counts,
     engine::{event::Perpetual, laws::Claimant, summary::DrawReason, vocabulary::TimeClass},
     pgn::venue::Venue,
 };
@@ -326,50 +327,92 @@ impl SummaryCounts {
         self.clocks.merge(&clocks);
     }
 
-    /// The counts of one summary row's games, in the order of the summary's count columns
-    /// ([`crate::dataset::schema::summary::counts`]), and the first-threefold buckets.
-    pub(crate) fn summary_counts(&self) -> (Vec<u64>, Vec<(u32, u64)>) {
-        let o = &self.overall;
-        // At its full length at once: grown extend by extend, it was copied four times a row.
-        let mut c = Vec::with_capacity(crate::dataset::schema::summary::counts().len());
-        c.extend([
-            o.games,
-            o.threefold,
-            o.fivefold,
-            o.with_claim,
-            o.missed,
-            o.passed_over,
-            o.with_claim_on_board,
-            o.missed_on_board,
-            o.with_claim_by_move,
-            o.missed_by_move,
-        ]);
-        c.extend(DrawReason::WITH_MOVES.iter().map(|&r| self.reasons.get(r)));
-        c.extend(self.perpetual);
-        let cl = &self.claimant;
-        c.extend([cl.games, cl.wins, cl.draws, cl.losses]);
-        let k = &self.claims;
-        c.extend([
-            k.opportunities,
-            k.on_board,
-            k.by_move_only,
-            k.by_move_only_played,
-            k.games_with_on_board,
-            k.games_with_by_move_only,
-            k.games_only_by_move,
-        ]);
-        for e in [&self.castling, &self.en_passant, &self.hidden] {
-            c.extend([e.games, e.events]);
-        }
-        c.extend([self.after_fivefold, self.after_75_moves, self.clocks.games_with_clocks]);
-        for &(games, passed_over) in &self.clocks.first_claim_by_clock {
-            c.extend([games, passed_over]);
-        }
-        c.push(self.clocks.games_with_evals);
-        for (games, o) in &self.clocks.first_missed_by_eval {
-            c.extend([*games, o.games, o.wins, o.draws, o.losses]);
-        }
-        (c, self.buckets.iter().map(|(&k, &n)| (k, n)).collect())
+    /// The counts of one summary row's games ([`Counts`], one field per column), and the
+    /// first-threefold buckets. The struct literal names every count: a new one is a compile
+    /// error here until it is written.
+    pub(crate) fn summary_counts(&self) -> (Counts, Vec<(u32, u64)>) {
+        let (o, cl, k) = (&self.overall, &self.claimant, &self.claims);
+        let (clock, eval) = (&self.clocks.first_claim_by_clock, &self.clocks.first_missed_by_eval);
+        let drawn = |r| self.reasons.get(r);
+        let counts = Counts {
+            games: o.games,
+            threefold: o.threefold,
+            fivefold: o.fivefold,
+            with_claim: o.with_claim,
+            missed: o.missed,
+            passed_over: o.passed_over,
+            with_claim_on_board: o.with_claim_on_board,
+            missed_on_board: o.missed_on_board,
+            with_claim_by_move: o.with_claim_by_move,
+            missed_by_move: o.missed_by_move,
+            drawn_stalemate: drawn(DrawReason::Stalemate),
+            drawn_insufficient_material: drawn(DrawReason::InsufficientMaterial),
+            drawn_fivefold: drawn(DrawReason::Fivefold),
+            drawn_seventy_five_moves: drawn(DrawReason::SeventyFiveMoves),
+            drawn_threefold: drawn(DrawReason::Threefold),
+            drawn_threefold_by_move: drawn(DrawReason::ThreefoldByMove),
+            drawn_fifty_moves: drawn(DrawReason::FiftyMoves),
+            drawn_adjudication: drawn(DrawReason::Adjudication),
+            drawn_timeout_vs_insufficient_material: drawn(DrawReason::TimeoutVsInsufficientMaterial),
+            drawn_agreement: drawn(DrawReason::Agreement),
+            drawn_agreement_or_unrecorded: drawn(DrawReason::AgreementOrUnrecorded),
+            repetition_draws_perpetual_white: self.perpetual[0],
+            repetition_draws_perpetual_black: self.perpetual[1],
+            repetition_draws_perpetual_both: self.perpetual[2],
+            repetition_draws_perpetual_none: self.perpetual[3],
+            claimant_games: cl.games,
+            claimant_wins: cl.wins,
+            claimant_draws: cl.draws,
+            claimant_losses: cl.losses,
+            claim_opportunities: k.opportunities,
+            claims_on_board: k.on_board,
+            claims_by_move_only: k.by_move_only,
+            claims_by_move_only_played: k.by_move_only_played,
+            games_with_on_board_claims: k.games_with_on_board,
+            games_with_by_move_only_claims: k.games_with_by_move_only,
+            games_only_by_move: k.games_only_by_move,
+            castling_games: self.castling.games,
+            castling_events: self.castling.events,
+            en_passant_games: self.en_passant.games,
+            en_passant_events: self.en_passant.events,
+            hidden_games: self.hidden.games,
+            hidden_events: self.hidden.events,
+            after_fivefold: self.after_fivefold,
+            after_75_moves: self.after_75_moves,
+            games_with_clocks: self.clocks.games_with_clocks,
+            first_claim_clock_under_10s_games: clock[0].0,
+            first_claim_clock_under_10s_passed_over: clock[0].1,
+            first_claim_clock_10_30s_games: clock[1].0,
+            first_claim_clock_10_30s_passed_over: clock[1].1,
+            first_claim_clock_30_60s_games: clock[2].0,
+            first_claim_clock_30_60s_passed_over: clock[2].1,
+            first_claim_clock_1_3min_games: clock[3].0,
+            first_claim_clock_1_3min_passed_over: clock[3].1,
+            first_claim_clock_3min_plus_games: clock[4].0,
+            first_claim_clock_3min_plus_passed_over: clock[4].1,
+            games_with_evals: self.clocks.games_with_evals,
+            first_missed_eval_worse_games: eval[0].0,
+            first_missed_eval_worse_claimant_games: eval[0].1.games,
+            first_missed_eval_worse_claimant_wins: eval[0].1.wins,
+            first_missed_eval_worse_claimant_draws: eval[0].1.draws,
+            first_missed_eval_worse_claimant_losses: eval[0].1.losses,
+            first_missed_eval_equal_games: eval[1].0,
+            first_missed_eval_equal_claimant_games: eval[1].1.games,
+            first_missed_eval_equal_claimant_wins: eval[1].1.wins,
+            first_missed_eval_equal_claimant_draws: eval[1].1.draws,
+            first_missed_eval_equal_claimant_losses: eval[1].1.losses,
+            first_missed_eval_better_games: eval[2].0,
+            first_missed_eval_better_claimant_games: eval[2].1.games,
+            first_missed_eval_better_claimant_wins: eval[2].1.wins,
+            first_missed_eval_better_claimant_draws: eval[2].1.draws,
+            first_missed_eval_better_claimant_losses: eval[2].1.losses,
+            first_missed_eval_none_games: eval[3].0,
+            first_missed_eval_none_claimant_games: eval[3].1.games,
+            first_missed_eval_none_claimant_wins: eval[3].1.wins,
+            first_missed_eval_none_claimant_draws: eval[3].1.draws,
+            first_missed_eval_none_claimant_losses: eval[3].1.losses,
+        };
+        (counts, self.buckets.iter().map(|(&k, &n)| (k, n)).collect())
     }
 
     /// Drops the claims, as [`GameRecord::without_claims`] does game by game.
@@ -383,58 +426,191 @@ impl SummaryCounts {
         self.clocks.first_missed_by_eval = Default::default();
     }
 
-    /// The counts of one summary row ([`SummaryCounts::summary_counts`]).
-    pub(super) fn from_summary(counts: &[u64], buckets: &[(u32, u64)]) -> SummaryCounts {
-        let mut c = counts.iter().copied();
-        let mut next = || c.next().unwrap_or(0);
-        let mut t = SummaryCounts {
+    /// The counts of one summary row ([`SummaryCounts::summary_counts`]). The pattern names
+    /// every count: a new one is a compile error here until it is read.
+    pub(crate) fn from_summary(counts: &Counts, buckets: &[(u32, u64)]) -> SummaryCounts {
+        let Counts {
+            games,
+            threefold,
+            fivefold,
+            with_claim,
+            missed,
+            passed_over,
+            with_claim_on_board,
+            missed_on_board,
+            with_claim_by_move,
+            missed_by_move,
+            drawn_stalemate,
+            drawn_insufficient_material,
+            drawn_fivefold,
+            drawn_seventy_five_moves,
+            drawn_threefold,
+            drawn_threefold_by_move,
+            drawn_fifty_moves,
+            drawn_adjudication,
+            drawn_timeout_vs_insufficient_material,
+            drawn_agreement,
+            drawn_agreement_or_unrecorded,
+            repetition_draws_perpetual_white,
+            repetition_draws_perpetual_black,
+            repetition_draws_perpetual_both,
+            repetition_draws_perpetual_none,
+            claimant_games,
+            claimant_wins,
+            claimant_draws,
+            claimant_losses,
+            claim_opportunities,
+            claims_on_board,
+            claims_by_move_only,
+            claims_by_move_only_played,
+            games_with_on_board_claims,
+            games_with_by_move_only_claims,
+            games_only_by_move,
+            castling_games,
+            castling_events,
+            en_passant_games,
+            en_passant_events,
+            hidden_games,
+            hidden_events,
+            after_fivefold,
+            after_75_moves,
+            games_with_clocks,
+            first_claim_clock_under_10s_games,
+            first_claim_clock_under_10s_passed_over,
+            first_claim_clock_10_30s_games,
+            first_claim_clock_10_30s_passed_over,
+            first_claim_clock_30_60s_games,
+            first_claim_clock_30_60s_passed_over,
+            first_claim_clock_1_3min_games,
+            first_claim_clock_1_3min_passed_over,
+            first_claim_clock_3min_plus_games,
+            first_claim_clock_3min_plus_passed_over,
+            games_with_evals,
+            first_missed_eval_worse_games,
+            first_missed_eval_worse_claimant_games,
+            first_missed_eval_worse_claimant_wins,
+            first_missed_eval_worse_claimant_draws,
+            first_missed_eval_worse_claimant_losses,
+            first_missed_eval_equal_games,
+            first_missed_eval_equal_claimant_games,
+            first_missed_eval_equal_claimant_wins,
+            first_missed_eval_equal_claimant_draws,
+            first_missed_eval_equal_claimant_losses,
+            first_missed_eval_better_games,
+            first_missed_eval_better_claimant_games,
+            first_missed_eval_better_claimant_wins,
+            first_missed_eval_better_claimant_draws,
+            first_missed_eval_better_claimant_losses,
+            first_missed_eval_none_games,
+            first_missed_eval_none_claimant_games,
+            first_missed_eval_none_claimant_wins,
+            first_missed_eval_none_claimant_draws,
+            first_missed_eval_none_claimant_losses,
+        } = *counts;
+        let mut reasons = Reasons::default();
+        for (reason, n) in [
+            (DrawReason::Stalemate, drawn_stalemate),
+            (DrawReason::InsufficientMaterial, drawn_insufficient_material),
+            (DrawReason::Fivefold, drawn_fivefold),
+            (DrawReason::SeventyFiveMoves, drawn_seventy_five_moves),
+            (DrawReason::Threefold, drawn_threefold),
+            (DrawReason::ThreefoldByMove, drawn_threefold_by_move),
+            (DrawReason::FiftyMoves, drawn_fifty_moves),
+            (DrawReason::Adjudication, drawn_adjudication),
+            (DrawReason::TimeoutVsInsufficientMaterial, drawn_timeout_vs_insufficient_material),
+            (DrawReason::Agreement, drawn_agreement),
+            (DrawReason::AgreementOrUnrecorded, drawn_agreement_or_unrecorded),
+        ] {
+            reasons.known[reason as usize] = n;
+        }
+        let scores = |games, wins, draws, losses| Scores { games, wins, draws, losses };
+        SummaryCounts {
             overall: Rates {
-                games: next(),
-                threefold: next(),
-                fivefold: next(),
-                with_claim: next(),
-                missed: next(),
-                passed_over: next(),
-                with_claim_on_board: next(),
-                missed_on_board: next(),
-                with_claim_by_move: next(),
-                missed_by_move: next(),
+                games,
+                threefold,
+                fivefold,
+                with_claim,
+                missed,
+                passed_over,
+                with_claim_on_board,
+                missed_on_board,
+                with_claim_by_move,
+                missed_by_move,
             },
-            ..SummaryCounts::default()
-        };
-        for &r in DrawReason::WITH_MOVES {
-            let n = next();
-            t.reasons.known[r as usize] = n;
-            t.drawn += n;
+            drawn: reasons.known.iter().sum(),
+            reasons,
+            perpetual: [
+                repetition_draws_perpetual_white,
+                repetition_draws_perpetual_black,
+                repetition_draws_perpetual_both,
+                repetition_draws_perpetual_none,
+            ],
+            claimant: scores(claimant_games, claimant_wins, claimant_draws, claimant_losses),
+            claims: Claims {
+                opportunities: claim_opportunities,
+                on_board: claims_on_board,
+                by_move_only: claims_by_move_only,
+                by_move_only_played: claims_by_move_only_played,
+                games_with_on_board: games_with_on_board_claims,
+                games_with_by_move_only: games_with_by_move_only_claims,
+                games_only_by_move,
+            },
+            castling: EdgeCase { games: castling_games, events: castling_events },
+            en_passant: EdgeCase { games: en_passant_games, events: en_passant_events },
+            hidden: EdgeCase { games: hidden_games, events: hidden_events },
+            after_fivefold,
+            after_75_moves,
+            buckets: buckets.iter().filter(|(_, n)| *n > 0).copied().collect(),
+            clocks: ClockCounts {
+                games_with_clocks,
+                first_claim_by_clock: [
+                    (first_claim_clock_under_10s_games, first_claim_clock_under_10s_passed_over),
+                    (first_claim_clock_10_30s_games, first_claim_clock_10_30s_passed_over),
+                    (first_claim_clock_30_60s_games, first_claim_clock_30_60s_passed_over),
+                    (first_claim_clock_1_3min_games, first_claim_clock_1_3min_passed_over),
+                    (first_claim_clock_3min_plus_games, first_claim_clock_3min_plus_passed_over),
+                ],
+                games_with_evals,
+                first_missed_by_eval: [
+                    (
+                        first_missed_eval_worse_games,
+                        scores(
+                            first_missed_eval_worse_claimant_games,
+                            first_missed_eval_worse_claimant_wins,
+                            first_missed_eval_worse_claimant_draws,
+                            first_missed_eval_worse_claimant_losses,
+                        ),
+                    ),
+                    (
+                        first_missed_eval_equal_games,
+                        scores(
+                            first_missed_eval_equal_claimant_games,
+                            first_missed_eval_equal_claimant_wins,
+                            first_missed_eval_equal_claimant_draws,
+                            first_missed_eval_equal_claimant_losses,
+                        ),
+                    ),
+                    (
+                        first_missed_eval_better_games,
+                        scores(
+                            first_missed_eval_better_claimant_games,
+                            first_missed_eval_better_claimant_wins,
+                            first_missed_eval_better_claimant_draws,
+                            first_missed_eval_better_claimant_losses,
+                        ),
+                    ),
+                    (
+                        first_missed_eval_none_games,
+                        scores(
+                            first_missed_eval_none_claimant_games,
+                            first_missed_eval_none_claimant_wins,
+                            first_missed_eval_none_claimant_draws,
+                            first_missed_eval_none_claimant_losses,
+                        ),
+                    ),
+                ],
+            },
         }
-        for p in &mut t.perpetual {
-            *p = next();
-        }
-        t.claimant = Scores { games: next(), wins: next(), draws: next(), losses: next() };
-        t.claims = Claims {
-            opportunities: next(),
-            on_board: next(),
-            by_move_only: next(),
-            by_move_only_played: next(),
-            games_with_on_board: next(),
-            games_with_by_move_only: next(),
-            games_only_by_move: next(),
-        };
-        for e in [&mut t.castling, &mut t.en_passant, &mut t.hidden] {
-            *e = EdgeCase { games: next(), events: next() };
-        }
-        t.after_fivefold = next();
-        t.after_75_moves = next();
-        t.clocks.games_with_clocks = next();
-        for b in &mut t.clocks.first_claim_by_clock {
-            *b = (next(), next());
-        }
-        t.clocks.games_with_evals = next();
-        for b in &mut t.clocks.first_missed_by_eval {
-            *b = (next(), Scores { games: next(), wins: next(), draws: next(), losses: next() });
-        }
-        t.buckets = buckets.iter().filter(|(_, n)| *n > 0).copied().collect();
-        t
     }
 }
 
@@ -511,7 +687,7 @@ impl Tally {
     /// `venue` and claimant `claimant`, in rating band `band` (of 200), time class `time_class`,
     /// and month `month` (year * 12 + month - 1; `None`: undated).
     pub(crate) fn from_summary(
-        counts: &[u64],
+        counts: &Counts,
         buckets: &[(u32, u64)],
         venue: Venue,
         claimant: Claimant,
@@ -608,6 +784,16 @@ impl Tally {
 mod tests {
     use super::super::model::band_from;
     use super::*;
+
+    /// A summary row's counts read back give the same counts: no count is written from one
+    /// field and read into another.
+    #[test]
+    fn summary_counts_read_back_the_same() {
+        let counts = Counts::from_values(1..);
+        let buckets = [(0, 3), (10, 4)];
+        let read = SummaryCounts::from_summary(&counts, &buckets);
+        assert_eq!(read.summary_counts(), (counts, buckets.to_vec()));
+    }
 
     #[test]
     fn bands_match_the_queries() {

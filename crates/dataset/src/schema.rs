@@ -679,60 +679,129 @@ pub mod summary {
     pub const CLOCK_BANDS: [&str; 5] = ["under_10s", "10_30s", "30_60s", "1_3min", "3min_plus"];
     pub const EVAL_BANDS: [&str; 4] = ["worse", "equal", "better", "none"];
 
-    /// The count columns (uint64), in order: a summary row's [`Row::counts`].
-    pub fn counts() -> &'static [String] {
-        static COUNTS: LazyLock<Vec<String>> = LazyLock::new(|| {
-            let mut c: Vec<String> = [
-                "games",
-                "threefold",
-                "fivefold",
-                "with_claim",
-                "missed",
-                "passed_over",
-                "with_claim_on_board",
-                "missed_on_board",
-                "with_claim_by_move",
-                "missed_by_move",
-            ]
-            .map(String::from)
-            .to_vec();
-            c.extend(crate::engine::summary::DrawReason::WITH_MOVES.iter().map(|r| format!("drawn_{}", r.as_str())));
-            c.extend(["white", "black", "both", "none"].map(|p| format!("repetition_draws_perpetual_{p}")));
-            c.extend(["games", "wins", "draws", "losses"].map(|o| format!("claimant_{o}")));
-            c.extend(
-                [
-                    "claim_opportunities",
-                    "claims_on_board",
-                    "claims_by_move_only",
-                    "claims_by_move_only_played",
-                    "games_with_on_board_claims",
-                    "games_with_by_move_only_claims",
-                    "games_only_by_move",
-                    "castling_games",
-                    "castling_events",
-                    "en_passant_games",
-                    "en_passant_events",
-                    "hidden_games",
-                    "hidden_events",
-                    "after_fivefold",
-                    "after_75_moves",
-                    "games_with_clocks",
-                ]
-                .map(String::from),
-            );
-            for band in CLOCK_BANDS {
-                c.push(format!("first_claim_clock_{band}_games"));
-                c.push(format!("first_claim_clock_{band}_passed_over"));
+    /// Declares the summary's counts, each once: a `u64` column named as its field of [`Counts`],
+    /// in this order, added up when rows (and parts) merge. Its writing and reading come from
+    /// here; what a game adds to each is the report's counting (`threefold-count`'s tally).
+    macro_rules! counts {
+        ($($name:ident,)*) => {
+            /// A summary row's counts, one field per count column.
+            #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+            pub struct Counts {
+                $(pub $name: u64,)*
             }
-            c.push("games_with_evals".into());
-            for band in EVAL_BANDS {
-                for o in ["games", "claimant_games", "claimant_wins", "claimant_draws", "claimant_losses"] {
-                    c.push(format!("first_missed_eval_{band}_{o}"));
+
+            impl Counts {
+                /// The count columns' names, in order.
+                pub const NAMES: [&'static str; [$(stringify!($name)),*].len()] = [$(stringify!($name)),*];
+
+                /// The counts in [`Counts::NAMES`] order.
+                pub fn values(&self) -> [u64; Self::NAMES.len()] {
+                    [$(self.$name),*]
+                }
+
+                /// The counts from values in [`Counts::NAMES`] order (a missing one is 0).
+                pub fn from_values(values: impl IntoIterator<Item = u64>) -> Counts {
+                    let mut values = values.into_iter();
+                    Counts { $($name: values.next().unwrap_or(0),)* }
+                }
+
+                /// Adds another row's counts.
+                pub fn add(&mut self, other: &Counts) {
+                    $(self.$name += other.$name;)*
                 }
             }
-            c
-        });
-        &COUNTS
+        };
+    }
+
+    counts! {
+        // Games, repetitions and claims (what the headline rates are made of).
+        games,
+        threefold,
+        fivefold,
+        with_claim,
+        missed,
+        passed_over,
+        with_claim_on_board,
+        missed_on_board,
+        with_claim_by_move,
+        missed_by_move,
+        // Drawn games by reason (`DrawReason::WITH_MOVES`, `drawn_` and the reason's name).
+        drawn_stalemate,
+        drawn_insufficient_material,
+        drawn_fivefold,
+        drawn_seventy_five_moves,
+        drawn_threefold,
+        drawn_threefold_by_move,
+        drawn_fifty_moves,
+        drawn_adjudication,
+        drawn_timeout_vs_insufficient_material,
+        drawn_agreement,
+        drawn_agreement_or_unrecorded,
+        // Threefold and fivefold draws by who gave perpetual check (`Perpetual::ALL`, then none).
+        repetition_draws_perpetual_white,
+        repetition_draws_perpetual_black,
+        repetition_draws_perpetual_both,
+        repetition_draws_perpetual_none,
+        // The claimant's results in games with a claim.
+        claimant_games,
+        claimant_wins,
+        claimant_draws,
+        claimant_losses,
+        // Claim opportunities on the board and by a declared move; the edge cases (castling, en passant, hidden repetitions); games that went on after a fivefold or the 75 moves.
+        claim_opportunities,
+        claims_on_board,
+        claims_by_move_only,
+        claims_by_move_only_played,
+        games_with_on_board_claims,
+        games_with_by_move_only_claims,
+        games_only_by_move,
+        castling_games,
+        castling_events,
+        en_passant_games,
+        en_passant_events,
+        hidden_games,
+        hidden_events,
+        after_fivefold,
+        after_75_moves,
+        // Games with clocks, and the first claim's clock band: games and those that passed it over (`CLOCK_BANDS`).
+        games_with_clocks,
+        first_claim_clock_under_10s_games,
+        first_claim_clock_under_10s_passed_over,
+        first_claim_clock_10_30s_games,
+        first_claim_clock_10_30s_passed_over,
+        first_claim_clock_30_60s_games,
+        first_claim_clock_30_60s_passed_over,
+        first_claim_clock_1_3min_games,
+        first_claim_clock_1_3min_passed_over,
+        first_claim_clock_3min_plus_games,
+        first_claim_clock_3min_plus_passed_over,
+        // Games with evaluations, and the first missed claim's evaluation band: games and the claimant's results (`EVAL_BANDS`).
+        games_with_evals,
+        first_missed_eval_worse_games,
+        first_missed_eval_worse_claimant_games,
+        first_missed_eval_worse_claimant_wins,
+        first_missed_eval_worse_claimant_draws,
+        first_missed_eval_worse_claimant_losses,
+        first_missed_eval_equal_games,
+        first_missed_eval_equal_claimant_games,
+        first_missed_eval_equal_claimant_wins,
+        first_missed_eval_equal_claimant_draws,
+        first_missed_eval_equal_claimant_losses,
+        first_missed_eval_better_games,
+        first_missed_eval_better_claimant_games,
+        first_missed_eval_better_claimant_wins,
+        first_missed_eval_better_claimant_draws,
+        first_missed_eval_better_claimant_losses,
+        first_missed_eval_none_games,
+        first_missed_eval_none_claimant_games,
+        first_missed_eval_none_claimant_wins,
+        first_missed_eval_none_claimant_draws,
+        first_missed_eval_none_claimant_losses,
+    }
+
+    /// The count columns (uint64), in order: a summary row's [`Row::counts`].
+    pub fn counts() -> &'static [&'static str] {
+        &Counts::NAMES
     }
 
     static SCHEMA: LazyLock<SchemaRef> = LazyLock::new(|| {
@@ -747,7 +816,7 @@ pub mod summary {
             Field::new(SKIPPED, DataType::UInt64, false),
             Field::new(NO_MOVES, DataType::UInt64, false),
         ];
-        fields.extend(counts().iter().map(|name| Field::new(name, DataType::UInt64, false)));
+        fields.extend(counts().iter().map(|&name| Field::new(name, DataType::UInt64, false)));
         fields.push(Field::new_map(
             FIRST_THREEFOLD_PLY,
             "key_value",
@@ -783,8 +852,7 @@ pub mod summary {
         pub skipped: u64,
         /// Games with no moves (in no count but this one).
         pub no_moves: u64,
-        /// In [`counts`] order.
-        pub counts: Vec<u64>,
+        pub counts: Counts,
         /// Games by the first ply of a threefold, in buckets of 10 plies (the bucket's first ply).
         pub first_threefold_ply: Vec<(u32, u64)>,
         /// The example candidates, as JSON (the report's own form).
@@ -857,8 +925,7 @@ pub mod summary {
             if self.counts.is_empty() {
                 self.counts.resize_with(counts().len(), Vec::new);
             }
-            // A count the row lacks is 0.
-            for (column, n) in self.counts.iter_mut().zip(row_counts.into_iter().chain(std::iter::repeat(0))) {
+            for (column, n) in self.counts.iter_mut().zip(row_counts.values()) {
                 column.push(n);
             }
             self.first_threefold_ply.push(first_threefold_ply);
@@ -900,6 +967,53 @@ pub mod summary {
             columns.push(Arc::new(StringArray::from_iter_values(self.examples.drain(..))));
             columns.push(Arc::new(self.fingerprints.drain(..).collect::<arrow_array::BinaryArray>()));
             RecordBatch::try_new(schema(), columns)
+        }
+    }
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+        use crate::engine::{event::Perpetual, summary::DrawReason};
+
+        /// The counts' families follow what they count: a draw reason, a perpetual, a clock or
+        /// evaluation band each has its column, in that list's order.
+        #[test]
+        fn the_counts_families_follow_their_lists() {
+            let mut expected: Vec<String> = Counts::NAMES[..10].iter().map(|n| n.to_string()).collect();
+            expected.extend(DrawReason::WITH_MOVES.iter().map(|r| format!("drawn_{}", r.as_str())));
+            expected.extend(Perpetual::ALL.iter().map(|p| format!("repetition_draws_perpetual_{}", p.as_str())));
+            expected.push("repetition_draws_perpetual_none".into());
+            expected.extend(["games", "wins", "draws", "losses"].map(|o| format!("claimant_{o}")));
+            expected.extend(Counts::NAMES[29..44].iter().map(|n| n.to_string()));
+            expected.push("games_with_clocks".into());
+            for band in CLOCK_BANDS {
+                expected.push(format!("first_claim_clock_{band}_games"));
+                expected.push(format!("first_claim_clock_{band}_passed_over"));
+            }
+            expected.push("games_with_evals".into());
+            for band in EVAL_BANDS {
+                for o in ["games", "claimant_games", "claimant_wins", "claimant_draws", "claimant_losses"] {
+                    expected.push(format!("first_missed_eval_{band}_{o}"));
+                }
+            }
+            assert_eq!(Counts::NAMES.as_slice(), expected.iter().map(String::as_str).collect::<Vec<_>>());
+        }
+
+        /// A row's counts are written and read back by name, in the columns' order.
+        #[test]
+        fn counts_round_trip_through_a_batch() {
+            let counts = Counts::from_values(1..);
+            assert_eq!(counts.values().to_vec(), (1..=Counts::NAMES.len() as u64).collect::<Vec<_>>());
+            let mut builder = Builder::default();
+            builder.append(Row { counts, variant: "standard".into(), ..Row::default() });
+            let batch = builder.finish("s").unwrap();
+            let read = Counts::from_values(Counts::NAMES.iter().map(|name| {
+                batch.column_by_name(name).unwrap().as_any().downcast_ref::<UInt64Array>().unwrap().value(0)
+            }));
+            assert_eq!(read, counts);
+            let mut twice = counts;
+            twice.add(&counts);
+            assert_eq!(twice.values().to_vec(), counts.values().iter().map(|n| 2 * n).collect::<Vec<_>>());
         }
     }
 }
