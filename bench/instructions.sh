@@ -81,7 +81,7 @@ for s in "${slices[@]}"; do
   declare -A n=()
   for f in "$tmp"/cg.out-*; do
     c=$(sed -n 's/^summary: //p' "$f")
-    if grep -q 'replay_chunk' "$f"; then stage=replay
+    if grep -q 'replay_chunk\|GameVisitor::read_chunk' "$f"; then stage=replay
     elif grep -q 'read_input' "$f"; then stage=read
     else stage=write; fi
     n[$stage]=$(( ${n[$stage]:-0} + c ))

@@ -67,9 +67,15 @@ pub(crate) enum Found {
 
 /// The bytes of the game at `key` (the first game if `None`) of the input at `path` (`-`: stdin).
 pub(crate) fn find(path: &Path, key: Option<GameKey>) -> io::Result<Found> {
-    if let Form::Parquet(files) = Form::of(path)? {
-        return find_row(&files, key);
+    match Form::of(path)? {
+        Form::Parquet(files) => find_row(&files, key),
+        Form::Pgn => find_in_text(path, key),
     }
+}
+
+/// The game at `key` of a PGN input: read from the frame or block before it, cut into games as
+/// ingest cuts them.
+fn find_in_text(path: &Path, key: Option<GameKey>) -> io::Result<Found> {
     let stdin = path.as_os_str() == "-";
     let from = match key {
         Some(key) if !stdin => entry(path, Layout::of_file(path)?, key)?,
