@@ -507,20 +507,15 @@ fn ingest_input(
     let Pipes { chunks, results, slots, recycle } = pipes;
     let (read_end, written) = std::thread::scope(|scope| {
         let reader = {
-            let (counters, path, decoders) = (counters.clone(), input.path.clone(), plan.threads.decoders);
+            let (counters, decoders) = (counters.clone(), plan.threads.decoders);
             let span = unit.span;
             let ends = ReaderEnds { chunks: chunks.0, slots: slots.1, recycled: recycle.1, span, resume_after };
             let settings = ReadSettings { chunk_bytes: plan.chunk_bytes, decoders, digest: digest.clone() };
             // A grown input's files after those kept (freshness), read from their first row group.
-            let parquet = match &input.form {
-                Form::Parquet(files) => Some(files.get(unit.kept.len()..).unwrap_or_default().to_vec()),
-                Form::Pgn => None,
-            };
-            let first_group = freshness::row_groups(&unit.kept);
-            std::thread::Builder::new().name("read".into()).spawn_scoped(scope, move || match parquet {
-                Some(files) => reader::read_parquet(&files, first_group, decoders, counters, ends),
-                None => reader::read_input(&path, settings, counters, ends),
-            })
+            let (kept, first_group) = (unit.kept.len(), freshness::row_groups(&unit.kept));
+            std::thread::Builder::new()
+                .name("read".into())
+                .spawn_scoped(scope, move || input.read(kept, first_group, settings, counters, ends))
         };
         drop((chunks.1, results.0, recycle.0));
         let written = write_in_order(&results.1, &slots.0, &mut partition, &counters);

@@ -4,14 +4,21 @@
 use std::{
     fs,
     path::{Path, PathBuf},
+    sync::Arc,
 };
 
 use anyhow::{Context, Result, bail};
 
 use crate::{
     pgn::venue::Venue,
-    read::input::Compression,
-    {fingerprint::Fingerprint, parquet_input, shard::Shard},
+    read::input::{Compression, Layout},
+    {
+        fingerprint::Fingerprint,
+        parquet_input,
+        progress::Counters,
+        reader::{self, ReadEnd, ReadSettings, ReaderEnds},
+        shard::{self, Shard, Share},
+    },
 };
 
 /// What the command line asked for.
@@ -57,9 +64,9 @@ impl Options {
     }
 }
 
-/// What an input holds. The run asks its [`Input`] what that means (how it is fingerprinted,
-/// named, checked, its size, its format's name) and matches on it only where it is read
-/// ([`crate::ingest_input`]) and cut into shares ([`crate::sharded`]).
+/// What an input holds. The run asks its [`Input`] what that means (how it is read, cut into
+/// shards, fingerprinted, named, checked, its size, its format's name): `Input`'s methods are the
+/// only place it matches on the form.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Form {
     /// PGN text: a file or stdin, its compression found from its bytes ([`crate::read::input`]).
@@ -96,6 +103,43 @@ pub struct Input {
 impl Input {
     pub fn is_stdin(&self) -> bool {
         self.path.as_os_str() == "-"
+    }
+
+    /// Reads the input into chunks for the workers, on the calling (reading) thread: PGN text from
+    /// its path, or a Parquet input's files after the first `kept` (already in the partition),
+    /// whose row groups' keys count on from `first_group`.
+    pub(crate) fn read(
+        &self,
+        kept: usize,
+        first_group: u64,
+        settings: ReadSettings,
+        counters: Arc<Counters>,
+        ends: ReaderEnds,
+    ) -> ReadEnd {
+        match &self.form {
+            Form::Parquet(files) => {
+                let files = files.get(kept..).unwrap_or_default();
+                reader::read_parquet(files, first_group, settings.decoders, counters, ends)
+            }
+            Form::Pgn => reader::read_input(&self.path, settings, counters, ends),
+        }
+    }
+
+    /// How the input is laid out for cutting it into shares: a Parquet input by row groups, as
+    /// frames (never read whole).
+    pub(crate) fn layout(&self) -> std::io::Result<Layout> {
+        match &self.form {
+            Form::Parquet(_) => Ok(Layout::Frames),
+            Form::Pgn => Layout::of_file(&self.path),
+        }
+    }
+
+    /// A shard's share of the input, laid out as [`Input::layout`] says.
+    pub(crate) fn share(&self, layout: Layout, shard: Shard) -> std::io::Result<Share> {
+        match &self.form {
+            Form::Parquet(files) => shard::parquet_share(files, shard),
+            Form::Pgn => shard::share(&self.path, layout, shard, 0),
+        }
     }
 
     /// What identifies its content ([`Fingerprint`]); none for stdin.

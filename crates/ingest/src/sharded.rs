@@ -7,11 +7,7 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 
-use super::{
-    Disposition, RowCounts, RunContext, Unit, ingest_input, ingest_one,
-    plan::{Form, Input},
-    up_to_date,
-};
+use super::{Disposition, RowCounts, RunContext, Unit, ingest_input, ingest_one, plan::Input, up_to_date};
 use crate::{
     dataset::{
         Dataset, lock,
@@ -22,7 +18,7 @@ use crate::{
     read::input::Layout,
     {
         reader::Span,
-        shard::{self, Shard, Share},
+        shard::{Shard, Share},
     },
 };
 
@@ -36,10 +32,7 @@ pub(super) fn ingest_shard(
 ) -> Result<(Disposition, RowCounts)> {
     let path = input.path.display();
     // A Parquet input is cut by row groups, so never read whole.
-    let layout = match input.form {
-        Form::Parquet(_) => Layout::Frames,
-        Form::Pgn => Layout::of_file(&input.path).with_context(|| format!("cannot open {path}"))?,
-    };
+    let layout = input.layout().with_context(|| format!("cannot open {path}"))?;
     if layout == Layout::Stream {
         let turn = *whole_inputs;
         *whole_inputs += 1;
@@ -82,15 +75,12 @@ pub(super) fn ingest_shard(
             (Disposition::Staged, RowCounts::default())
         }
         None => {
-            let this_share = match &input.form {
-                Form::Parquet(files) => shard::parquet_share(files, shard),
-                Form::Pgn => shard::share(&input.path, layout, shard, 0),
-            };
-            let span = match this_share.with_context(|| format!("cannot work out shard {shard} of {path}"))? {
-                Share::Span(Some(span)) => span,
-                // No game starts in this shard's frames: an empty span.
-                _ => Span { lo: Default::default(), hi: Some(Default::default()) },
-            };
+            let span =
+                match input.share(layout, shard).with_context(|| format!("cannot work out shard {shard} of {path}"))? {
+                    Share::Span(Some(span)) => span,
+                    // No game starts in this shard's frames: an empty span.
+                    _ => Span { lo: Default::default(), hi: Some(Default::default()) },
+                };
             let unit = Unit { name, shard: Some((shard.k, shard.n)), span, kept: Vec::new() };
             let (entry, tally, _) = ingest_input(input, &unit, dataset, pools, plan, fingerprint, share)?;
             if entry.status != InputStatus::Ok {
