@@ -190,7 +190,7 @@ def tag_value(raw):
     """A tag value as the Rust side decodes it: pgn-reader 0.29 RawTag::decode (every backslash
     followed by a backslash or a quote is dropped, each backslash looked at in turn, so
     backslash-backslash-quote loses both backslashes), then UTF-8, or Latin-1 (every byte one
-    character) when the value is not valid UTF-8 (crates/core/src/pgn/tags.rs push_decoded)."""
+    character) when the value is not valid UTF-8 (src/pgn/tags.rs push_decoded)."""
     data = raw.encode("utf-8", "surrogateescape")
     if b"\\" in data:
         out, head = bytearray(), 0
