@@ -16,9 +16,10 @@
 # lichess/lichess-2021-10-01-clocks-sample.pgn, each cut before its last `[Event ` line, read as
 # plain text. Stages: the whole process ("total"), the replay thread ("replay": scanning, replay,
 # the tables' rows), the reading thread ("read"), the other threads ("write": the main thread,
-# which encodes and writes the Parquet files); and within the replay thread, the inclusive counts
-# of a few functions (the replay.* rows: tag sections, SAN to move and play, counting positions,
-# the end-of-game summary, the batch's columns).
+# which encodes and writes the Parquet files, and counts the summary); and within a stage, the
+# inclusive counts of a few functions (the replay.* rows: the movetext, SAN to move and play with
+# the positions counted, the end of a game with its venue and fingerprint, the batch's columns;
+# the write.* rows: the summary's counting, the Parquet writing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
@@ -57,14 +58,19 @@ slice() {
   rm "$tmp/head"
 }
 slices=(pgnmentor-2MB:otb/pgnmentor-players.pgn.zst clocks-2MB:lichess/lichess-2021-10-01-clocks-sample.pgn)
-# Functions of the replay thread counted inclusively (a name each, and a pattern callgrind_annotate's
-# output lines match): where in the replay thread a growth is.
+# Functions counted inclusively within a stage's thread (a name each, STAGE.what, and a pattern
+# callgrind_annotate's output lines match: the function's own line, "[binary]" after its name):
+# where in a stage a growth is. Only functions the optimizer keeps count; one it inlines reads 0,
+# so the script says so, and refuses to record a baseline with such a row.
 groups=(
-  "replay.tags:tag_section::read_tag_section ["
+  "replay.mainline:pgn::GameVisitor::replay_mainline ["
   "replay.play_san:engine::replay::Replay<R>::play_san ["
-  "replay.visit:engine::replay::Replay<R>::visit ["
-  "replay.finish:engine::replay::Replay<R>::finish ["
+  "replay.game_end:pgn::GameVisitor::finish ["
+  "replay.venue:pgn::venue::Venue::infer ["
+  "replay.fingerprint:engine::fingerprint::fingerprint ["
   "replay.batch:dataset::schema::BatchBuilder::finish ["
+  "write.summary:summary::Keyed as threefold_dataset::partition::Summarizer>::add ["
+  "write.parquet:parquet_file::ParallelWriter::write ["
 )
 
 result="$tmp/result.tsv"
@@ -86,13 +92,18 @@ for s in "${slices[@]}"; do
     else stage=write; fi
     n[$stage]=$(( ${n[$stage]:-0} + c ))
     n[total]=$(( ${n[total]:-0} + c ))
-    if [ "$stage" = replay ]; then
-      callgrind_annotate --inclusive=yes --threshold=100 "$f" 2>/dev/null > "$tmp/annot"
-      for g in "${groups[@]}"; do
-        # the largest inclusive count of a line naming the function (its outermost call)
-        v=$( (grep -F -- "${g#*:}" "$tmp/annot" || true) | awk '{gsub(",", "", $1); if ($1+0 > m) m = $1+0} END {print m+0}')
-        n[${g%%:*}]=$(( ${n[${g%%:*}]:-0} + v ))
-      done
+    callgrind_annotate --inclusive=yes --threshold=100 "$f" 2>/dev/null > "$tmp/annot"
+    for g in "${groups[@]}"; do
+      [ "${g%%.*}" = "$stage" ] || continue
+      # the largest inclusive count of a line naming the function (its outermost call)
+      v=$( (grep -F -- "${g#*:}" "$tmp/annot" || true) | awk '{gsub(",", "", $1); if ($1+0 > m) m = $1+0} END {print m+0}')
+      n[${g%%:*}]=$(( ${n[${g%%:*}]:-0} + v ))
+    done
+  done
+  for g in "${groups[@]%%:*}"; do
+    if [ "${n[$g]:-0}" = 0 ]; then
+      echo "bench/instructions.sh: $name: row $g counted nothing: its function is inlined or renamed; name another" >&2
+      dead=1
     fi
   done
   for stage in total replay read write "${groups[@]%%:*}"; do
@@ -106,6 +117,7 @@ cat "$result"
 
 case "$mode" in
   record)
+    [ -z "${dead:-}" ] || { echo "bench/instructions.sh: not recorded: a row counted nothing (above)" >&2; exit 1; }
     {
       echo "# Instructions per game of threefold ingest --threads 1 (callgrind), written by"
       echo "# bench/instructions.sh --record; the smoke run fails when a slice's total or replay thread"

@@ -7,7 +7,8 @@
 # Builds REV (in a temporary worktree, its target seeded from ours) and the working tree, then
 #   - ingests the whole corpus folder as one dataset at --threads 1 and at --threads 2 with each
 #     and compares every Parquet file byte for byte (and views.sql);
-#   - compares `dump` of every corpus file, `report` (text and --json) of the dataset, and
+#   - compares `dump` of every corpus file, `report` (text and --json, from the summary and
+#     with --scan from the games) of the dataset, and
 #     `explain` (text and --html) of a few games, among them a variant game.
 # --quick: only the smaller corpus folders (no pgnmentor, no TCEC cups). Prints each difference
 # and exits 1 if there is one.
@@ -83,7 +84,8 @@ for f in "$input"/*; do
   same "dump $(basename "$f")" "$work/old.dump" "$work/new.dump"
 done
 mkdir -p "$work/old-page" "$work/new-page"
-for args in "" "--json" "--by source --json" "--html $work/SIDE-page/report.html"; do
+# --scan: the same figures counted from the games, not the summary.
+for args in "" "--json" "--by source --json" "--scan --json" "--scan --by venue --json" "--html $work/SIDE-page/report.html"; do
   for side in old new; do
     # shellcheck disable=SC2086 # the arguments are words
     "${!side}" report "$work/$side-t1" ${args//SIDE/$side} >"$work/$side.report" 2>&1 || true

@@ -14,10 +14,11 @@ use arrow_array::{
 use rayon::prelude::*;
 
 use crate::{
-    dataset::schema::col,
+    dataset::schema::{col, summary::Game},
     engine::{
-        event::{Differs, EventKind},
+        event::{Differs, EventKind, Perpetual},
         laws::Claimant,
+        summary::DrawReason,
         vocabulary::TimeClass,
     },
     pgn::{
@@ -28,7 +29,6 @@ use crate::{
 };
 
 use super::{
-    clocks::GameClocks,
     copies::{self, Dedup},
     filter::{self, Filter, GameFacts},
     group::{By, GroupFacts, Sort},
@@ -36,7 +36,7 @@ use super::{
     piece::{Piece, units},
     sketch::Sketch,
     tables::{self, get, get_bool, get_str},
-    tally::{GameRecord, Played, Tally},
+    tally::{GameRecord, Tally},
 };
 
 /// Example games per case in the report: enough to look at, short enough to read.
@@ -72,6 +72,17 @@ impl<T: Ord> Smallest<T> {
 
 /// Example candidates rank flagged games first (`false` sorts before `true`, hence "not flagged").
 pub(crate) type Candidate = (bool, DatasetGameKey, Example);
+
+/// What a game's events add: claim opportunities by kind and edge-case events.
+#[derive(Default, Clone, Copy)]
+pub(super) struct Played {
+    on_board: u64,
+    by_move_only: u64,
+    by_move_only_played: u64,
+    castling_events: u64,
+    ep_events: u64,
+    hidden_events: u64,
+}
 
 /// One game's events.
 #[derive(Default)]
@@ -527,34 +538,43 @@ impl<'a> GameColumns<'a> {
                 matches!((get(self.first150, i), plies), (Some(f), Some(p)) if f < p),
             ),
         };
-        GameRecord {
+        let kind = |(o, m): (&UInt32Array, &UInt32Array)| (get(o, i).unwrap_or(0) > 0, get(m, i).unwrap_or(0) > 0);
+        let (first_claim, first_missed) = (get(self.first_claim, i), get(self.first_missed, i));
+        let draw_reason = get_str(self.draw_reason, i);
+        let game = Game {
             threefold: max >= 3,
             fivefold: max >= 5,
             with_claim: get(self.opportunities, i).unwrap_or(0) > 0,
             missed: get(self.missed, i).unwrap_or(0) > 0,
             passed_over: self.passed_over.is_some_and(|p| get(p, i).unwrap_or(0) > 0),
-            kinds: self.kinds.map(|(o, m)| (get(o, i).unwrap_or(0) > 0, get(m, i).unwrap_or(0) > 0)),
+            on_board: kind(self.kinds[0]),
+            by_move: kind(self.kinds[1]),
+            drawn: draw_reason.and_then(DrawReason::parse).filter(|r| DrawReason::WITH_MOVES.contains(r)),
+            perpetual: get_str(self.perpetual, i).and_then(Perpetual::parse),
+            score: get(self.score, i),
+            after_fivefold,
+            after_75_moves,
+            has_clocks: get_bool(self.has_clocks, i) == Some(true),
+            first_claim_clock_ms: get(self.first_claim_clock, i),
+            first_claim_passed_over: first_claim.is_some() && first_missed == first_claim,
+            has_evals: get_bool(self.has_evals, i) == Some(true),
+            first_missed_eval: first_missed.map(|_| (get(self.first_missed_cp, i), get(self.first_missed_mate, i))),
+            claims_on_board: played.on_board,
+            claims_by_move_only: played.by_move_only,
+            claims_by_move_only_played: played.by_move_only_played,
+            castling_events: played.castling_events,
+            en_passant_events: played.ep_events,
+            hidden_events: played.hidden_events,
+        };
+        GameRecord {
+            game,
             venue,
             claimant,
             band: band_from(lower_elo),
             time_class: time_class.unwrap_or(TimeClass::UNKNOWN),
-            score: get(self.score, i),
-            draw_reason: get_str(self.draw_reason, i),
-            perpetual: get_str(self.perpetual, i),
+            draw_reason,
             first_threefold: get(self.first3, i),
-            after_fivefold,
-            after_75_moves,
             date,
-            clocks: GameClocks {
-                has_clocks: get_bool(self.has_clocks, i) == Some(true),
-                has_evals: get_bool(self.has_evals, i) == Some(true),
-                first_claim_ply: get(self.first_claim, i),
-                first_missed_claim_ply: get(self.first_missed, i),
-                first_claim_clock_ms: get(self.first_claim_clock, i),
-                first_missed_eval: (get(self.first_missed_cp, i), get(self.first_missed_mate, i)),
-                score: get(self.score, i),
-            },
-            played,
         }
     }
 }
@@ -781,7 +801,10 @@ impl Examples {
     /// games show none, and are passed over here without a call.
     #[inline]
     pub(super) fn offer(&mut self, c: &GameColumns, i: usize, record: &GameRecord, g: &GameEvents) {
-        if g.castling_events + g.ep_events + g.hidden_events > 0 || record.after_fivefold || record.after_75_moves {
+        if g.castling_events + g.ep_events + g.hidden_events > 0
+            || record.game.after_fivefold
+            || record.game.after_75_moves
+        {
             self.offer_cases(c, i, record, g);
         }
     }
@@ -814,15 +837,17 @@ impl Examples {
             en_passant.offer((!g.ep_flag, key(), c.example(i, "en_passant", detail)));
         }
         // No flag: by key alone (`false` for every candidate).
-        if (record.after_fivefold || record.after_75_moves) && automatic.wants(&(false, key(), Example::default())) {
+        if (record.game.after_fivefold || record.game.after_75_moves)
+            && automatic.wants(&(false, key(), Example::default()))
+        {
             let mut parts = Vec::new();
-            if record.after_fivefold {
+            if record.game.after_fivefold {
                 // The fivefold in force, which may come after the first one (2014's consecutive rule).
                 let after = get(c.automatic.map_or(c.after5, |(five, _)| five), i).unwrap_or(0);
                 let at = get(c.plies, i).unwrap_or(0) - after;
                 parts.push(format!("{after} plies after a fivefold at ply {at}"));
             }
-            if let (true, Some(at), Some(p)) = (record.after_75_moves, get(c.first150, i), get(c.plies, i)) {
+            if let (true, Some(at), Some(p)) = (record.game.after_75_moves, get(c.first150, i), get(c.plies, i)) {
                 parts.push(format!("{} plies after the 75-move rule at ply {at}", p - at));
             }
             let detail = format!("went on {}", parts.join(" and "));

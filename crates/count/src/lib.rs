@@ -6,8 +6,9 @@
 //! - Reading: [`tables`] streams a dataset's tables with only the named columns, one record batch
 //!   at a time; [`piece`] cuts the reading into row groups the filter does not rule out.
 //! - Selecting: [`filter`] says which games count, [`group`] which group each is in (`--by`).
-//! - Counting: [`aggregate`] streams each part's games with their events into a [`tally`] per
-//!   group and one for all, with their [`clocks`], and finds [`copies`] (a [`sketch`] of the
+//! - Counting: [`aggregate`] streams each part's games with their events, each made a
+//!   `dataset::schema::summary::Game` (whose counts are declared there with what a game adds to
+//!   each), into a [`tally`] per group and one for all, and finds [`copies`] (a [`sketch`] of the
 //!   games' fingerprints says about how many there are).
 //! - The summary: [`summary`] writes each part's counts per month, time class, Elo band,
 //!   variant, venue and claimant at ingest, and adds the rows up for a report whose filters fall
@@ -16,7 +17,6 @@
 //! The counts follow the rules of `queries/*.sql` (the report's tests compare them).
 
 mod aggregate;
-mod clocks;
 mod copies;
 pub mod filter;
 pub mod group;

@@ -202,7 +202,7 @@ impl Summarizer for Keyed {
                 None => cell.no_sketch = true,
             }
             let record = c.record(i, self.events.played(), &facts);
-            cell.counts.add(&record);
+            cell.counts.add(&record, &record.game);
             cell.examples.offer(&c, i, &record, &self.events);
         }
         if cursor.peek()?.is_some() {

@@ -5,103 +5,121 @@
 use std::collections::{BTreeMap, HashMap};
 
 use crate::{
-    dataset::schema::summary::Counts,
+    dataset::schema::summary::{Counts, Game},
     engine::{event::Perpetual, laws::Claimant, summary::DrawReason, vocabulary::TimeClass},
     pgn::venue::Venue,
 };
 
 use super::{
-    clocks::{ClockCounts, GameClocks},
-    model::{Bucket, Claims, Count, EdgeCase, Group, Month, Rates, Scores, Stats, band_label},
+    model::{
+        Bucket, CLOCK_BANDS, Claims, ClockBand, Clocks, Count, EVAL_BANDS, EdgeCase, EvalBand, Group, Month, Rates,
+        Scores, Stats, band_label,
+    },
     tables::civil_from_days,
 };
 
 /// How the report (and `queries/repetition_kinds.sql`) names a null `first_threefold_perpetual`.
 pub const NO_PERPETUAL: &str = "none";
 
-/// What a game's events add: claim opportunities by kind and edge-case events.
-#[derive(Default, Clone, Copy)]
-pub(crate) struct Played {
-    pub on_board: u64,
-    pub by_move_only: u64,
-    pub by_move_only_played: u64,
-    pub castling_events: u64,
-    pub ep_events: u64,
-    pub hidden_events: u64,
-}
-
-/// One game, as the figures see it.
+/// One game, as the figures see it: what the summary counts of it ([`Game`], whose counts are
+/// declared with what a game adds to each: [`Counts::of`]), and how the report groups it.
 pub(crate) struct GameRecord<'a> {
-    pub threefold: bool,
-    pub fivefold: bool,
-    pub with_claim: bool,
-    pub missed: bool,
-    pub passed_over: bool,
-    /// Opportunities and misses of each kind: on the board, by a declared move.
-    pub kinds: [(bool, bool); 2],
+    pub game: Game,
     /// Where the game was played (`games.venue`).
     pub venue: Venue,
     /// Who could claim a threefold (`games.claimant`).
     pub claimant: Claimant,
     pub band: Option<i32>,
     pub time_class: &'a str,
-    pub score: Option<f64>,
+    /// `games.draw_reason`: a name that no count of [`Counts`] has (`game.drawn` is `None`) is
+    /// counted by name.
     pub draw_reason: Option<&'a str>,
-    pub perpetual: Option<&'a str>,
     pub first_threefold: Option<u32>,
-    pub after_fivefold: bool,
-    pub after_75_moves: bool,
     /// Days since 1970-01-01.
     pub date: Option<i32>,
-    pub clocks: GameClocks,
-    pub played: Played,
 }
 
-impl GameRecord<'_> {
-    /// The game with no claim: how the missed-claim figures count a game whose claims were not
-    /// the players' ([`leaves_out_claims`]).
-    fn without_claims(&self) -> Self {
-        let clocks = GameClocks {
-            first_claim_ply: None,
-            first_missed_claim_ply: None,
-            first_claim_clock_ms: None,
-            first_missed_eval: (None, None),
-            score: None,
-            ..self.clocks
-        };
-        let played = Played { on_board: 0, by_move_only: 0, by_move_only_played: 0, ..self.played };
-        GameRecord {
-            with_claim: false,
-            missed: false,
-            passed_over: false,
-            kinds: [(false, false); 2],
-            score: None,
-            clocks,
-            played,
-            ..*self
-        }
+/// The game with no claim: how the missed-claim figures count a game whose claims were not the
+/// players' ([`leaves_out_claims`]; [`leave_out_claims`] does the same to counts).
+fn without_claims(game: &Game) -> Game {
+    Game {
+        with_claim: false,
+        missed: false,
+        passed_over: false,
+        on_board: (false, false),
+        by_move: (false, false),
+        score: None,
+        first_claim_clock_ms: None,
+        first_claim_passed_over: false,
+        first_missed_eval: None,
+        claims_on_board: 0,
+        claims_by_move_only: 0,
+        claims_by_move_only_played: 0,
+        ..*game
     }
+}
 
-    fn rates(&self) -> Rates {
-        Rates {
-            games: 1,
-            threefold: u64::from(self.threefold),
-            fivefold: u64::from(self.fivefold),
-            with_claim: u64::from(self.with_claim),
-            missed: u64::from(self.missed),
-            passed_over: u64::from(self.passed_over && !self.missed),
-            with_claim_on_board: u64::from(self.kinds[0].0),
-            missed_on_board: u64::from(self.kinds[0].1),
-            with_claim_by_move: u64::from(self.kinds[1].0),
-            missed_by_move: u64::from(self.kinds[1].1),
-        }
+/// Drops the claims from counts, as [`without_claims`] does game by game (a test checks the
+/// two against each other): the claims and their claimant's results, and the first claim's
+/// clock and evaluation bands (with no claim there is no first one).
+fn leave_out_claims(c: &Counts) -> Counts {
+    Counts {
+        with_claim: 0,
+        missed: 0,
+        passed_over: 0,
+        with_claim_on_board: 0,
+        missed_on_board: 0,
+        with_claim_by_move: 0,
+        missed_by_move: 0,
+        claimant_games: 0,
+        claimant_wins: 0,
+        claimant_draws: 0,
+        claimant_losses: 0,
+        claim_opportunities: 0,
+        claims_on_board: 0,
+        claims_by_move_only: 0,
+        claims_by_move_only_played: 0,
+        games_with_on_board_claims: 0,
+        games_with_by_move_only_claims: 0,
+        games_only_by_move: 0,
+        first_claim_clock_under_10s_games: 0,
+        first_claim_clock_under_10s_passed_over: 0,
+        first_claim_clock_10_30s_games: 0,
+        first_claim_clock_10_30s_passed_over: 0,
+        first_claim_clock_30_60s_games: 0,
+        first_claim_clock_30_60s_passed_over: 0,
+        first_claim_clock_1_3min_games: 0,
+        first_claim_clock_1_3min_passed_over: 0,
+        first_claim_clock_3min_plus_games: 0,
+        first_claim_clock_3min_plus_passed_over: 0,
+        first_missed_eval_worse_games: 0,
+        first_missed_eval_worse_claimant_games: 0,
+        first_missed_eval_worse_claimant_wins: 0,
+        first_missed_eval_worse_claimant_draws: 0,
+        first_missed_eval_worse_claimant_losses: 0,
+        first_missed_eval_equal_games: 0,
+        first_missed_eval_equal_claimant_games: 0,
+        first_missed_eval_equal_claimant_wins: 0,
+        first_missed_eval_equal_claimant_draws: 0,
+        first_missed_eval_equal_claimant_losses: 0,
+        first_missed_eval_better_games: 0,
+        first_missed_eval_better_claimant_games: 0,
+        first_missed_eval_better_claimant_wins: 0,
+        first_missed_eval_better_claimant_draws: 0,
+        first_missed_eval_better_claimant_losses: 0,
+        first_missed_eval_none_games: 0,
+        first_missed_eval_none_claimant_games: 0,
+        first_missed_eval_none_claimant_wins: 0,
+        first_missed_eval_none_claimant_draws: 0,
+        first_missed_eval_none_claimant_losses: 0,
+        ..*c
     }
 }
 
 #[derive(Default, Clone)]
 struct MonthTally {
     rates: Rates,
-    drawn: u64,
+    /// Drawn games by reason.
     reasons: Reasons,
 }
 
@@ -141,8 +159,9 @@ impl Reasons {
         }
     }
 
-    fn get(&self, reason: DrawReason) -> u64 {
-        self.known[reason as usize]
+    /// Drawn games, whatever the reason.
+    fn total(&self) -> u64 {
+        self.known.iter().sum::<u64>() + self.other.iter().map(|(_, n)| n).sum::<u64>()
     }
 
     /// The reasons with games, in [`DrawReason::ALL`] order, other names after them by name.
@@ -165,20 +184,11 @@ impl Reasons {
 /// [`Tally`]. Made without allocating (ingest makes one per summary row).
 #[derive(Default, Clone)]
 pub(crate) struct SummaryCounts {
-    overall: Rates,
-    drawn: u64,
-    reasons: Reasons,
-    /// Threefold and fivefold draws by [`Perpetual::ALL`], then with none.
-    perpetual: [u64; 4],
-    claimant: Scores,
-    claims: Claims,
-    castling: EdgeCase,
-    en_passant: EdgeCase,
-    hidden: EdgeCase,
-    after_fivefold: u64,
-    after_75_moves: u64,
+    counts: Counts,
+    /// Drawn games whose reason no count has (by name; a summary row keeps only the counts).
+    other_reasons: Reasons,
+    /// Games by the first ply of a threefold, in buckets of 10 plies.
     buckets: BTreeMap<u32, u64>,
-    clocks: ClockCounts,
 }
 
 /// Running counts.
@@ -223,213 +233,170 @@ impl VenueRates {
 }
 
 impl SummaryCounts {
-    /// Counts one game; its rates, which a [`Tally`] adds to its groups too.
-    pub(crate) fn add(&mut self, g: &GameRecord) -> Rates {
-        let rates = g.rates();
-        self.overall.add(&rates);
-        match g.score {
-            Some(1.0) => self.claimant.wins += 1,
-            Some(0.5) => self.claimant.draws += 1,
-            Some(0.0) => self.claimant.losses += 1,
-            _ => {}
-        }
-        self.claimant.games += u64::from(g.score.is_some());
-        if let Some(name) = g.draw_reason {
-            self.drawn += 1;
-            let reason = DrawReason::parse(name);
-            self.reasons.add(reason, name, 1);
-            if matches!(reason, Some(DrawReason::Threefold | DrawReason::Fivefold)) {
-                let kind = g.perpetual.and_then(Perpetual::parse);
-                let k = Perpetual::ALL.iter().position(|&p| Some(p) == kind).unwrap_or(Perpetual::ALL.len());
-                self.perpetual[k] += 1;
-            }
+    /// Counts one game as `game` (the record's own, or without its claims); its counts, whose
+    /// rates a [`Tally`] adds to its groups too.
+    pub(crate) fn add(&mut self, g: &GameRecord, game: &Game) -> Counts {
+        let counts = Counts::of(game);
+        self.counts.add(&counts);
+        if let Some(name) = g.draw_reason.filter(|_| game.drawn.is_none()) {
+            self.other_reasons.add(DrawReason::parse(name), name, 1);
         }
         if let Some(p) = g.first_threefold {
             *self.buckets.entry(p / 10 * 10).or_default() += 1;
         }
-        self.clocks.add(&g.clocks);
-        self.after_fivefold += u64::from(g.after_fivefold);
-        self.after_75_moves += u64::from(g.after_75_moves);
-        self.played(&g.played);
-        rates
+        counts
     }
 
-    fn played(&mut self, p: &Played) {
-        let c = &mut self.claims;
-        c.opportunities += p.on_board + p.by_move_only;
-        c.on_board += p.on_board;
-        c.by_move_only += p.by_move_only;
-        c.by_move_only_played += p.by_move_only_played;
-        c.games_with_on_board += u64::from(p.on_board > 0);
-        c.games_with_by_move_only += u64::from(p.by_move_only > 0);
-        c.games_only_by_move += u64::from(p.by_move_only > 0 && p.on_board == 0);
-        for (case, events) in [
-            (&mut self.castling, p.castling_events),
-            (&mut self.en_passant, p.ep_events),
-            (&mut self.hidden, p.hidden_events),
-        ] {
-            case.games += u64::from(events > 0);
-            case.events += events;
-        }
-    }
-
-    /// Adds another set of games' counts. Every field is named here, so that a new one cannot be
-    /// forgotten (the figures would be wrong as soon as a report reads two row groups).
+    /// Adds another set of games' counts.
     pub(super) fn merge(&mut self, other: SummaryCounts) {
-        let SummaryCounts {
-            overall,
-            drawn,
-            reasons,
-            perpetual,
-            claimant,
-            claims,
-            castling,
-            en_passant,
-            hidden,
-            after_fivefold,
-            after_75_moves,
-            buckets,
-            clocks,
-        } = other;
-        self.overall.add(&overall);
-        self.drawn += drawn;
-        self.reasons.merge(&reasons);
-        for (a, b) in self.perpetual.iter_mut().zip(perpetual) {
-            *a += b;
-        }
-        self.claimant.add(&claimant);
-        let Claims {
-            opportunities,
-            on_board,
-            by_move_only,
-            by_move_only_played,
-            games_with_on_board,
-            games_with_by_move_only,
-            games_only_by_move,
-        } = claims;
-        let c = &mut self.claims;
-        c.opportunities += opportunities;
-        c.on_board += on_board;
-        c.by_move_only += by_move_only;
-        c.by_move_only_played += by_move_only_played;
-        c.games_with_on_board += games_with_on_board;
-        c.games_with_by_move_only += games_with_by_move_only;
-        c.games_only_by_move += games_only_by_move;
-        for (a, b) in [(&mut self.castling, castling), (&mut self.en_passant, en_passant), (&mut self.hidden, hidden)] {
-            a.games += b.games;
-            a.events += b.events;
-        }
-        self.after_fivefold += after_fivefold;
-        self.after_75_moves += after_75_moves;
+        let SummaryCounts { counts, other_reasons, buckets } = other;
+        self.counts.add(&counts);
+        self.other_reasons.merge(&other_reasons);
         for (key, n) in buckets {
             *self.buckets.entry(key).or_default() += n;
         }
-        self.clocks.merge(&clocks);
     }
 
-    /// The counts of one summary row's games ([`Counts`], one field per column), and the
-    /// first-threefold buckets. The struct literal names every count: a new one is a compile
-    /// error here until it is written.
+    /// The counts of one summary row's games, and the first-threefold buckets.
     pub(crate) fn summary_counts(&self) -> (Counts, Vec<(u32, u64)>) {
-        let (o, cl, k) = (&self.overall, &self.claimant, &self.claims);
-        let (clock, eval) = (&self.clocks.first_claim_by_clock, &self.clocks.first_missed_by_eval);
-        let drawn = |r| self.reasons.get(r);
-        let counts = Counts {
-            games: o.games,
-            threefold: o.threefold,
-            fivefold: o.fivefold,
-            with_claim: o.with_claim,
-            missed: o.missed,
-            passed_over: o.passed_over,
-            with_claim_on_board: o.with_claim_on_board,
-            missed_on_board: o.missed_on_board,
-            with_claim_by_move: o.with_claim_by_move,
-            missed_by_move: o.missed_by_move,
-            drawn_stalemate: drawn(DrawReason::Stalemate),
-            drawn_insufficient_material: drawn(DrawReason::InsufficientMaterial),
-            drawn_fivefold: drawn(DrawReason::Fivefold),
-            drawn_seventy_five_moves: drawn(DrawReason::SeventyFiveMoves),
-            drawn_threefold: drawn(DrawReason::Threefold),
-            drawn_threefold_by_move: drawn(DrawReason::ThreefoldByMove),
-            drawn_fifty_moves: drawn(DrawReason::FiftyMoves),
-            drawn_adjudication: drawn(DrawReason::Adjudication),
-            drawn_timeout_vs_insufficient_material: drawn(DrawReason::TimeoutVsInsufficientMaterial),
-            drawn_agreement: drawn(DrawReason::Agreement),
-            drawn_agreement_or_unrecorded: drawn(DrawReason::AgreementOrUnrecorded),
-            repetition_draws_perpetual_white: self.perpetual[0],
-            repetition_draws_perpetual_black: self.perpetual[1],
-            repetition_draws_perpetual_both: self.perpetual[2],
-            repetition_draws_perpetual_none: self.perpetual[3],
-            claimant_games: cl.games,
-            claimant_wins: cl.wins,
-            claimant_draws: cl.draws,
-            claimant_losses: cl.losses,
-            claim_opportunities: k.opportunities,
-            claims_on_board: k.on_board,
-            claims_by_move_only: k.by_move_only,
-            claims_by_move_only_played: k.by_move_only_played,
-            games_with_on_board_claims: k.games_with_on_board,
-            games_with_by_move_only_claims: k.games_with_by_move_only,
-            games_only_by_move: k.games_only_by_move,
-            castling_games: self.castling.games,
-            castling_events: self.castling.events,
-            en_passant_games: self.en_passant.games,
-            en_passant_events: self.en_passant.events,
-            hidden_games: self.hidden.games,
-            hidden_events: self.hidden.events,
-            after_fivefold: self.after_fivefold,
-            after_75_moves: self.after_75_moves,
-            games_with_clocks: self.clocks.games_with_clocks,
-            first_claim_clock_under_10s_games: clock[0].0,
-            first_claim_clock_under_10s_passed_over: clock[0].1,
-            first_claim_clock_10_30s_games: clock[1].0,
-            first_claim_clock_10_30s_passed_over: clock[1].1,
-            first_claim_clock_30_60s_games: clock[2].0,
-            first_claim_clock_30_60s_passed_over: clock[2].1,
-            first_claim_clock_1_3min_games: clock[3].0,
-            first_claim_clock_1_3min_passed_over: clock[3].1,
-            first_claim_clock_3min_plus_games: clock[4].0,
-            first_claim_clock_3min_plus_passed_over: clock[4].1,
-            games_with_evals: self.clocks.games_with_evals,
-            first_missed_eval_worse_games: eval[0].0,
-            first_missed_eval_worse_claimant_games: eval[0].1.games,
-            first_missed_eval_worse_claimant_wins: eval[0].1.wins,
-            first_missed_eval_worse_claimant_draws: eval[0].1.draws,
-            first_missed_eval_worse_claimant_losses: eval[0].1.losses,
-            first_missed_eval_equal_games: eval[1].0,
-            first_missed_eval_equal_claimant_games: eval[1].1.games,
-            first_missed_eval_equal_claimant_wins: eval[1].1.wins,
-            first_missed_eval_equal_claimant_draws: eval[1].1.draws,
-            first_missed_eval_equal_claimant_losses: eval[1].1.losses,
-            first_missed_eval_better_games: eval[2].0,
-            first_missed_eval_better_claimant_games: eval[2].1.games,
-            first_missed_eval_better_claimant_wins: eval[2].1.wins,
-            first_missed_eval_better_claimant_draws: eval[2].1.draws,
-            first_missed_eval_better_claimant_losses: eval[2].1.losses,
-            first_missed_eval_none_games: eval[3].0,
-            first_missed_eval_none_claimant_games: eval[3].1.games,
-            first_missed_eval_none_claimant_wins: eval[3].1.wins,
-            first_missed_eval_none_claimant_draws: eval[3].1.draws,
-            first_missed_eval_none_claimant_losses: eval[3].1.losses,
-        };
-        (counts, self.buckets.iter().map(|(&k, &n)| (k, n)).collect())
+        (self.counts, self.buckets.iter().map(|(&k, &n)| (k, n)).collect())
     }
 
-    /// Drops the claims, as [`GameRecord::without_claims`] does game by game.
-    fn leave_out_claims(&mut self) {
-        let o = &mut self.overall;
-        (o.with_claim, o.missed, o.passed_over) = (0, 0, 0);
-        (o.with_claim_on_board, o.missed_on_board, o.with_claim_by_move, o.missed_by_move) = (0, 0, 0, 0);
-        self.claimant = Scores::default();
-        self.claims = Claims::default();
-        self.clocks.first_claim_by_clock = Default::default();
-        self.clocks.first_missed_by_eval = Default::default();
-    }
-
-    /// The counts of one summary row ([`SummaryCounts::summary_counts`]). The pattern names
-    /// every count: a new one is a compile error here until it is read.
+    /// The counts of one summary row ([`SummaryCounts::summary_counts`]).
     pub(crate) fn from_summary(counts: &Counts, buckets: &[(u32, u64)]) -> SummaryCounts {
-        let Counts {
+        SummaryCounts {
+            counts: *counts,
+            other_reasons: Reasons::default(),
+            buckets: buckets.iter().filter(|(_, n)| *n > 0).copied().collect(),
+        }
+    }
+
+    /// Drawn games by reason: the counts', then the other names.
+    fn reasons(&self) -> Reasons {
+        let mut reasons = views(&self.counts).reasons;
+        reasons.merge(&self.other_reasons);
+        reasons
+    }
+}
+
+/// The report's figures made of a set of games' counts.
+struct Views {
+    rates: Rates,
+    reasons: Reasons,
+    /// Threefold and fivefold draws by [`Perpetual::ALL`], then with none.
+    perpetual: [u64; Perpetual::ALL.len() + 1],
+    claimant: Scores,
+    claims: Claims,
+    castling: EdgeCase,
+    en_passant: EdgeCase,
+    hidden: EdgeCase,
+    after_fivefold: u64,
+    after_75_moves: u64,
+    clocks: Clocks,
+}
+
+/// The figures of counts. The pattern names every count: a new one is a compile error here until
+/// a figure shows it (or it is marked as shown nowhere).
+fn views(counts: &Counts) -> Views {
+    let Counts {
+        games,
+        threefold,
+        fivefold,
+        with_claim,
+        missed,
+        passed_over,
+        with_claim_on_board,
+        missed_on_board,
+        with_claim_by_move,
+        missed_by_move,
+        drawn_stalemate,
+        drawn_insufficient_material,
+        drawn_fivefold,
+        drawn_seventy_five_moves,
+        drawn_threefold,
+        drawn_threefold_by_move,
+        drawn_fifty_moves,
+        drawn_adjudication,
+        drawn_timeout_vs_insufficient_material,
+        drawn_agreement,
+        drawn_agreement_or_unrecorded,
+        repetition_draws_perpetual_white,
+        repetition_draws_perpetual_black,
+        repetition_draws_perpetual_both,
+        repetition_draws_perpetual_none,
+        claimant_games,
+        claimant_wins,
+        claimant_draws,
+        claimant_losses,
+        claim_opportunities,
+        claims_on_board,
+        claims_by_move_only,
+        claims_by_move_only_played,
+        games_with_on_board_claims,
+        games_with_by_move_only_claims,
+        games_only_by_move,
+        castling_games,
+        castling_events,
+        en_passant_games,
+        en_passant_events,
+        hidden_games,
+        hidden_events,
+        after_fivefold,
+        after_75_moves,
+        games_with_clocks,
+        first_claim_clock_under_10s_games,
+        first_claim_clock_under_10s_passed_over,
+        first_claim_clock_10_30s_games,
+        first_claim_clock_10_30s_passed_over,
+        first_claim_clock_30_60s_games,
+        first_claim_clock_30_60s_passed_over,
+        first_claim_clock_1_3min_games,
+        first_claim_clock_1_3min_passed_over,
+        first_claim_clock_3min_plus_games,
+        first_claim_clock_3min_plus_passed_over,
+        games_with_evals,
+        first_missed_eval_worse_games,
+        first_missed_eval_worse_claimant_games,
+        first_missed_eval_worse_claimant_wins,
+        first_missed_eval_worse_claimant_draws,
+        first_missed_eval_worse_claimant_losses,
+        first_missed_eval_equal_games,
+        first_missed_eval_equal_claimant_games,
+        first_missed_eval_equal_claimant_wins,
+        first_missed_eval_equal_claimant_draws,
+        first_missed_eval_equal_claimant_losses,
+        first_missed_eval_better_games,
+        first_missed_eval_better_claimant_games,
+        first_missed_eval_better_claimant_wins,
+        first_missed_eval_better_claimant_draws,
+        first_missed_eval_better_claimant_losses,
+        first_missed_eval_none_games,
+        first_missed_eval_none_claimant_games,
+        first_missed_eval_none_claimant_wins,
+        first_missed_eval_none_claimant_draws,
+        first_missed_eval_none_claimant_losses,
+    } = *counts;
+    let mut reasons = Reasons::default();
+    for (reason, n) in [
+        (DrawReason::Stalemate, drawn_stalemate),
+        (DrawReason::InsufficientMaterial, drawn_insufficient_material),
+        (DrawReason::Fivefold, drawn_fivefold),
+        (DrawReason::SeventyFiveMoves, drawn_seventy_five_moves),
+        (DrawReason::Threefold, drawn_threefold),
+        (DrawReason::ThreefoldByMove, drawn_threefold_by_move),
+        (DrawReason::FiftyMoves, drawn_fifty_moves),
+        (DrawReason::Adjudication, drawn_adjudication),
+        (DrawReason::TimeoutVsInsufficientMaterial, drawn_timeout_vs_insufficient_material),
+        (DrawReason::Agreement, drawn_agreement),
+        (DrawReason::AgreementOrUnrecorded, drawn_agreement_or_unrecorded),
+    ] {
+        reasons.known[reason as usize] = n;
+    }
+    let scores = |games, wins, draws, losses| Scores { games, wins, draws, losses };
+    let clock = |label: &str, games, passed_over| ClockBand { label: label.into(), games, passed_over };
+    let eval = |label: &str, games, claimant| EvalBand { label: label.into(), games, claimant };
+    Views {
+        rates: Rates {
             games,
             threefold,
             fivefold,
@@ -440,177 +407,98 @@ impl SummaryCounts {
             missed_on_board,
             with_claim_by_move,
             missed_by_move,
-            drawn_stalemate,
-            drawn_insufficient_material,
-            drawn_fivefold,
-            drawn_seventy_five_moves,
-            drawn_threefold,
-            drawn_threefold_by_move,
-            drawn_fifty_moves,
-            drawn_adjudication,
-            drawn_timeout_vs_insufficient_material,
-            drawn_agreement,
-            drawn_agreement_or_unrecorded,
+        },
+        reasons,
+        perpetual: [
             repetition_draws_perpetual_white,
             repetition_draws_perpetual_black,
             repetition_draws_perpetual_both,
             repetition_draws_perpetual_none,
-            claimant_games,
-            claimant_wins,
-            claimant_draws,
-            claimant_losses,
-            claim_opportunities,
-            claims_on_board,
-            claims_by_move_only,
-            claims_by_move_only_played,
-            games_with_on_board_claims,
-            games_with_by_move_only_claims,
+        ],
+        claimant: scores(claimant_games, claimant_wins, claimant_draws, claimant_losses),
+        claims: Claims {
+            opportunities: claim_opportunities,
+            on_board: claims_on_board,
+            by_move_only: claims_by_move_only,
+            by_move_only_played: claims_by_move_only_played,
+            games_with_on_board: games_with_on_board_claims,
+            games_with_by_move_only: games_with_by_move_only_claims,
             games_only_by_move,
-            castling_games,
-            castling_events,
-            en_passant_games,
-            en_passant_events,
-            hidden_games,
-            hidden_events,
-            after_fivefold,
-            after_75_moves,
+        },
+        castling: EdgeCase { games: castling_games, events: castling_events },
+        en_passant: EdgeCase { games: en_passant_games, events: en_passant_events },
+        hidden: EdgeCase { games: hidden_games, events: hidden_events },
+        after_fivefold,
+        after_75_moves,
+        clocks: Clocks {
             games_with_clocks,
-            first_claim_clock_under_10s_games,
-            first_claim_clock_under_10s_passed_over,
-            first_claim_clock_10_30s_games,
-            first_claim_clock_10_30s_passed_over,
-            first_claim_clock_30_60s_games,
-            first_claim_clock_30_60s_passed_over,
-            first_claim_clock_1_3min_games,
-            first_claim_clock_1_3min_passed_over,
-            first_claim_clock_3min_plus_games,
-            first_claim_clock_3min_plus_passed_over,
-            games_with_evals,
-            first_missed_eval_worse_games,
-            first_missed_eval_worse_claimant_games,
-            first_missed_eval_worse_claimant_wins,
-            first_missed_eval_worse_claimant_draws,
-            first_missed_eval_worse_claimant_losses,
-            first_missed_eval_equal_games,
-            first_missed_eval_equal_claimant_games,
-            first_missed_eval_equal_claimant_wins,
-            first_missed_eval_equal_claimant_draws,
-            first_missed_eval_equal_claimant_losses,
-            first_missed_eval_better_games,
-            first_missed_eval_better_claimant_games,
-            first_missed_eval_better_claimant_wins,
-            first_missed_eval_better_claimant_draws,
-            first_missed_eval_better_claimant_losses,
-            first_missed_eval_none_games,
-            first_missed_eval_none_claimant_games,
-            first_missed_eval_none_claimant_wins,
-            first_missed_eval_none_claimant_draws,
-            first_missed_eval_none_claimant_losses,
-        } = *counts;
-        let mut reasons = Reasons::default();
-        for (reason, n) in [
-            (DrawReason::Stalemate, drawn_stalemate),
-            (DrawReason::InsufficientMaterial, drawn_insufficient_material),
-            (DrawReason::Fivefold, drawn_fivefold),
-            (DrawReason::SeventyFiveMoves, drawn_seventy_five_moves),
-            (DrawReason::Threefold, drawn_threefold),
-            (DrawReason::ThreefoldByMove, drawn_threefold_by_move),
-            (DrawReason::FiftyMoves, drawn_fifty_moves),
-            (DrawReason::Adjudication, drawn_adjudication),
-            (DrawReason::TimeoutVsInsufficientMaterial, drawn_timeout_vs_insufficient_material),
-            (DrawReason::Agreement, drawn_agreement),
-            (DrawReason::AgreementOrUnrecorded, drawn_agreement_or_unrecorded),
-        ] {
-            reasons.known[reason as usize] = n;
-        }
-        let scores = |games, wins, draws, losses| Scores { games, wins, draws, losses };
-        SummaryCounts {
-            overall: Rates {
-                games,
-                threefold,
-                fivefold,
-                with_claim,
-                missed,
-                passed_over,
-                with_claim_on_board,
-                missed_on_board,
-                with_claim_by_move,
-                missed_by_move,
-            },
-            drawn: reasons.known.iter().sum(),
-            reasons,
-            perpetual: [
-                repetition_draws_perpetual_white,
-                repetition_draws_perpetual_black,
-                repetition_draws_perpetual_both,
-                repetition_draws_perpetual_none,
+            first_claim_by_clock: vec![
+                clock(CLOCK_BANDS[0], first_claim_clock_under_10s_games, first_claim_clock_under_10s_passed_over),
+                clock(CLOCK_BANDS[1], first_claim_clock_10_30s_games, first_claim_clock_10_30s_passed_over),
+                clock(CLOCK_BANDS[2], first_claim_clock_30_60s_games, first_claim_clock_30_60s_passed_over),
+                clock(CLOCK_BANDS[3], first_claim_clock_1_3min_games, first_claim_clock_1_3min_passed_over),
+                clock(CLOCK_BANDS[4], first_claim_clock_3min_plus_games, first_claim_clock_3min_plus_passed_over),
             ],
-            claimant: scores(claimant_games, claimant_wins, claimant_draws, claimant_losses),
-            claims: Claims {
-                opportunities: claim_opportunities,
-                on_board: claims_on_board,
-                by_move_only: claims_by_move_only,
-                by_move_only_played: claims_by_move_only_played,
-                games_with_on_board: games_with_on_board_claims,
-                games_with_by_move_only: games_with_by_move_only_claims,
-                games_only_by_move,
-            },
-            castling: EdgeCase { games: castling_games, events: castling_events },
-            en_passant: EdgeCase { games: en_passant_games, events: en_passant_events },
-            hidden: EdgeCase { games: hidden_games, events: hidden_events },
-            after_fivefold,
-            after_75_moves,
-            buckets: buckets.iter().filter(|(_, n)| *n > 0).copied().collect(),
-            clocks: ClockCounts {
-                games_with_clocks,
-                first_claim_by_clock: [
-                    (first_claim_clock_under_10s_games, first_claim_clock_under_10s_passed_over),
-                    (first_claim_clock_10_30s_games, first_claim_clock_10_30s_passed_over),
-                    (first_claim_clock_30_60s_games, first_claim_clock_30_60s_passed_over),
-                    (first_claim_clock_1_3min_games, first_claim_clock_1_3min_passed_over),
-                    (first_claim_clock_3min_plus_games, first_claim_clock_3min_plus_passed_over),
-                ],
-                games_with_evals,
-                first_missed_by_eval: [
-                    (
-                        first_missed_eval_worse_games,
-                        scores(
-                            first_missed_eval_worse_claimant_games,
-                            first_missed_eval_worse_claimant_wins,
-                            first_missed_eval_worse_claimant_draws,
-                            first_missed_eval_worse_claimant_losses,
-                        ),
+            games_with_evals,
+            first_missed_by_eval: vec![
+                eval(
+                    EVAL_BANDS[0],
+                    first_missed_eval_worse_games,
+                    scores(
+                        first_missed_eval_worse_claimant_games,
+                        first_missed_eval_worse_claimant_wins,
+                        first_missed_eval_worse_claimant_draws,
+                        first_missed_eval_worse_claimant_losses,
                     ),
-                    (
-                        first_missed_eval_equal_games,
-                        scores(
-                            first_missed_eval_equal_claimant_games,
-                            first_missed_eval_equal_claimant_wins,
-                            first_missed_eval_equal_claimant_draws,
-                            first_missed_eval_equal_claimant_losses,
-                        ),
+                ),
+                eval(
+                    EVAL_BANDS[1],
+                    first_missed_eval_equal_games,
+                    scores(
+                        first_missed_eval_equal_claimant_games,
+                        first_missed_eval_equal_claimant_wins,
+                        first_missed_eval_equal_claimant_draws,
+                        first_missed_eval_equal_claimant_losses,
                     ),
-                    (
-                        first_missed_eval_better_games,
-                        scores(
-                            first_missed_eval_better_claimant_games,
-                            first_missed_eval_better_claimant_wins,
-                            first_missed_eval_better_claimant_draws,
-                            first_missed_eval_better_claimant_losses,
-                        ),
+                ),
+                eval(
+                    EVAL_BANDS[2],
+                    first_missed_eval_better_games,
+                    scores(
+                        first_missed_eval_better_claimant_games,
+                        first_missed_eval_better_claimant_wins,
+                        first_missed_eval_better_claimant_draws,
+                        first_missed_eval_better_claimant_losses,
                     ),
-                    (
-                        first_missed_eval_none_games,
-                        scores(
-                            first_missed_eval_none_claimant_games,
-                            first_missed_eval_none_claimant_wins,
-                            first_missed_eval_none_claimant_draws,
-                            first_missed_eval_none_claimant_losses,
-                        ),
+                ),
+                eval(
+                    EVAL_BANDS[3],
+                    first_missed_eval_none_games,
+                    scores(
+                        first_missed_eval_none_claimant_games,
+                        first_missed_eval_none_claimant_wins,
+                        first_missed_eval_none_claimant_draws,
+                        first_missed_eval_none_claimant_losses,
                     ),
-                ],
-            },
-        }
+                ),
+            ],
+        },
+    }
+}
+
+/// The headline rates of counts (as [`views`] makes them, without the rest), for a game's groups.
+fn rates_of(c: &Counts) -> Rates {
+    Rates {
+        games: c.games,
+        threefold: c.threefold,
+        fivefold: c.fivefold,
+        with_claim: c.with_claim,
+        missed: c.missed,
+        passed_over: c.passed_over,
+        with_claim_on_board: c.with_claim_on_board,
+        missed_on_board: c.missed_on_board,
+        with_claim_by_move: c.with_claim_by_move,
+        missed_by_move: c.missed_by_move,
     }
 }
 
@@ -626,13 +514,13 @@ impl Tally {
     pub(crate) fn add(&mut self, g: &GameRecord) {
         let rates = match leaves_out_claims(g.claimant) {
             true => {
-                self.left_out_with_claim += u64::from(g.with_claim);
-                let rates = self.counts.add(&g.without_claims());
-                self.venues[g.venue as usize].add(&g.rates(), &rates, 0);
+                self.left_out_with_claim += u64::from(g.game.with_claim);
+                let rates = rates_of(&self.counts.add(g, &without_claims(&g.game)));
+                self.venues[g.venue as usize].add(&rates_of(&Counts::of(&g.game)), &rates, 0);
                 rates
             }
             false => {
-                let rates = self.counts.add(g);
+                let rates = rates_of(&self.counts.add(g, &g.game));
                 self.venues[g.venue as usize].add(&rates, &rates, 1);
                 rates
             }
@@ -650,7 +538,6 @@ impl Tally {
                 let m = self.months.entry(year * 12 + i64::from(month) - 1).or_default();
                 m.rates.add(&rates);
                 if let Some(name) = g.draw_reason {
-                    m.drawn += 1;
                     m.reasons.add(DrawReason::parse(name), name, 1);
                 }
             }
@@ -676,7 +563,6 @@ impl Tally {
         for (key, m) in months {
             let into = self.months.entry(key).or_default();
             into.rates.add(&m.rates);
-            into.drawn += m.drawn;
             into.reasons.merge(&m.reasons);
         }
         self.undated += undated;
@@ -695,13 +581,10 @@ impl Tally {
         time_class: &str,
         month: Option<i64>,
     ) -> Tally {
-        let mut counts = SummaryCounts::from_summary(counts, buckets);
-        let all = counts.overall.clone();
+        let all = rates_of(counts);
         let left_out = leaves_out_claims(claimant);
-        if left_out {
-            counts.leave_out_claims();
-        }
-        let rates = counts.overall.clone();
+        let counts = SummaryCounts::from_summary(&if left_out { leave_out_claims(counts) } else { *counts }, buckets);
+        let rates = rates_of(&counts.counts);
         let left_out_with_claim = if left_out { all.with_claim } else { 0 };
         let mut t = Tally { counts, left_out_with_claim, ..Tally::default() };
         if rates.games == 0 {
@@ -713,8 +596,8 @@ impl Tally {
         t.time_classes.insert(time_class.to_owned(), rates.clone());
         match month {
             Some(key) => {
-                let (drawn, reasons) = (t.counts.drawn, t.counts.reasons.clone());
-                t.months.insert(key, MonthTally { rates, drawn, reasons });
+                let reasons = t.counts.reasons();
+                t.months.insert(key, MonthTally { rates, reasons });
             }
             None => t.undated = rates.games,
         }
@@ -726,9 +609,22 @@ impl Tally {
             self.time_classes.into_iter().map(|(label, rates)| Group { label, rates }).collect();
         let order = TimeClass::order;
         by_time_class.sort_by(|a, b| (order(&a.label), &a.label).cmp(&(order(&b.label), &b.label)));
-        let c = self.counts;
+        let reasons = self.counts.reasons();
+        let Views {
+            rates: overall,
+            reasons: _,
+            perpetual,
+            claimant,
+            claims,
+            castling,
+            en_passant,
+            hidden,
+            after_fivefold,
+            after_75_moves,
+            clocks,
+        } = views(&self.counts.counts);
         Stats {
-            overall: c.overall,
+            overall,
             left_out_with_claim: self.left_out_with_claim,
             lichess: self.venues[Venue::Lichess as usize].clone().rates(),
             by_venue: Venue::ALL
@@ -747,31 +643,36 @@ impl Tally {
                 })
                 .collect(),
             by_time_class,
-            drawn: c.drawn,
-            draw_reasons: c.reasons.counts(),
+            drawn: reasons.total(),
+            draw_reasons: reasons.counts(),
             repetition_draws_by_perpetual: Perpetual::ALL
                 .iter()
                 .map(|p| p.as_str())
                 .chain([NO_PERPETUAL])
-                .zip(c.perpetual)
+                .zip(perpetual)
                 .map(|(label, games)| Count { label: label.to_owned(), games })
                 .collect(),
-            claimant: c.claimant,
-            claims: c.claims,
-            castling: c.castling,
-            en_passant: c.en_passant,
-            hidden: c.hidden,
-            after_fivefold: c.after_fivefold,
-            after_75_moves: c.after_75_moves,
-            first_threefold_ply: c.buckets.into_iter().map(|(from_ply, games)| Bucket { from_ply, games }).collect(),
-            clocks: c.clocks.clocks(),
+            claimant,
+            claims,
+            castling,
+            en_passant,
+            hidden,
+            after_fivefold,
+            after_75_moves,
+            first_threefold_ply: self
+                .counts
+                .buckets
+                .into_iter()
+                .map(|(from_ply, games)| Bucket { from_ply, games })
+                .collect(),
+            clocks,
             by_month: self
                 .months
                 .into_iter()
                 .map(|(key, m)| Month {
                     month: format!("{:04}-{:02}", key.div_euclid(12), key.rem_euclid(12) + 1),
                     rates: m.rates,
-                    drawn: m.drawn,
+                    drawn: m.reasons.total(),
                     draw_reasons: m.reasons.counts(),
                 })
                 .collect(),
@@ -793,6 +694,54 @@ mod tests {
         let buckets = [(0, 3), (10, 4)];
         let read = SummaryCounts::from_summary(&counts, &buckets);
         assert_eq!(read.summary_counts(), (counts, buckets.to_vec()));
+    }
+
+    /// Leaving the claims out of a game and out of its counts agree: a summary row of engine
+    /// games, read back, counts as its games did. Over games drawn at random, every field in play.
+    #[test]
+    fn claims_leave_the_counts_as_they_leave_a_game() {
+        let mut state = 0x2545_f491_4f6c_dd1d_u64;
+        let mut next = move |n: u64| {
+            // xorshift64*: enough to spread the fields' values.
+            state ^= state >> 12;
+            state ^= state << 25;
+            state ^= state >> 27;
+            state.wrapping_mul(0x2545_f491_4f6c_dd1d) % n
+        };
+        let reasons = DrawReason::WITH_MOVES;
+        for _ in 0..20_000 {
+            let mut flag = || next(2) == 1;
+            let game = Game {
+                threefold: flag(),
+                fivefold: flag(),
+                with_claim: flag(),
+                missed: flag(),
+                passed_over: flag(),
+                on_board: (flag(), flag()),
+                by_move: (flag(), flag()),
+                drawn: [None, Some(reasons[next(reasons.len() as u64) as usize])][next(2) as usize],
+                perpetual: [None, Some(Perpetual::ALL[next(3) as usize])][next(2) as usize],
+                score: [None, Some(0.0), Some(0.5), Some(1.0)][next(4) as usize],
+                after_fivefold: next(2) == 1,
+                after_75_moves: next(2) == 1,
+                has_clocks: next(2) == 1,
+                first_claim_clock_ms: [None, Some(next(400_000) as i64)][next(2) as usize],
+                first_claim_passed_over: next(2) == 1,
+                has_evals: next(2) == 1,
+                first_missed_eval: [
+                    None,
+                    Some((Some(next(600) as i64 - 300), None)),
+                    Some((None, Some(next(5) as i32 - 2))),
+                ][next(3) as usize],
+                claims_on_board: next(3),
+                claims_by_move_only: next(3),
+                claims_by_move_only_played: next(2),
+                castling_events: next(3),
+                en_passant_events: next(3),
+                hidden_events: next(3),
+            };
+            assert_eq!(Counts::of(&without_claims(&game)), leave_out_claims(&Counts::of(&game)), "{game:?}");
+        }
     }
 
     #[test]

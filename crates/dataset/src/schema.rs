@@ -642,10 +642,12 @@ mod tests {
 
 /// The `summary` table: per source, one row per (month, time class, band of 100 Elo, variant,
 /// venue, claimant) of its games, holding every count the report adds up, so that a report over
-/// whole months, time classes and bands need not read the games. The counts are the report's own
-/// per-game counts (`crates/count/src/tally.rs`), added up at ingest.
+/// whole months, time classes and bands need not read the games. Each count is declared once
+/// ([`summary::Counts`]), with what a game adds to it; `threefold-count` fills the games in and
+/// adds them up, at ingest and in a report that reads the games.
 pub mod summary {
     use super::*;
+    use crate::engine::{event::Perpetual, summary::DrawReason};
     use arrow_array::{
         Int32Array,
         builder::{UInt32Builder, UInt64Builder},
@@ -680,10 +682,11 @@ pub mod summary {
     pub const EVAL_BANDS: [&str; 4] = ["worse", "equal", "better", "none"];
 
     /// Declares the summary's counts, each once: a `u64` column named as its field of [`Counts`],
-    /// in this order, added up when rows (and parts) merge. Its writing and reading come from
-    /// here; what a game adds to each is the report's counting (`threefold-count`'s tally).
+    /// in this order, what one game adds to it (a closure over a [`Game`], a `bool` or a
+    /// number), added up when games, rows and parts merge. The schema, the writing, the reading
+    /// and the counting of a game all come from here.
     macro_rules! counts {
-        ($($name:ident,)*) => {
+        ($($name:ident: |$game:pat_param| $adds:expr,)*) => {
             /// A summary row's counts, one field per count column.
             #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
             pub struct Counts {
@@ -693,6 +696,11 @@ pub mod summary {
             impl Counts {
                 /// The count columns' names, in order.
                 pub const NAMES: [&'static str; [$(stringify!($name)),*].len()] = [$(stringify!($name)),*];
+
+                /// What one game adds to each count.
+                pub fn of(game: &Game) -> Counts {
+                    Counts { $($name: { let $game = game; u64::from($adds) },)* }
+                }
 
                 /// The counts in [`Counts::NAMES`] order.
                 pub fn values(&self) -> [u64; Self::NAMES.len()] {
@@ -705,7 +713,7 @@ pub mod summary {
                     Counts { $($name: values.next().unwrap_or(0),)* }
                 }
 
-                /// Adds another row's counts.
+                /// Adds another game's, row's or part's counts.
                 pub fn add(&mut self, other: &Counts) {
                     $(self.$name += other.$name;)*
                 }
@@ -715,88 +723,195 @@ pub mod summary {
 
     counts! {
         // Games, repetitions and claims (what the headline rates are made of).
-        games,
-        threefold,
-        fivefold,
-        with_claim,
-        missed,
-        passed_over,
-        with_claim_on_board,
-        missed_on_board,
-        with_claim_by_move,
-        missed_by_move,
+        games: |_| true,
+        threefold: |g| g.threefold,
+        fivefold: |g| g.fivefold,
+        with_claim: |g| g.with_claim,
+        missed: |g| g.missed,
+        passed_over: |g| g.passed_over && !g.missed,
+        with_claim_on_board: |g| g.on_board.0,
+        missed_on_board: |g| g.on_board.1,
+        with_claim_by_move: |g| g.by_move.0,
+        missed_by_move: |g| g.by_move.1,
         // Drawn games by reason (`DrawReason::WITH_MOVES`, `drawn_` and the reason's name).
-        drawn_stalemate,
-        drawn_insufficient_material,
-        drawn_fivefold,
-        drawn_seventy_five_moves,
-        drawn_threefold,
-        drawn_threefold_by_move,
-        drawn_fifty_moves,
-        drawn_adjudication,
-        drawn_timeout_vs_insufficient_material,
-        drawn_agreement,
-        drawn_agreement_or_unrecorded,
+        drawn_stalemate: |g| g.drawn == Some(DrawReason::Stalemate),
+        drawn_insufficient_material: |g| g.drawn == Some(DrawReason::InsufficientMaterial),
+        drawn_fivefold: |g| g.drawn == Some(DrawReason::Fivefold),
+        drawn_seventy_five_moves: |g| g.drawn == Some(DrawReason::SeventyFiveMoves),
+        drawn_threefold: |g| g.drawn == Some(DrawReason::Threefold),
+        drawn_threefold_by_move: |g| g.drawn == Some(DrawReason::ThreefoldByMove),
+        drawn_fifty_moves: |g| g.drawn == Some(DrawReason::FiftyMoves),
+        drawn_adjudication: |g| g.drawn == Some(DrawReason::Adjudication),
+        drawn_timeout_vs_insufficient_material: |g| g.drawn == Some(DrawReason::TimeoutVsInsufficientMaterial),
+        drawn_agreement: |g| g.drawn == Some(DrawReason::Agreement),
+        drawn_agreement_or_unrecorded: |g| g.drawn == Some(DrawReason::AgreementOrUnrecorded),
         // Threefold and fivefold draws by who gave perpetual check (`Perpetual::ALL`, then none).
-        repetition_draws_perpetual_white,
-        repetition_draws_perpetual_black,
-        repetition_draws_perpetual_both,
-        repetition_draws_perpetual_none,
+        repetition_draws_perpetual_white: |g| g.repetition_draw() && g.perpetual == Some(Perpetual::White),
+        repetition_draws_perpetual_black: |g| g.repetition_draw() && g.perpetual == Some(Perpetual::Black),
+        repetition_draws_perpetual_both: |g| g.repetition_draw() && g.perpetual == Some(Perpetual::Both),
+        repetition_draws_perpetual_none: |g| g.repetition_draw() && g.perpetual.is_none(),
         // The claimant's results in games with a claim.
-        claimant_games,
-        claimant_wins,
-        claimant_draws,
-        claimant_losses,
-        // Claim opportunities on the board and by a declared move; the edge cases (castling, en passant, hidden repetitions); games that went on after a fivefold or the 75 moves.
-        claim_opportunities,
-        claims_on_board,
-        claims_by_move_only,
-        claims_by_move_only_played,
-        games_with_on_board_claims,
-        games_with_by_move_only_claims,
-        games_only_by_move,
-        castling_games,
-        castling_events,
-        en_passant_games,
-        en_passant_events,
-        hidden_games,
-        hidden_events,
-        after_fivefold,
-        after_75_moves,
+        claimant_games: |g| g.scored(),
+        claimant_wins: |g| g.won(),
+        claimant_draws: |g| g.drew(),
+        claimant_losses: |g| g.lost(),
+        // Claim opportunities on the board and by a declared move only.
+        claim_opportunities: |g| g.claims_on_board + g.claims_by_move_only,
+        claims_on_board: |g| g.claims_on_board,
+        claims_by_move_only: |g| g.claims_by_move_only,
+        claims_by_move_only_played: |g| g.claims_by_move_only_played,
+        games_with_on_board_claims: |g| g.claims_on_board > 0,
+        games_with_by_move_only_claims: |g| g.claims_by_move_only > 0,
+        games_only_by_move: |g| g.claims_by_move_only > 0 && g.claims_on_board == 0,
+        // The edge cases (castling, en passant, hidden repetitions): games and events.
+        castling_games: |g| g.castling_events > 0,
+        castling_events: |g| g.castling_events,
+        en_passant_games: |g| g.en_passant_events > 0,
+        en_passant_events: |g| g.en_passant_events,
+        hidden_games: |g| g.hidden_events > 0,
+        hidden_events: |g| g.hidden_events,
+        // Games that went on after a fivefold, after the 75 moves.
+        after_fivefold: |g| g.after_fivefold,
+        after_75_moves: |g| g.after_75_moves,
         // Games with clocks, and the first claim's clock band: games and those that passed it over (`CLOCK_BANDS`).
-        games_with_clocks,
-        first_claim_clock_under_10s_games,
-        first_claim_clock_under_10s_passed_over,
-        first_claim_clock_10_30s_games,
-        first_claim_clock_10_30s_passed_over,
-        first_claim_clock_30_60s_games,
-        first_claim_clock_30_60s_passed_over,
-        first_claim_clock_1_3min_games,
-        first_claim_clock_1_3min_passed_over,
-        first_claim_clock_3min_plus_games,
-        first_claim_clock_3min_plus_passed_over,
-        // Games with evaluations, and the first missed claim's evaluation band: games and the claimant's results (`EVAL_BANDS`).
-        games_with_evals,
-        first_missed_eval_worse_games,
-        first_missed_eval_worse_claimant_games,
-        first_missed_eval_worse_claimant_wins,
-        first_missed_eval_worse_claimant_draws,
-        first_missed_eval_worse_claimant_losses,
-        first_missed_eval_equal_games,
-        first_missed_eval_equal_claimant_games,
-        first_missed_eval_equal_claimant_wins,
-        first_missed_eval_equal_claimant_draws,
-        first_missed_eval_equal_claimant_losses,
-        first_missed_eval_better_games,
-        first_missed_eval_better_claimant_games,
-        first_missed_eval_better_claimant_wins,
-        first_missed_eval_better_claimant_draws,
-        first_missed_eval_better_claimant_losses,
-        first_missed_eval_none_games,
-        first_missed_eval_none_claimant_games,
-        first_missed_eval_none_claimant_wins,
-        first_missed_eval_none_claimant_draws,
-        first_missed_eval_none_claimant_losses,
+        games_with_clocks: |g| g.has_clocks,
+        first_claim_clock_under_10s_games: |g| g.clock(0),
+        first_claim_clock_under_10s_passed_over: |g| g.clock(0) && g.first_claim_passed_over,
+        first_claim_clock_10_30s_games: |g| g.clock(1),
+        first_claim_clock_10_30s_passed_over: |g| g.clock(1) && g.first_claim_passed_over,
+        first_claim_clock_30_60s_games: |g| g.clock(2),
+        first_claim_clock_30_60s_passed_over: |g| g.clock(2) && g.first_claim_passed_over,
+        first_claim_clock_1_3min_games: |g| g.clock(3),
+        first_claim_clock_1_3min_passed_over: |g| g.clock(3) && g.first_claim_passed_over,
+        first_claim_clock_3min_plus_games: |g| g.clock(4),
+        first_claim_clock_3min_plus_passed_over: |g| g.clock(4) && g.first_claim_passed_over,
+        // Games with evaluations, and the first missed claim's evaluation band: games and the claimant's results (`EVAL_BANDS`; a loss there is any score but a win or a draw).
+        games_with_evals: |g| g.has_evals,
+        first_missed_eval_worse_games: |g| g.eval(0),
+        first_missed_eval_worse_claimant_games: |g| g.eval(0) && g.scored(),
+        first_missed_eval_worse_claimant_wins: |g| g.eval(0) && g.won(),
+        first_missed_eval_worse_claimant_draws: |g| g.eval(0) && g.drew(),
+        first_missed_eval_worse_claimant_losses: |g| g.eval(0) && g.scored() && !g.won() && !g.drew(),
+        first_missed_eval_equal_games: |g| g.eval(1),
+        first_missed_eval_equal_claimant_games: |g| g.eval(1) && g.scored(),
+        first_missed_eval_equal_claimant_wins: |g| g.eval(1) && g.won(),
+        first_missed_eval_equal_claimant_draws: |g| g.eval(1) && g.drew(),
+        first_missed_eval_equal_claimant_losses: |g| g.eval(1) && g.scored() && !g.won() && !g.drew(),
+        first_missed_eval_better_games: |g| g.eval(2),
+        first_missed_eval_better_claimant_games: |g| g.eval(2) && g.scored(),
+        first_missed_eval_better_claimant_wins: |g| g.eval(2) && g.won(),
+        first_missed_eval_better_claimant_draws: |g| g.eval(2) && g.drew(),
+        first_missed_eval_better_claimant_losses: |g| g.eval(2) && g.scored() && !g.won() && !g.drew(),
+        first_missed_eval_none_games: |g| g.eval(3),
+        first_missed_eval_none_claimant_games: |g| g.eval(3) && g.scored(),
+        first_missed_eval_none_claimant_wins: |g| g.eval(3) && g.won(),
+        first_missed_eval_none_claimant_draws: |g| g.eval(3) && g.drew(),
+        first_missed_eval_none_claimant_losses: |g| g.eval(3) && g.scored() && !g.won() && !g.drew(),
+    }
+
+    /// A game as the summary's counts see it: [`Counts::of`] says what it adds to each. The
+    /// counting layer (`threefold-count`) fills it from a `games` row and the game's events.
+    #[derive(Clone, Copy, Debug, Default, PartialEq)]
+    pub struct Game {
+        /// A position stood on the board a third (fifth) time.
+        pub threefold: bool,
+        pub fivefold: bool,
+        /// The player to move could claim a threefold; some claim was missed; a claim not made
+        /// was passed over (the game drawn in the same repetition).
+        pub with_claim: bool,
+        pub missed: bool,
+        pub passed_over: bool,
+        /// Claim opportunities and missed claims on the board, then by a declared move.
+        pub on_board: (bool, bool),
+        pub by_move: (bool, bool),
+        /// Why a drawn game was drawn (`None`: not drawn, or a reason not in [`DrawReason`]).
+        pub drawn: Option<DrawReason>,
+        /// Who gave perpetual check in the repetition that drew the game.
+        pub perpetual: Option<Perpetual>,
+        /// The claimant's final score: 1, ½ or 0.
+        pub score: Option<f64>,
+        /// Play went on after a fivefold, after the 75 moves.
+        pub after_fivefold: bool,
+        pub after_75_moves: bool,
+        /// A clock after every replayed move; the claimant's clock at the first claim
+        /// opportunity, and whether that claim was passed over.
+        pub has_clocks: bool,
+        pub first_claim_clock_ms: Option<i64>,
+        pub first_claim_passed_over: bool,
+        /// An evaluation somewhere; at the first missed claim, the claimant's evaluation
+        /// (centipawns, mate), `None` without a missed claim.
+        pub has_evals: bool,
+        pub first_missed_eval: Option<(Option<i64>, Option<i32>)>,
+        /// Claim opportunities on the board, by a declared move only, and of those how many the
+        /// player then played.
+        pub claims_on_board: u64,
+        pub claims_by_move_only: u64,
+        pub claims_by_move_only_played: u64,
+        /// Events where castling rights, an en-passant right or a hidden difference told two
+        /// positions apart.
+        pub castling_events: u64,
+        pub en_passant_events: u64,
+        pub hidden_events: u64,
+    }
+
+    impl Game {
+        /// A threefold or fivefold draw.
+        fn repetition_draw(&self) -> bool {
+            matches!(self.drawn, Some(DrawReason::Threefold | DrawReason::Fivefold))
+        }
+
+        /// The first claim fell in clock band `band` ([`CLOCK_BANDS`]), in a game with clocks.
+        fn clock(&self, band: usize) -> bool {
+            self.has_clocks && self.first_claim_clock_ms.map(clock_band) == Some(band)
+        }
+
+        /// The first missed claim fell in evaluation band `band` ([`EVAL_BANDS`]), in a game
+        /// with evaluations.
+        fn eval(&self, band: usize) -> bool {
+            self.has_evals && self.first_missed_eval.map(|(cp, mate)| eval_band(cp, mate)) == Some(band)
+        }
+
+        /// The claimant's score is known; a win, a draw, a loss.
+        fn scored(&self) -> bool {
+            self.score.is_some()
+        }
+
+        fn won(&self) -> bool {
+            matches!(self.score, Some(1.0))
+        }
+
+        fn drew(&self) -> bool {
+            matches!(self.score, Some(0.5))
+        }
+
+        fn lost(&self) -> bool {
+            matches!(self.score, Some(0.0))
+        }
+    }
+
+    /// The clock band of a clock of `ms` milliseconds: the lower bound in.
+    pub fn clock_band(ms: i64) -> usize {
+        match ms {
+            ..10_000 => 0,
+            10_000..30_000 => 1,
+            30_000..60_000 => 2,
+            60_000..180_000 => 3,
+            _ => 4,
+        }
+    }
+
+    /// The evaluation band of the claimant's evaluation: below -1.00 or getting mated, -1.00 to
+    /// +1.00, above +1.00 or mating, none (the thresholds of `missed_claims_by_eval.sql`).
+    pub fn eval_band(cp: Option<i64>, mate: Option<i32>) -> usize {
+        match (cp, mate) {
+            (_, Some(m)) if m < 0 => 0,
+            (_, Some(m)) if m > 0 => 2,
+            (_, Some(_)) => 1,
+            (Some(cp), None) if cp < -100 => 0,
+            (Some(cp), None) if cp > 100 => 2,
+            (Some(_), None) => 1,
+            (None, None) => 3,
+        }
     }
 
     /// The count columns (uint64), in order: a summary row's [`Row::counts`].
@@ -973,7 +1088,6 @@ pub mod summary {
     #[cfg(test)]
     mod tests {
         use super::*;
-        use crate::engine::{event::Perpetual, summary::DrawReason};
 
         /// The counts' families follow what they count: a draw reason, a perpetual, a clock or
         /// evaluation band each has its column, in that list's order.
