@@ -14,7 +14,10 @@ use arrow_array::{
 use rayon::prelude::*;
 
 use crate::{
-    dataset::schema::{col, summary::Game},
+    dataset::schema::{
+        col,
+        summary::{self, Game},
+    },
     engine::{
         event::{Differs, EventKind, Perpetual},
         laws::Claimant,
@@ -540,6 +543,8 @@ impl<'a> GameColumns<'a> {
         };
         let kind = |(o, m): (&UInt32Array, &UInt32Array)| (get(o, i).unwrap_or(0) > 0, get(m, i).unwrap_or(0) > 0);
         let (first_claim, first_missed) = (get(self.first_claim, i), get(self.first_missed, i));
+        let has_clocks = get_bool(self.has_clocks, i) == Some(true);
+        let has_evals = get_bool(self.has_evals, i) == Some(true);
         let draw_reason = get_str(self.draw_reason, i);
         let game = Game {
             threefold: max >= 3,
@@ -554,11 +559,13 @@ impl<'a> GameColumns<'a> {
             score: get(self.score, i),
             after_fivefold,
             after_75_moves,
-            has_clocks: get_bool(self.has_clocks, i) == Some(true),
-            first_claim_clock_ms: get(self.first_claim_clock, i),
+            has_clocks,
+            first_claim_clock: get(self.first_claim_clock, i).filter(|_| has_clocks).map(summary::clock_band),
             first_claim_passed_over: first_claim.is_some() && first_missed == first_claim,
-            has_evals: get_bool(self.has_evals, i) == Some(true),
-            first_missed_eval: first_missed.map(|_| (get(self.first_missed_cp, i), get(self.first_missed_mate, i))),
+            has_evals,
+            first_missed_eval: first_missed
+                .filter(|_| has_evals)
+                .map(|_| summary::eval_band(get(self.first_missed_cp, i), get(self.first_missed_mate, i))),
             claims_on_board: played.on_board,
             claims_by_move_only: played.by_move_only,
             claims_by_move_only_played: played.by_move_only_played,

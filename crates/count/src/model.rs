@@ -60,6 +60,22 @@ impl Rates {
         self.with_claim_by_move += other.with_claim_by_move;
         self.missed_by_move += other.missed_by_move;
     }
+
+    /// These rates less `earlier` ones of the same games (a part of them).
+    pub(crate) fn less(&self, earlier: &Rates) -> Rates {
+        Rates {
+            games: self.games - earlier.games,
+            threefold: self.threefold - earlier.threefold,
+            fivefold: self.fivefold - earlier.fivefold,
+            with_claim: self.with_claim - earlier.with_claim,
+            missed: self.missed - earlier.missed,
+            passed_over: self.passed_over - earlier.passed_over,
+            with_claim_on_board: self.with_claim_on_board - earlier.with_claim_on_board,
+            missed_on_board: self.missed_on_board - earlier.missed_on_board,
+            with_claim_by_move: self.with_claim_by_move - earlier.with_claim_by_move,
+            missed_by_move: self.missed_by_move - earlier.missed_by_move,
+        }
+    }
 }
 
 #[derive(Serialize, Clone, Debug)]

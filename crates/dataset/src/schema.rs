@@ -702,6 +702,12 @@ pub mod summary {
                     Counts { $($name: { let $game = game; u64::from($adds) },)* }
                 }
 
+                /// Adds one game's counts ([`Counts::of`], without making them).
+                #[inline]
+                pub fn add_game(&mut self, game: &Game) {
+                    $(self.$name += { let $game = game; u64::from($adds) };)*
+                }
+
                 /// The counts in [`Counts::NAMES`] order.
                 pub fn values(&self) -> [u64; Self::NAMES.len()] {
                     [$(self.$name),*]
@@ -833,15 +839,16 @@ pub mod summary {
         /// Play went on after a fivefold, after the 75 moves.
         pub after_fivefold: bool,
         pub after_75_moves: bool,
-        /// A clock after every replayed move; the claimant's clock at the first claim
-        /// opportunity, and whether that claim was passed over.
+        /// A clock after every replayed move; then the band of the claimant's clock at the first
+        /// claim opportunity ([`CLOCK_BANDS`], [`clock_band`]), and whether that claim was
+        /// passed over.
         pub has_clocks: bool,
-        pub first_claim_clock_ms: Option<i64>,
+        pub first_claim_clock: Option<usize>,
         pub first_claim_passed_over: bool,
-        /// An evaluation somewhere; at the first missed claim, the claimant's evaluation
-        /// (centipawns, mate), `None` without a missed claim.
+        /// An evaluation somewhere; then the band of the claimant's evaluation at the first
+        /// missed claim ([`EVAL_BANDS`], [`eval_band`]; `None` without a missed claim).
         pub has_evals: bool,
-        pub first_missed_eval: Option<(Option<i64>, Option<i32>)>,
+        pub first_missed_eval: Option<usize>,
         /// Claim opportunities on the board, by a declared move only, and of those how many the
         /// player then played.
         pub claims_on_board: u64,
@@ -860,15 +867,14 @@ pub mod summary {
             matches!(self.drawn, Some(DrawReason::Threefold | DrawReason::Fivefold))
         }
 
-        /// The first claim fell in clock band `band` ([`CLOCK_BANDS`]), in a game with clocks.
+        /// The first claim fell in clock band `band` ([`CLOCK_BANDS`]).
         fn clock(&self, band: usize) -> bool {
-            self.has_clocks && self.first_claim_clock_ms.map(clock_band) == Some(band)
+            self.first_claim_clock == Some(band)
         }
 
-        /// The first missed claim fell in evaluation band `band` ([`EVAL_BANDS`]), in a game
-        /// with evaluations.
+        /// The first missed claim fell in evaluation band `band` ([`EVAL_BANDS`]).
         fn eval(&self, band: usize) -> bool {
-            self.has_evals && self.first_missed_eval.map(|(cp, mate)| eval_band(cp, mate)) == Some(band)
+            self.first_missed_eval == Some(band)
         }
 
         /// The claimant's score is known; a win, a draw, a loss.
