@@ -1,6 +1,8 @@
 //! Counting games into the figures of one set of games (all of a report's games, or one group):
-//! [`GameRecord`] is what one game adds, [`Tally`] the running counts, [`Tally::finish`] the
-//! [`Stats`] in display order.
+//! [`GameRecord`] is one game, [`SummaryCounts`] the summary's counts of a set of games (its
+//! `Counts`, declared with what a game adds to each in `dataset::schema::summary`), [`Tally`]
+//! those and the groups' rates, and [`Tally::finish`] the [`Stats`] in display order, the
+//! figures made of the counts by `views`.
 
 use std::collections::{BTreeMap, HashMap};
 
