@@ -1,6 +1,6 @@
 //! `threefold dump`: games as JSON lines, in the record format shared with the python-chess oracle
-//! ([`crate::pgn::record`]). A Parquet input (a `.parquet` file or a folder of them) gives one
-//! game per row, read as `ingest` reads it ([`crate::ingest::rows`]).
+//! ([`crate::pgn::record`]), read as `ingest` reads the input (`ingest::games`: a Parquet input,
+//! a `.parquet` file or a folder of them, gives one game per row).
 
 use std::{
     io::{self, BufWriter, Write},
@@ -9,63 +9,22 @@ use std::{
     process::ExitCode,
 };
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 
-use super::{input_failed, open};
+use super::input_failed;
 use crate::{
-    ingest::{
-        Form,
-        parquet_input::{ParquetInput, RefuseParquet},
-        rows,
-    },
-    pgn::{self, GameVisitor, record::write_game},
-    read::{
-        chunk::{Chunk, ChunkBytes},
-        input,
-    },
+    ingest::games::Games,
+    pgn::{self, record::write_game},
 };
 
 /// Writes every game of `file` (up to `limit`) as a JSON line to stdout.
 pub(crate) fn run(file: &Path, limit: Option<u64>) -> Result<ExitCode> {
-    let input = match Form::of(file) {
-        Ok(Form::Parquet(files)) => return run_parquet(file, &files, limit),
-        Ok(Form::Pgn) if file.as_os_str() == "-" => {
-            // Parquet cannot come through a pipe: said at once rather than read as text.
-            input::decompress(RefuseParquet::new(io::stdin())).map(|(_, r)| r).context("cannot read stdin")
-        }
-        Ok(Form::Pgn) => open(file),
-        Err(err) => Err(anyhow::Error::new(err).context(format!("cannot open {}", file.display()))),
-    };
-    let input = match input {
-        Ok(input) => input,
+    let games = match Games::open(file) {
+        Ok(games) => games,
         Err(err) => return Ok(input_failed(err)),
     };
     let mut out = Lines::new(limit);
-    let read = pgn::for_each_game(input, |game| out.game(&game));
-    out.finish(read, file)
-}
-
-/// `run` for a Parquet input: each row's game, in the order of the input's keys (row groups over
-/// its files in name order, rows within them), `index` counting the rows from 0.
-fn run_parquet(file: &Path, files: &[std::path::PathBuf], limit: Option<u64>) -> Result<ExitCode> {
-    let input = match ParquetInput::open(files) {
-        Ok(input) => input,
-        Err(err) => {
-            return Ok(input_failed(anyhow::Error::new(err).context(format!("cannot open {}", file.display()))));
-        }
-    };
-    let mut out = Lines::new(limit);
-    let mut visitor = GameVisitor::new();
-    let read = input.for_each_piece(|_, _, rendered| {
-        let text = std::mem::take(&mut rendered.text);
-        let games = rendered.starts.clone();
-        let chunk = Chunk { seq: 0, offset: 0, data: ChunkBytes::Owned(text), games, starts_input: false };
-        let flow = rows::row_games(&mut visitor, &chunk, rendered).iter().try_for_each(|game| out.game(game));
-        if let ChunkBytes::Owned(text) = chunk.data {
-            rendered.text = text;
-        }
-        flow
-    });
+    let read = games.for_each(|game| out.game(game));
     out.finish(read, file)
 }
 

@@ -17,7 +17,7 @@ use crate::{
         locate::{Found, find, source_input},
         page, read_game,
     },
-    ingest::Form,
+    ingest::games::folder_of_games,
     read::key::GameKey,
 };
 
@@ -33,8 +33,7 @@ pub(crate) fn run(
     svg: Option<&Path>,
 ) -> Result<ExitCode> {
     // A folder is a dataset, unless it is a folder of games in Parquet given without --source.
-    let parquet_games = || matches!(Form::of(target), Ok(Form::Parquet(files)) if !files.is_empty());
-    let (file, source) = if target.is_dir() && (source.is_some() || !parquet_games()) {
+    let (file, source) = if target.is_dir() && (source.is_some() || !folder_of_games(target)) {
         let (file, source) = source_input(target, source)?;
         (file, Some(source))
     } else if source.is_some() {

@@ -4,16 +4,12 @@ pub(crate) mod dump;
 pub(crate) mod explain;
 mod options;
 
-use std::{
-    io,
-    path::{Path, PathBuf},
-    process::ExitCode,
-};
+use std::{io, path::PathBuf, process::ExitCode};
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Parser, Subcommand};
 
-use crate::{ingest, read::input};
+use crate::ingest;
 
 #[derive(Parser)]
 #[command(
@@ -161,12 +157,6 @@ fn run(command: Command) -> Result<ExitCode> {
             crate::report::run(&dir, &args.try_into()?)
         }
     }
-}
-
-/// An input opened for reading, its compression detected.
-pub(crate) fn open(file: &Path) -> Result<Box<dyn io::Read>> {
-    let (_, reader) = input::open(file).with_context(|| format!("cannot open {}", file.display()))?;
-    Ok(reader)
 }
 
 /// An input that could not be opened or read to its end: exit status 1, as in `ingest` (2 is

@@ -32,6 +32,7 @@
 
 mod fingerprint;
 mod freshness;
+pub mod games;
 pub mod parquet_input;
 mod plan;
 mod progress;
@@ -45,7 +46,7 @@ mod turns;
 use threefold_core::{engine, pgn, read};
 use threefold_dataset as dataset;
 
-pub use plan::{Form, Options, Plan, Threads};
+pub use plan::{Options, Plan, Threads};
 
 use std::{
     collections::BTreeMap,
