@@ -15,6 +15,9 @@
 //! gives the block back to the decoders once no chunk holds it: the chunks in flight bound the
 //! blocks held too).
 //!
+//! Outside a run, [`games`] reads an input's games one by one (`dump`) or finds one by its key
+//! (`explain`), whatever its form.
+//!
 //! As a library: [`run`] with [`Options`], here one game, its start position three times.
 //!
 //! ```
