@@ -87,10 +87,15 @@ mkdir -p "$work/old-page" "$work/new-page"
 # --scan: the same figures counted from the games, not the summary.
 for args in "" "--json" "--by source --json" "--scan --json" "--scan --by venue --json" "--html $work/SIDE-page/report.html"; do
   for side in old new; do
+    status=0
     # shellcheck disable=SC2086 # the arguments are words
-    "${!side}" report "$work/$side-t1" ${args//SIDE/$side} >"$work/$side.report" 2>&1 || true
+    "${!side}" report "$work/$side-t1" ${args//SIDE/$side} >"$work/$side.report" 2>&1 || status=$?
+    echo "exit status $status" >>"$work/$side.report"
   done
   same_text "report $args" "$work/old.report" "$work/new.report"
+  # Both sides failing alike would compare as identical: every report here must succeed.
+  [ "$(tail -n 1 "$work/new.report")" = "exit status 0" ] \
+    || { echo "DIFFERS: report $args failed: $(tail -n 2 "$work/new.report" | head -n 1)" >&2; differ=1; }
   case "$args" in
     --html*)
       same_text "report --html page" "$work/old-page/report.html" "$work/new-page/report.html"
