@@ -272,16 +272,15 @@ impl SummaryCounts {
 
     /// Drawn games by reason: the counts', then the other names.
     fn reasons(&self) -> Reasons {
-        let mut reasons = views(&self.counts).reasons;
+        let mut reasons = reasons_of(&self.counts);
         reasons.merge(&self.other_reasons);
         reasons
     }
 }
 
-/// The report's figures made of a set of games' counts.
+/// The report's figures made of a set of games' counts (the draw reasons apart: [`reasons_of`]).
 struct Views {
     rates: Rates,
-    reasons: Reasons,
     /// Threefold and fivefold draws by [`Perpetual::ALL`], then with none.
     perpetual: [u64; Perpetual::ALL.len() + 1],
     claimant: Scores,
@@ -308,17 +307,18 @@ fn views(counts: &Counts) -> Views {
         missed_on_board,
         with_claim_by_move,
         missed_by_move,
-        drawn_stalemate,
-        drawn_insufficient_material,
-        drawn_fivefold,
-        drawn_seventy_five_moves,
-        drawn_threefold,
-        drawn_threefold_by_move,
-        drawn_fifty_moves,
-        drawn_adjudication,
-        drawn_timeout_vs_insufficient_material,
-        drawn_agreement,
-        drawn_agreement_or_unrecorded,
+        // Drawn games by reason: `reasons_of` (read on its own, without the rest).
+        drawn_stalemate: _,
+        drawn_insufficient_material: _,
+        drawn_fivefold: _,
+        drawn_seventy_five_moves: _,
+        drawn_threefold: _,
+        drawn_threefold_by_move: _,
+        drawn_fifty_moves: _,
+        drawn_adjudication: _,
+        drawn_timeout_vs_insufficient_material: _,
+        drawn_agreement: _,
+        drawn_agreement_or_unrecorded: _,
         repetition_draws_perpetual_white,
         repetition_draws_perpetual_black,
         repetition_draws_perpetual_both,
@@ -375,22 +375,6 @@ fn views(counts: &Counts) -> Views {
         first_missed_eval_none_claimant_draws,
         first_missed_eval_none_claimant_losses,
     } = *counts;
-    let mut reasons = Reasons::default();
-    for (reason, n) in [
-        (DrawReason::Stalemate, drawn_stalemate),
-        (DrawReason::InsufficientMaterial, drawn_insufficient_material),
-        (DrawReason::Fivefold, drawn_fivefold),
-        (DrawReason::SeventyFiveMoves, drawn_seventy_five_moves),
-        (DrawReason::Threefold, drawn_threefold),
-        (DrawReason::ThreefoldByMove, drawn_threefold_by_move),
-        (DrawReason::FiftyMoves, drawn_fifty_moves),
-        (DrawReason::Adjudication, drawn_adjudication),
-        (DrawReason::TimeoutVsInsufficientMaterial, drawn_timeout_vs_insufficient_material),
-        (DrawReason::Agreement, drawn_agreement),
-        (DrawReason::AgreementOrUnrecorded, drawn_agreement_or_unrecorded),
-    ] {
-        reasons.known[reason as usize] = n;
-    }
     let scores = |games, wins, draws, losses| Scores { games, wins, draws, losses };
     let clock = |label: &str, games, passed_over| ClockBand { label: label.into(), games, passed_over };
     let eval = |label: &str, games, claimant| EvalBand { label: label.into(), games, claimant };
@@ -407,7 +391,6 @@ fn views(counts: &Counts) -> Views {
             with_claim_by_move,
             missed_by_move,
         },
-        reasons,
         perpetual: [
             repetition_draws_perpetual_white,
             repetition_draws_perpetual_black,
@@ -483,6 +466,27 @@ fn views(counts: &Counts) -> Views {
             ],
         },
     }
+}
+
+/// Drawn games by reason, of counts (the `drawn_*` counts).
+fn reasons_of(c: &Counts) -> Reasons {
+    let mut reasons = Reasons::default();
+    for (reason, n) in [
+        (DrawReason::Stalemate, c.drawn_stalemate),
+        (DrawReason::InsufficientMaterial, c.drawn_insufficient_material),
+        (DrawReason::Fivefold, c.drawn_fivefold),
+        (DrawReason::SeventyFiveMoves, c.drawn_seventy_five_moves),
+        (DrawReason::Threefold, c.drawn_threefold),
+        (DrawReason::ThreefoldByMove, c.drawn_threefold_by_move),
+        (DrawReason::FiftyMoves, c.drawn_fifty_moves),
+        (DrawReason::Adjudication, c.drawn_adjudication),
+        (DrawReason::TimeoutVsInsufficientMaterial, c.drawn_timeout_vs_insufficient_material),
+        (DrawReason::Agreement, c.drawn_agreement),
+        (DrawReason::AgreementOrUnrecorded, c.drawn_agreement_or_unrecorded),
+    ] {
+        reasons.known[reason as usize] = n;
+    }
+    reasons
 }
 
 /// The headline rates of counts (as [`views`] makes them, without the rest), for a game's groups.
@@ -616,7 +620,6 @@ impl Tally {
         let reasons = self.counts.reasons();
         let Views {
             rates: overall,
-            reasons: _,
             perpetual,
             claimant,
             claims,
